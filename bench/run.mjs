@@ -1,0 +1,20 @@
+// Runs every bench/*.bench.mjs in its own process (so memory numbers don't mix) and
+// prints their lines. Usage: npm run bench [-- name-filter]
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const filter = process.argv[2];
+const files = readdirSync(here)
+  .filter((name) => name.endsWith(".bench.mjs") && (!filter || name.includes(filter)))
+  .sort();
+
+let failed = 0;
+for (const file of files) {
+  process.stdout.write(`\n== ${file}\n`);
+  const result = spawnSync(process.execPath, ["--expose-gc", join(here, file)], { stdio: "inherit" });
+  if (result.status !== 0) failed++;
+}
+process.exitCode = failed > 0 ? 1 : 0;

@@ -1,0 +1,1 @@
+export { Agent, type AgentOptions, AgentSession, type AgentSessionOptions } from "./agent.js";

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+import { errorMessage, isGyreError } from "../errors/index.js";
+
+const USAGE = `gyre — an agent runtime
+
+Usage:
+  gyre run "<prompt>" [options]      run the agent once and print the outcome
+  gyre sessions list|show ID|rm ID   list, print or delete the sessions of this project
+  gyre mock-llm --script FILE [--port N] [--host H]
+                                     serve a scripted mock LLM (Anthropic and OpenAI wire formats)
+  gyre --version
+
+Options of run:
+  --output-format text|json|stream-json   what to print (default text)
+  --model provider/model-id               e.g. anthropic/claude-sonnet-4-5 (default: $GYRE_MODEL)
+  --max-turns N  --max-budget-usd N  --cwd DIR
+  --system-prompt TEXT  --append-system-prompt TEXT
+  --allowed-tools A,B  --disallowed-tools A,B  --tools A,B
+  --include-partial-messages              with stream-json: also print stream events
+  --permission-mode default|acceptEdits|plan|bypassPermissions|dontAsk
+  --add-dir DIR                           another directory edits may touch (repeatable)
+  --setting-sources user,project,local    settings files to read (default: all)
+  --loop-control                          add task_completion, ask_question and converse; questions are
+                                          asked on the terminal and the run goes on with the answer
+  --max-retries N
+  --resume ID  --continue  --fork-session  continue a stored session (or the latest one)
+  --no-session-persistence                save nothing
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "run":
+      return (await import("./run-command.js")).runCommand(rest);
+    case "sessions":
+      return (await import("./sessions-command.js")).sessionsCommand(rest);
+    case "mock-llm":
+      return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
+    case "--version":
+    case "-v":
+      process.stdout.write("gyre 0.1.0\n");
+      return 0;
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE);
+      return 0;
+    default:
+      process.stderr.write(`gyre: unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const prefix = isGyreError(error) ? `gyre: ${error.code}: ` : "gyre: ";
+    process.stderr.write(`${prefix}${errorMessage(error)}\n`);
+    process.exitCode = 1;
+  },
+);

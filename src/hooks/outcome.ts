@@ -1,0 +1,90 @@
+import type { HookEventName } from "./events.js";
+import type { PermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
+
+/** Why a hook failed. None of these stop the run; they are reported in `HookOutcome.errors`. */
+export type HookErrorKind =
+  /** A callback threw or rejected. */
+  | "threw"
+  /** A command exited non-zero (other than a blocking exit 2), or exit 2 on an event that cannot block. */
+  | "exit_code"
+  /** A command could not be started (shell missing, cwd gone, ...). */
+  | "spawn_failed"
+  /** Output was not JSON, or JSON that does not fit the hook output schema. */
+  | "invalid_output"
+  | "timeout"
+  /** The run's signal aborted while the hook ran. */
+  | "aborted";
+
+/** A hook that failed, as data for the caller (never sent to the model). */
+export interface HookError {
+  event: HookEventName;
+  /** The command text, or `callback <name>` for callbacks. */
+  hook: string;
+  kind: HookErrorKind;
+  message: string;
+  exitCode?: number;
+  stderr?: string;
+}
+
+/** Which hook produced a result. */
+export interface HookSource {
+  kind: "callback" | "command";
+  /** The command text, or `callback <name>`. */
+  name: string;
+}
+
+/** One hook's result, normalised to hook JSON output (exit codes are translated into it). */
+export type HookRunResult =
+  | { ok: true; source: HookSource; output: SyncHookJSONOutput }
+  | { ok: false; source: HookSource; error: HookError };
+
+/**
+ * The combined effect of every hook that matched one event. Fields not meaningful for an
+ * event stay unset. Hooks run in parallel; results are combined in configuration order
+ * (callbacks first, then settings commands), so "last" below means last in that order.
+ */
+export interface HookOutcome {
+  event: HookEventName;
+  /** How many hooks ran. */
+  hookCount: number;
+  /** PreToolUse: deny beats ask beats allow. Unset when no hook decided. */
+  permissionDecision?: PermissionDecision;
+  /** The reasons of the hooks that gave the winning decision, joined by newlines. */
+  permissionDecisionReason?: string;
+  /** PreToolUse / PermissionRequest: replacement tool input; the last hook that set one wins. */
+  updatedInput?: Record<string, unknown>;
+  /** PermissionRequest: deny beats allow; `interrupt` if any deny asked for it. */
+  permissionRequest?: PermissionRequestDecision;
+  /** PostToolUse: replacement for an MCP tool's output; last one wins. */
+  updatedMCPToolOutput?: unknown;
+  /** Context for the model, in configuration order. */
+  additionalContext: string[];
+  /** False when any hook said `continue: false`: the agent should stop. */
+  continue: boolean;
+  /** Reasons from hooks that said `continue: false`, joined by newlines (for the user). */
+  stopReason?: string;
+  /** True when any hook asked to hide its output from the transcript. */
+  suppressOutput: boolean;
+  /** Messages for the user, in configuration order. */
+  systemMessages: string[];
+  /**
+   * A blocking decision (`decision: "block"` or exit 2), reasons joined by newlines.
+   * UserPromptSubmit: drop the prompt. PostToolUse/PostToolUseFailure: show the reason to
+   * the model. Stop/SubagentStop: keep going with the reason as the next user message.
+   */
+  block?: { reason: string };
+  errors: HookError[];
+}
+
+/** The outcome of an event with no hooks: nothing changes. */
+export function emptyOutcome(event: HookEventName): HookOutcome {
+  return {
+    event,
+    hookCount: 0,
+    additionalContext: [],
+    continue: true,
+    suppressOutput: false,
+    systemMessages: [],
+    errors: [],
+  };
+}

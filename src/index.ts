@@ -1,0 +1,8 @@
+export * from "./agent/index.js";
+export * from "./errors/index.js";
+export * from "./loop/index.js";
+export * from "./model/index.js";
+export * from "./protocol/index.js";
+export * from "./sessions/index.js";
+export { type DefaultToolsOptions, defaultTools } from "./tools/builtin/index.js";
+export * from "./tools/index.js";

@@ -1,0 +1,318 @@
+import type {
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+  SharedV3ProviderMetadata,
+} from "@ai-sdk/provider";
+import type { APIAssistantMessage, AssistantContentBlock, StopReason, Usage } from "../protocol/index.js";
+import { emptyUsage, StopReason as StopReasonSchema } from "../protocol/index.js";
+
+/** An Anthropic raw stream event (`message_start`, `content_block_delta`, ...). */
+export type RawStreamEvent = { type: string } & Record<string, unknown>;
+
+type Metadata = Record<string, Record<string, unknown>>;
+
+interface OpenBlock {
+  index: number;
+  block: AssistantContentBlock;
+  /** Argument text of a tool call as streamed, until the final `tool-call` part arrives. */
+  partialJson?: string;
+}
+
+/**
+ * Builds one assistant message from the AI SDK's provider-neutral stream parts, and
+ * re-expresses each part as the Anthropic raw stream event a Claude Agent SDK consumer
+ * expects in `stream_event` messages. The message is valid at every point, so a stream
+ * cut part-way still leaves a usable partial message.
+ */
+export class MessageAssembler {
+  readonly #content: AssistantContentBlock[] = [];
+  readonly #open = new Map<string, OpenBlock>();
+  readonly #toolBlocks = new Map<string, OpenBlock>();
+  #id: string;
+  #model: string;
+  #started = false;
+  #stopReason: StopReason | null = null;
+  #usage: Usage = emptyUsage();
+  /** Tool calls whose argument text was not valid JSON, by call id. */
+  readonly invalidToolInput = new Map<string, string>();
+
+  constructor(id: string, model: string) {
+    this.#id = id;
+    this.#model = model;
+  }
+
+  /** Apply one stream part; returns the raw events it corresponds to. */
+  push(part: LanguageModelV3StreamPart): RawStreamEvent[] {
+    const events: RawStreamEvent[] = [];
+    if (part.type === "response-metadata") {
+      if (part.id && !this.#started) this.#id = part.id;
+      if (part.modelId && !this.#started) this.#model = part.modelId;
+      return events;
+    }
+    if (!this.#started && part.type !== "stream-start" && part.type !== "raw") {
+      this.#started = true;
+      events.push({ type: "message_start", message: { ...this.message(), content: [] } });
+    }
+    switch (part.type) {
+      case "text-start":
+        events.push(
+          this.#start(part.id, { type: "text", text: "", provider_metadata: meta(part.providerMetadata) }),
+        );
+        break;
+      case "text-delta": {
+        const open = this.#ensure(part.id, () => ({ type: "text", text: "" }), events);
+        if (open.block.type === "text") open.block.text += part.delta;
+        events.push({
+          type: "content_block_delta",
+          index: open.index,
+          delta: { type: "text_delta", text: part.delta },
+        });
+        break;
+      }
+      case "reasoning-start":
+        events.push(
+          this.#start(part.id, {
+            type: "thinking",
+            thinking: "",
+            provider_metadata: meta(part.providerMetadata),
+          }),
+        );
+        break;
+      case "reasoning-delta": {
+        const open = this.#ensure(part.id, () => ({ type: "thinking", thinking: "" }), events);
+        if (open.block.type === "thinking") open.block.thinking += part.delta;
+        events.push({
+          type: "content_block_delta",
+          index: open.index,
+          delta: { type: "thinking_delta", thinking: part.delta },
+        });
+        this.#absorbMetadata(open, part.providerMetadata, events);
+        break;
+      }
+      case "text-end":
+      case "reasoning-end": {
+        const open = this.#open.get(part.id);
+        if (!open) break;
+        this.#absorbMetadata(open, part.providerMetadata, events);
+        this.#open.delete(part.id);
+        events.push({ type: "content_block_stop", index: open.index });
+        break;
+      }
+      case "tool-input-start": {
+        const block: AssistantContentBlock = {
+          type: "tool_use",
+          id: part.id,
+          name: part.toolName,
+          input: {},
+          provider_metadata: meta(part.providerMetadata),
+        };
+        events.push(this.#start(part.id, block));
+        const open = this.#open.get(part.id);
+        if (open) {
+          open.partialJson = "";
+          this.#toolBlocks.set(part.id, open);
+        }
+        break;
+      }
+      case "tool-input-delta": {
+        const open = this.#toolBlocks.get(part.id);
+        if (!open) break;
+        open.partialJson = (open.partialJson ?? "") + part.delta;
+        events.push({
+          type: "content_block_delta",
+          index: open.index,
+          delta: { type: "input_json_delta", partial_json: part.delta },
+        });
+        break;
+      }
+      case "tool-input-end": {
+        const open = this.#open.get(part.id);
+        if (open) {
+          this.#open.delete(part.id);
+          events.push({ type: "content_block_stop", index: open.index });
+        }
+        break;
+      }
+      case "tool-call":
+        this.#finishToolCall(part.toolCallId, part.toolName, part.input, part.providerMetadata, events);
+        break;
+      case "finish":
+        this.#closeAll(events);
+        this.#usage = toUsage(part.usage);
+        this.#stopReason = toStopReason(part.finishReason.unified, part.finishReason.raw);
+        events.push({
+          type: "message_delta",
+          delta: { stop_reason: this.#stopReason, stop_sequence: null },
+          usage: { ...this.#usage },
+        });
+        events.push({ type: "message_stop" });
+        break;
+      default:
+        break;
+    }
+    return events;
+  }
+
+  /** The message as assembled so far. */
+  message(): APIAssistantMessage {
+    return {
+      id: this.#id,
+      type: "message",
+      role: "assistant",
+      model: this.#model,
+      content: this.#content.map((block) => ({ ...block })),
+      stop_reason: this.#stopReason,
+      stop_sequence: null,
+      usage: { ...this.#usage },
+    };
+  }
+
+  get finished(): boolean {
+    return this.#stopReason !== null;
+  }
+
+  /** Drop tool calls whose arguments never completed (the stream was cut inside one). */
+  dropIncompleteToolCalls(): void {
+    for (const [id, open] of this.#toolBlocks) {
+      if (open.partialJson === undefined) continue;
+      const index = this.#content.indexOf(open.block);
+      if (index >= 0) this.#content.splice(index, 1);
+      this.#toolBlocks.delete(id);
+    }
+  }
+
+  #start(id: string, block: AssistantContentBlock): RawStreamEvent {
+    const index = this.#content.length;
+    this.#content.push(block);
+    this.#open.set(id, { index, block });
+    const { provider_metadata: _omit, ...wire } = block;
+    return { type: "content_block_start", index, content_block: wire };
+  }
+
+  #ensure(id: string, create: () => AssistantContentBlock, events: RawStreamEvent[]): OpenBlock {
+    const existing = this.#open.get(id);
+    if (existing) return existing;
+    events.push(this.#start(id, create()));
+    return this.#open.get(id) as OpenBlock;
+  }
+
+  #absorbMetadata(
+    open: OpenBlock,
+    metadata: SharedV3ProviderMetadata | undefined,
+    events: RawStreamEvent[],
+  ): void {
+    const incoming = meta(metadata);
+    if (!incoming) return;
+    const block = open.block;
+    block.provider_metadata = { ...block.provider_metadata, ...incoming };
+    const anthropic = incoming.anthropic;
+    if (
+      block.type === "thinking" &&
+      typeof anthropic?.signature === "string" &&
+      block.signature !== anthropic.signature
+    ) {
+      block.signature = anthropic.signature;
+      events.push({
+        type: "content_block_delta",
+        index: open.index,
+        delta: { type: "signature_delta", signature: anthropic.signature },
+      });
+    }
+    if (block.type === "thinking" && typeof anthropic?.redactedData === "string") {
+      const redacted: AssistantContentBlock = {
+        type: "redacted_thinking",
+        data: anthropic.redactedData,
+        provider_metadata: block.provider_metadata,
+      };
+      this.#content[this.#content.indexOf(block)] = redacted;
+      open.block = redacted;
+    }
+  }
+
+  #finishToolCall(
+    id: string,
+    name: string,
+    rawInput: string,
+    metadata: SharedV3ProviderMetadata | undefined,
+    events: RawStreamEvent[],
+  ): void {
+    let open = this.#toolBlocks.get(id);
+    if (!open) {
+      events.push(this.#start(id, { type: "tool_use", id, name, input: {} }));
+      open = this.#open.get(id) as OpenBlock;
+      events.push({
+        type: "content_block_delta",
+        index: open.index,
+        delta: { type: "input_json_delta", partial_json: rawInput },
+      });
+      this.#open.delete(id);
+      events.push({ type: "content_block_stop", index: open.index });
+    } else if (this.#open.has(id)) {
+      this.#open.delete(id);
+      events.push({ type: "content_block_stop", index: open.index });
+    }
+    this.#toolBlocks.delete(id);
+    const block = open.block;
+    if (block.type !== "tool_use") return;
+    const parsed = parseJson(rawInput.trim() === "" ? "{}" : rawInput);
+    if (parsed.ok && isObject(parsed.value)) {
+      block.input = parsed.value;
+    } else {
+      block.input = {};
+      this.invalidToolInput.set(id, rawInput);
+    }
+    const extra = meta(metadata);
+    if (extra) block.provider_metadata = { ...block.provider_metadata, ...extra };
+  }
+
+  #closeAll(events: RawStreamEvent[]): void {
+    for (const open of this.#open.values()) events.push({ type: "content_block_stop", index: open.index });
+    this.#open.clear();
+  }
+}
+
+function meta(metadata: SharedV3ProviderMetadata | undefined): Metadata | undefined {
+  if (!metadata || Object.keys(metadata).length === 0) return undefined;
+  return metadata as Metadata;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Anthropic's usage semantics: `input_tokens` excludes cache reads and writes. */
+export function toUsage(usage: LanguageModelV3Usage): Usage {
+  const cacheRead = usage.inputTokens.cacheRead ?? 0;
+  const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
+  const input =
+    usage.inputTokens.noCache ?? Math.max(0, (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite);
+  return {
+    input_tokens: input,
+    output_tokens: usage.outputTokens.total ?? 0,
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+  };
+}
+
+const UNIFIED_STOP: Record<string, StopReason> = {
+  stop: "end_turn",
+  length: "max_tokens",
+  "tool-calls": "tool_use",
+  "content-filter": "refusal",
+};
+
+/** Map the provider's finish reason onto Anthropic's stop reasons. */
+export function toStopReason(unified: string, raw: string | undefined): StopReason {
+  const direct = StopReasonSchema.safeParse(raw);
+  if (direct.success) return direct.data;
+  if (raw === "refusal") return "refusal";
+  return UNIFIED_STOP[unified] ?? "end_turn";
+}

@@ -1,0 +1,123 @@
+import type { Compactor } from "../context/index.js";
+import { errorMessage } from "../errors/index.js";
+import type { HookRunner } from "../hooks/index.js";
+import type { CostTracker, ResolvedModel } from "../model/index.js";
+import type { SDKMessage } from "../protocol/index.js";
+import type { MessageStamp } from "./messages.js";
+import type { LoopConfig, LoopState, NextStep } from "./loop-state.js";
+import type { HistoryEntry } from "./to-prompt.js";
+import { reportHookOutcome } from "./tool-gate.js";
+
+export interface CompactStepInput {
+  compactor: Compactor;
+  history: HistoryEntry[];
+  trigger: "auto" | "manual";
+  customInstructions?: string;
+  afterPromptTooLong?: boolean;
+  hooks: HookRunner | undefined;
+  model: ResolvedModel;
+  costs: CostTracker;
+  stamp: MessageStamp;
+  signal: AbortSignal;
+}
+
+export type CompactStepOutcome = { ok: true; history: HistoryEntry[] } | { ok: false; error: string };
+
+/**
+ * Compact the history, with PreCompact/PostCompact hooks around it. Emits the
+ * `compact_boundary` and then the compacted history as messages, so a session resumed from
+ * the boundary on has exactly what the model will see.
+ */
+export async function* compactStep(input: CompactStepInput): AsyncGenerator<SDKMessage, CompactStepOutcome> {
+  let instructions = input.customInstructions;
+  if (input.hooks?.has("PreCompact")) {
+    const outcome = await input.hooks.run(
+      "PreCompact",
+      { trigger: input.trigger, custom_instructions: instructions ?? null },
+      { signal: input.signal },
+    );
+    const report = reportHookOutcome(input.stamp, outcome);
+    if (report) yield report;
+    if (outcome.additionalContext.length > 0)
+      instructions = [instructions, ...outcome.additionalContext].filter(Boolean).join("\n");
+  }
+  let result: Awaited<ReturnType<Compactor["compact"]>>;
+  try {
+    result = await input.compactor.compact(input.history, {
+      trigger: input.trigger,
+      signal: input.signal,
+      ...(instructions !== undefined && { customInstructions: instructions }),
+      ...(input.afterPromptTooLong && { afterPromptTooLong: true }),
+    });
+  } catch (error) {
+    return { ok: false, error: errorMessage(error) };
+  }
+  if (result.summaryUsage) input.costs.add(input.model.id, result.summaryUsage, input.model.info);
+  yield input.stamp.stamp({
+    type: "system",
+    subtype: "compact_boundary",
+    compact_metadata: {
+      trigger: result.trigger,
+      pre_tokens: result.preTokens,
+      post_tokens: result.postTokens,
+    },
+  });
+  for (const entry of result.history) {
+    yield entry.role === "user"
+      ? input.stamp.user(entry.content, { isSynthetic: true })
+      : input.stamp.assistant(entry.message);
+  }
+  if (input.hooks?.has("PostCompact")) {
+    const outcome = await input.hooks.run(
+      "PostCompact",
+      { trigger: input.trigger, ...(result.summary !== undefined && { compact_summary: result.summary }) },
+      { signal: input.signal },
+    );
+    const report = reportHookOutcome(input.stamp, outcome);
+    if (report) yield report;
+  }
+  return { ok: true, history: result.history };
+}
+
+/** Before a model call: a manual compaction that was asked for, or an automatic one at the threshold. */
+export async function* compactIfNeeded(config: LoopConfig, state: LoopState): AsyncGenerator<SDKMessage, NextStep> {
+  const request = state.compactRequest;
+  if (request) {
+    state.compactRequest = undefined;
+    if (config.compactor) return yield* compact(config, state, "manual", request.instructions, false);
+  }
+  if (config.compactor?.needsCompaction(state.history))
+    return yield* compact(config, state, "auto", undefined, false);
+  return { next: "continue" };
+}
+
+/** Compact now and adopt the compacted history, or say why the run cannot go on. */
+export async function* compact(
+  config: LoopConfig,
+  state: LoopState,
+  trigger: "auto" | "manual",
+  customInstructions: string | undefined,
+  afterPromptTooLong: boolean,
+): AsyncGenerator<SDKMessage, NextStep> {
+  if (!config.compactor) return { next: "continue" };
+  const outcome = yield* compactStep({
+    compactor: config.compactor,
+    history: state.history,
+    trigger,
+    ...(customInstructions !== undefined && { customInstructions }),
+    afterPromptTooLong,
+    hooks: config.hooks,
+    model: config.model,
+    costs: config.costs,
+    stamp: config.stamp,
+    signal: config.signal,
+  });
+  if (!outcome.ok) {
+    if (config.signal.aborted)
+      return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
+    return { next: "stop", reason: "context_overflow", errors: [outcome.error] };
+  }
+  state.history = outcome.history;
+  return { next: "continue" };
+}
+

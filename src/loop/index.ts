@@ -1,0 +1,12 @@
+export { AsyncQueue } from "./async-queue.js";
+export type {
+  CanUseTool,
+  PermissionResult,
+  QueryOptions,
+  QueryParams,
+  QueryPrompt,
+  SystemPromptOption,
+} from "./options.js";
+export { DEFAULT_MODEL, type Query, query } from "./query.js";
+export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
+export { type HistoryEntry, toPrompt } from "./to-prompt.js";

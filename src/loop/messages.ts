@@ -1,0 +1,37 @@
+import { randomUUID } from "node:crypto";
+import type {
+  APIAssistantMessage,
+  SDKAssistantMessage,
+  SDKMessage,
+  SDKPartialAssistantMessage,
+  SDKUserMessage,
+  UserContentBlock,
+} from "../protocol/index.js";
+
+type WithoutIds<T> = T extends SDKMessage ? Omit<T, "uuid" | "session_id"> : never;
+
+/** Stamps messages with a fresh uuid and the session id. */
+export class MessageStamp {
+  constructor(readonly sessionId: string) {}
+
+  stamp<T extends WithoutIds<SDKMessage>>(message: T): T & { uuid: string; session_id: string } {
+    return { ...message, uuid: randomUUID(), session_id: this.sessionId };
+  }
+
+  assistant(message: APIAssistantMessage, extra: Partial<SDKAssistantMessage> = {}): SDKAssistantMessage {
+    return this.stamp({ type: "assistant", message, parent_tool_use_id: null, ...extra });
+  }
+
+  user(content: string | UserContentBlock[], extra: Partial<SDKUserMessage> = {}): SDKUserMessage {
+    return this.stamp({
+      type: "user",
+      message: { role: "user", content },
+      parent_tool_use_id: null,
+      ...extra,
+    });
+  }
+
+  streamEvent(event: SDKPartialAssistantMessage["event"]): SDKPartialAssistantMessage {
+    return this.stamp({ type: "stream_event", event, parent_tool_use_id: null });
+  }
+}

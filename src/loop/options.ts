@@ -1,0 +1,105 @@
+import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type { CompactorOptions } from "../context/index.js";
+import type { HookCallbacks } from "../hooks/index.js";
+import type { PricingTable, ProviderConfig } from "../model/index.js";
+import type { CanUseTool } from "../permissions/index.js";
+import type { PermissionMode, SDKUserMessage } from "../protocol/index.js";
+import type { SessionStore } from "../sessions/index.js";
+import type { AnyTool } from "../tools/index.js";
+import type { RetryPolicy } from "./retry.js";
+
+export type { CanUseTool, PermissionResult } from "../permissions/index.js";
+
+/** A system prompt: literal text, or Gyre's preset with text appended. */
+export type SystemPromptOption = string | { type: "preset"; preset: "gyre" | "claude_code"; append?: string };
+
+/**
+ * Options of `query()`. Names follow the Claude Agent SDK where one exists, so code
+ * written for it needs only an import change.
+ */
+export interface QueryOptions {
+  /** `"provider/model-id"` or an AI SDK language model. Default: `GYRE_MODEL` or `anthropic/claude-sonnet-4-5`. */
+  model?: string | LanguageModelV3;
+  systemPrompt?: SystemPromptOption;
+  /** Model calls allowed before the run stops with `error_max_turns`. */
+  maxTurns?: number;
+  /** Spend allowed, checked after every model call; past it the run stops with `error_max_budget_usd`. */
+  maxBudgetUsd?: number;
+  cwd?: string;
+  /** Tools offered to the model: tool objects and names of built-in tools. Default: the built-in set. */
+  tools?: Array<AnyTool | string>;
+  /** Tools that run without asking `canUseTool`. */
+  allowedTools?: string[];
+  /** Tools removed from the model's view; calls to them are refused. */
+  disallowedTools?: string[];
+  abortController?: AbortController;
+  /** Emit `stream_event` messages while the model streams. */
+  includePartialMessages?: boolean;
+  /** Retries of a failed model call (rate limits, overload, cut streams). Default 10. */
+  maxRetries?: number;
+  canUseTool?: CanUseTool;
+  /** Hook callbacks by event, as in the Claude Agent SDK. Settings-file hooks run too. */
+  hooks?: HookCallbacks;
+  /** How tool calls are approved. Default: `default` (ask for anything not allowed). */
+  permissionMode?: PermissionMode;
+  /** Directories besides `cwd` where file edits count as inside the workspace. */
+  additionalDirectories?: string[];
+  /**
+   * Which settings files to read (`user`, `project`, `local`). Default: all; `[]` reads none,
+   * for programs that must not be influenced by files on the machine.
+   */
+  settingSources?: Array<"user" | "project" | "local">;
+  /** Identical consecutive tool calls that count as a doom loop (default 3; 0 turns detection off). */
+  doomLoopThreshold?: number;
+  /**
+   * Add the loop-control tools `task_completion`, `ask_question` and `converse`; an answer
+   * without a tool call then gets a reminder (up to `maxToolReminders`, default 3).
+   */
+  loopControlTools?: boolean;
+  maxToolReminders?: number;
+  /**
+   * Client-side compaction when the context fills up (default on). `false` turns it off;
+   * an object tunes it (threshold, kept turns, Anthropic's server-side compaction).
+   */
+  compaction?: false | Omit<CompactorOptions, "model" | "systemPrompt" | "tools" | "providerOptions">;
+  /** Tools whose successful call ends the run, with their output as the result. */
+  stopAtTools?: string[];
+  /** How many times a Stop hook may keep the agent going (default 5). */
+  maxStopHookContinuations?: number;
+  /** Use this id for the session instead of a new one. */
+  sessionId?: string;
+  /** Environment for API keys and base URLs. Default: `process.env`. */
+  env?: Record<string, string | undefined>;
+  providers?: Record<string, ProviderConfig>;
+  /** Price overrides and additions, by model id. */
+  pricing?: PricingTable;
+  maxOutputTokens?: number;
+  /** Passed through to the provider (e.g. `{ anthropic: { thinking: {...} } }`). */
+  providerOptions?: SharedV3ProviderOptions;
+  /** Timeout for each tool call, unless the tool sets its own. */
+  toolTimeoutMs?: number;
+  /** How many times a `max_tokens` stop is continued before the run ends. Default 3. */
+  maxTokensContinuations?: number;
+  /** Backoff tuning; `maxRetries` wins over `retry.maxRetries`. */
+  retry?: Partial<RetryPolicy>;
+  /** Continue this session: its history is loaded and the new prompt follows it. */
+  resume?: string;
+  /** Continue the most recently updated session in `cwd` (a new one when there is none). */
+  continue?: boolean;
+  /** With `resume`/`continue`: carry on in a new session holding a copy of the history. */
+  forkSession?: boolean;
+  /** With `resume`/`continue`: only the history up to this message uuid; continues in a fork. */
+  resumeSessionAt?: string;
+  /** `false`: no session store (nothing is saved, nothing can be resumed). Default true. */
+  persistSession?: boolean;
+  /** Where sessions are saved. Default: SQLite in `<cwd>/.gyre/sessions.db`. */
+  sessionStore?: SessionStore;
+}
+
+/** The prompt: text, or a stream of user messages (streaming input). */
+export type QueryPrompt = string | AsyncIterable<SDKUserMessage>;
+
+export interface QueryParams {
+  prompt: QueryPrompt;
+  options?: QueryOptions;
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import { GyreError } from "../errors/index.js";
+import { CostTracker, type ResolvedModel } from "../model/index.js";
+import type { SDKMessage, TerminalReason, Usage } from "../protocol/index.js";
+import { type RewindFilesResult, rewindFiles } from "../sessions/index.js";
+import { ToolSession } from "../tools/index.js";
+import { MessageStamp } from "./messages.js";
+import type { QueryOptions, QueryParams, QueryPrompt } from "./options.js";
+import { Persistence } from "./persistence.js";
+import { textOf, userTurns, withContext } from "./prompt-turns.js";
+import { resultMessage } from "./result.js";
+import { type LoopState, newLoopState, runLoop } from "./run-loop.js";
+import { setupRun, startModel } from "./setup.js";
+import { reportHookOutcome } from "./tool-gate.js";
+
+export { DEFAULT_MODEL } from "./setup.js";
+const GYRE_VERSION = "0.1.0";
+
+/**
+ * A running agent: an async generator of `SDKMessage`s that ends with a `result`, plus
+ * control and live accessors.
+ */
+export interface Query extends AsyncGenerator<SDKMessage, void> {
+  /** Stop the run: the model call or running tools are cancelled; a `result` still follows. */
+  interrupt(): Promise<void>;
+  /** Compact the conversation before the next model call (`instructions` guide the summary). */
+  compact(instructions?: string): void;
+  /** The session's id; with `continue` or a fork, final once the first message is out. */
+  readonly sessionId: string;
+  /**
+   * Restores files changed since `messageUuid` (its own changes included) to their content
+   * before it, from this session's checkpoints.
+   */
+  rewindFiles(messageUuid: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
+  readonly usage: Usage;
+  readonly totalCostUsd: number;
+  readonly numTurns: number;
+  /** Why the run ended; undefined while it runs. */
+  readonly exitReason: TerminalReason | undefined;
+}
+
+/**
+ * Run the agentic loop. Nothing happens until the first message is pulled; then the model
+ * is resolved (a missing key fails before any request), and messages stream as produced.
+ */
+export function query(params: QueryParams): Query {
+  const options = params.options ?? {};
+  const proposedId = options.sessionId ?? randomUUID();
+  const live = { proposedId, sessionId: options.resume ?? proposedId };
+  const controller = options.abortController ?? new AbortController();
+  const costs = new CostTracker();
+  const state = newLoopState(costs);
+  const inner = run(params.prompt, options, live, controller, state);
+  const generator = Object.assign(inner, {
+    rewindFiles: (messageUuid: string, rewind: { dryRun?: boolean } = {}) =>
+      rewindFiles(live.sessionId, messageUuid, {
+        ...rewind,
+        ...(options.sessionStore ? { store: options.sessionStore } : {}),
+        cwd: resolve(options.cwd ?? process.cwd()),
+      }),
+    compact(instructions?: string) {
+      state.compactRequest = instructions === undefined ? {} : { instructions };
+    },
+    async interrupt() {
+      if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "Interrupted"));
+    },
+  });
+  Object.defineProperties(generator, {
+    sessionId: { get: () => live.sessionId },
+    usage: { get: () => costs.usage },
+    totalCostUsd: { get: () => costs.totalCostUsd },
+    numTurns: { get: () => state.turns },
+    exitReason: { get: () => state.exitReason },
+  });
+  return generator as unknown as Query;
+}
+
+/** Opens the session (resume, lock) and persists every message before the caller sees it. */
+async function* run(
+  prompt: QueryPrompt,
+  options: QueryOptions,
+  live: { proposedId: string; sessionId: string },
+  controller: AbortController,
+  state: LoopState,
+): AsyncGenerator<SDKMessage, void> {
+  // The provider package loads while the session store opens.
+  const model = startModel(options);
+  const persistence = await Persistence.open(options, resolve(options.cwd ?? process.cwd()), live.proposedId);
+  live.sessionId = persistence.sessionId;
+  state.history.push(...persistence.history);
+  try {
+    for await (const message of runSession(prompt, options, persistence, controller, state, model)) {
+      await persistence.record(message);
+      yield message;
+    }
+  } finally {
+    await persistence.close();
+  }
+}
+
+async function* runSession(
+  prompt: QueryPrompt,
+  options: QueryOptions,
+  persistence: Persistence,
+  controller: AbortController,
+  state: LoopState,
+  pendingModel: Promise<ResolvedModel>,
+): AsyncGenerator<SDKMessage, void> {
+  const sessionId = persistence.sessionId;
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const stamp = new MessageStamp(sessionId);
+  const session = new ToolSession(sessionId);
+  try {
+    const setup = await setupRun({
+      model: pendingModel,
+      options,
+      cwd,
+      sessionId,
+      persistence,
+      session,
+      stamp,
+      costs: state.costs,
+      signal: controller.signal,
+    });
+    const { config, model, hooks, permissionMode, pending } = setup;
+    const { registry } = config;
+    yield stamp.stamp({
+      type: "system",
+      subtype: "init",
+      apiKeySource: "env",
+      cwd,
+      tools: registry.names(),
+      mcp_servers: [],
+      model: model.id,
+      permissionMode,
+      slash_commands: [],
+      output_style: "default",
+      gyre_version: GYRE_VERSION,
+    });
+    let sessionContext: string[] = [];
+    if (hooks?.has("SessionStart")) {
+      const outcome = await hooks.run(
+        "SessionStart",
+        { source: "startup", model: model.id },
+        { signal: controller.signal },
+      );
+      const report = reportHookOutcome(stamp, outcome);
+      if (report) yield report;
+      sessionContext = outcome.additionalContext;
+    }
+    for await (const content of userTurns(prompt)) {
+      const context = [...sessionContext];
+      sessionContext = [];
+      if (hooks?.has("UserPromptSubmit")) {
+        const outcome = await hooks.run(
+          "UserPromptSubmit",
+          { prompt: textOf(content) },
+          { signal: controller.signal },
+        );
+        const report = reportHookOutcome(stamp, outcome);
+        if (report) yield report;
+        if (outcome.block || !outcome.continue) {
+          state.exitReason = "hook_stopped";
+          yield resultMessage(stamp, state, "hook_stopped", {
+            errors: [
+              outcome.block?.reason ?? outcome.stopReason ?? "A UserPromptSubmit hook blocked the prompt.",
+            ],
+          });
+          continue;
+        }
+        context.push(...outcome.additionalContext);
+      }
+      const userContent = withContext(content, context);
+      state.history.push({ role: "user", content: userContent });
+      await persistence.record(stamp.user(userContent));
+      for await (const message of runLoop(config, state)) {
+        if (pending.length > 0) yield* pending.splice(0);
+        yield message;
+      }
+      if (controller.signal.aborted) break;
+    }
+    if (hooks?.has("SessionEnd")) {
+      const outcome = await hooks.run("SessionEnd", {
+        reason: controller.signal.aborted ? "interrupted" : "other",
+      });
+      const report = reportHookOutcome(stamp, outcome);
+      if (report) yield report;
+    }
+  } finally {
+    if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "The query ended"));
+    await session.dispose();
+  }
+}
+

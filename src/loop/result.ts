@@ -1,0 +1,81 @@
+import type { CostTracker } from "../model/index.js";
+import type {
+  APIAssistantMessage,
+  PermissionDenial,
+  ResultSubtype,
+  SDKResultMessage,
+  StopReason,
+  TerminalReason,
+} from "../protocol/index.js";
+import type { MessageStamp } from "./messages.js";
+
+export interface RunTotals {
+  startedAt: number;
+  apiMs: number;
+  turns: number;
+  costs: CostTracker;
+  denials: PermissionDenial[];
+  lastAssistant: APIAssistantMessage | undefined;
+}
+
+/** How a run ended beyond its reason: error texts, or the final answer a tool gave. */
+export interface RunEnding {
+  errors?: string[];
+  /** Replaces the last assistant text as the result (loop-control and stop-at tools). */
+  resultText?: string;
+  question?: { question: string; options?: string[] };
+}
+
+const SUBTYPE: Record<TerminalReason, ResultSubtype> = {
+  question: "success",
+  context_overflow: "error_during_execution",
+  completed: "success",
+  refusal: "success",
+  tool_stopped: "success",
+  requires_action: "success",
+  max_turns: "error_max_turns",
+  max_budget: "error_max_budget_usd",
+  max_tokens: "error_during_execution",
+  interrupted: "error_during_execution",
+  model_error: "error_during_execution",
+  doom_loop: "error_during_execution",
+  hook_stopped: "error_during_execution",
+  permission_denied: "error_during_execution",
+};
+
+/** The final `result` message of a run. */
+export function resultMessage(
+  stamp: MessageStamp,
+  totals: RunTotals,
+  reason: TerminalReason,
+  ending: RunEnding = {},
+): SDKResultMessage {
+  const subtype = SUBTYPE[reason];
+  const isError = subtype !== "success";
+  const message: SDKResultMessage = stamp.stamp({
+    type: "result",
+    subtype,
+    is_error: isError,
+    num_turns: totals.turns,
+    duration_ms: Math.round(performance.now() - totals.startedAt),
+    duration_api_ms: Math.round(totals.apiMs),
+    total_cost_usd: totals.costs.totalCostUsd,
+    usage: totals.costs.usage,
+    modelUsage: totals.costs.modelUsage(),
+    result: ending.resultText ?? finalText(totals.lastAssistant),
+    stop_reason: (totals.lastAssistant?.stop_reason ?? null) as StopReason | null,
+    permission_denials: totals.denials,
+    terminal_reason: reason,
+  });
+  if (isError) message.errors = ending.errors ?? [];
+  if (ending.question) message.question = ending.question;
+  return message;
+}
+
+function finalText(message: APIAssistantMessage | undefined): string {
+  if (!message) return "";
+  return message.content
+    .filter((block) => block.type === "text")
+    .map((block) => (block.type === "text" ? block.text : ""))
+    .join("");
+}

@@ -1,0 +1,194 @@
+import { homedir } from "node:os";
+import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
+import { GyreError } from "../errors/index.js";
+import type { HookRunner } from "../hooks/index.js";
+import { type CostTracker, type ResolvedModel, resolveModel } from "../model/index.js";
+import { PermissionPolicy } from "../permissions/index.js";
+import type { PermissionMode, SDKMessage } from "../protocol/index.js";
+import { type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
+import { defaultTools, loopControlTools } from "../tools/builtin/index.js";
+import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
+import { DoomLoopDetector } from "./doom-loop.js";
+import type { LoopConfig } from "./loop-state.js";
+import type { MessageStamp } from "./messages.js";
+import type { QueryOptions } from "./options.js";
+import type { Persistence } from "./persistence.js";
+import { DEFAULT_RETRY } from "./retry.js";
+import { ToolGate } from "./tool-gate.js";
+
+export const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
+
+export interface RunSetup {
+  config: LoopConfig;
+  model: ResolvedModel;
+  hooks: HookRunner | undefined;
+  permissionMode: PermissionMode;
+  /** Messages the tool gate produced between loop messages (hook reports). */
+  pending: SDKMessage[];
+}
+
+export interface SetupInput {
+  options: QueryOptions;
+  cwd: string;
+  sessionId: string;
+  persistence: Persistence;
+  session: ToolSession;
+  stamp: MessageStamp;
+  costs: CostTracker;
+  signal: AbortSignal;
+  /** The model, when the caller started resolving it early ({@link startModel}). */
+  model?: Promise<ResolvedModel>;
+}
+
+/**
+ * Starts resolving the run's model (importing its provider package) so that the import
+ * can overlap other start-up work; {@link setupRun} awaits it. A failure surfaces only
+ * where setupRun awaits it, so errors keep their order.
+ */
+export function startModel(options: QueryOptions): Promise<ResolvedModel> {
+  return quiet(
+    resolveModel(options.model ?? options.env?.GYRE_MODEL ?? process.env.GYRE_MODEL ?? DEFAULT_MODEL, {
+      env: options.env,
+      providers: options.providers,
+      pricing: options.pricing,
+    }),
+  );
+}
+
+/**
+ * Resolve everything a run needs from its options, before the first turn: the model (a
+ * missing key fails here), settings, tools, permissions, hooks, system prompt, compaction.
+ */
+export async function setupRun(input: SetupInput): Promise<RunSetup> {
+  const { options, cwd, sessionId, persistence, session, stamp, signal } = input;
+    // Started together, awaited in order: the model's provider import, the settings files
+    // and the system prompt's file reads overlap, and the first failure is still the model's.
+    const pendingModel = input.model ?? startModel(options);
+    const pendingSettings = quiet(readSettings(cwd, options.settingSources ?? []));
+    const pendingPrompt = quiet(
+      new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
+    );
+    const model = await pendingModel;
+    const settings = await pendingSettings;
+    const disallowed = options.disallowedTools ?? [];
+    const tools = resolveTools(options.tools, cwd).map((tool) => persistence.withCheckpoints(tool));
+    if (options.loopControlTools) tools.push(...loopControlTools());
+    const registry = new ToolRegistry(tools, {
+      disallowed: disallowed.filter((rule) => !rule.includes("(")),
+    });
+    const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
+    const policy = PermissionPolicy.fromSettings(settings, {
+      cwd,
+      mode: permissionMode,
+      allow: options.allowedTools ?? [],
+      deny: disallowed,
+      additionalDirectories: options.additionalDirectories ?? [],
+    });
+    const hooks = await hookRunner(options, settings, cwd, sessionId, permissionMode);
+    const pending: SDKMessage[] = [];
+    const gate = new ToolGate({
+      policy,
+      hooks,
+      canUseTool: options.canUseTool,
+      doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 3),
+      cwd,
+      signal: signal,
+      stamp,
+      emit: (message) => pending.push(message),
+    });
+    const systemPrompt = await pendingPrompt;
+    const compactor =
+      options.compaction === false
+        ? undefined
+        : new Compactor({
+            model,
+            systemPrompt,
+            tools: registry.definitions(),
+            providerOptions: options.providerOptions,
+            ...(typeof options.compaction === "object" ? options.compaction : {}),
+          });
+    const config: LoopConfig = {
+      model,
+      systemPrompt,
+      registry,
+      session,
+      cwd,
+      signal: signal,
+      stamp,
+      costs: input.costs,
+      retry: {
+        ...DEFAULT_RETRY,
+        ...options.retry,
+        ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+      },
+      maxTurns: options.maxTurns ?? Number.POSITIVE_INFINITY,
+      maxBudgetUsd: options.maxBudgetUsd,
+      maxTokensContinuations: options.maxTokensContinuations ?? 3,
+      includePartialMessages: options.includePartialMessages ?? false,
+      gate,
+      hooks,
+      maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
+      stopAtTools: new Set(options.stopAtTools ?? []),
+      loopControl: options.loopControlTools === true,
+      maxToolReminders: options.maxToolReminders ?? 3,
+      compactor,
+      toolTimeoutMs: options.toolTimeoutMs,
+      maxOutputTokens: options.maxOutputTokens,
+      providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
+    };
+  return { config, model, hooks, permissionMode, pending };
+}
+
+/** Settings files of the given scopes; none by default, so a library run is not shaped by files on the machine. */
+async function readSettings(
+  cwd: string,
+  scopes: ReadonlyArray<"user" | "project" | "local">,
+): Promise<LoadedSettings> {
+  if (scopes.length === 0) return mergeSettings([], homedir());
+  const loaded = await loadSettings({ cwd });
+  return mergeSettings(
+    loaded.files.filter((file) => scopes.includes(file.scope)),
+    homedir(),
+  );
+}
+
+/** Marks a promise's rejection as handled; awaiting it later still throws. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/** The hooks engine is loaded only when a run has hooks (most runs have none). */
+async function hookRunner(
+  options: QueryOptions,
+  settings: LoadedSettings,
+  cwd: string,
+  sessionId: string,
+  permissionMode: string,
+): Promise<HookRunner | undefined> {
+  if (!options.hooks && settings.hooks.length === 0) return undefined;
+  const { HookRunner } = await import("../hooks/index.js");
+  return new HookRunner({
+    callbacks: options.hooks,
+    settings: settings.hooks.map((source) => source.hooks),
+    cwd,
+    sessionId,
+    permissionMode,
+  });
+}
+
+function resolveTools(tools: QueryOptions["tools"], cwd: string): AnyTool[] {
+  const builtins = defaultTools({ cwd });
+  if (tools === undefined) return builtins;
+  return tools.map((tool) => {
+    if (typeof tool !== "string") return tool;
+    const found = builtins.find((candidate) => candidate.name === tool);
+    if (!found) {
+      throw new GyreError(
+        "config_error",
+        `Unknown built-in tool "${tool}". Built-in tools: ${builtins.map((b) => b.name).join(", ") || "(none)"}.`,
+      );
+    }
+    return found;
+  });
+}

@@ -1,0 +1,206 @@
+import { errorMessage } from "../errors/index.js";
+import type { HookOutcome, HookRunner } from "../hooks/index.js";
+import type { PermissionDecision, PermissionPolicy, PermissionUpdate } from "../permissions/index.js";
+import type { SDKMessage, TerminalReason } from "../protocol/index.js";
+import type { AnyTool, ToolCall } from "../tools/index.js";
+import type { DoomLoopDetector } from "./doom-loop.js";
+import type { MessageStamp } from "./messages.js";
+import type { CanUseTool } from "./options.js";
+
+export interface ToolGateConfig {
+  policy: PermissionPolicy;
+  hooks: HookRunner | undefined;
+  canUseTool: CanUseTool | undefined;
+  doomLoop: DoomLoopDetector;
+  cwd: string;
+  signal: AbortSignal;
+  stamp: MessageStamp;
+  /** Where hook messages for the caller go. */
+  emit: (message: SDKMessage) => void;
+}
+
+export type GateDecision =
+  | { behavior: "allow"; input: unknown; context: string[] }
+  | {
+      behavior: "deny";
+      message: string;
+      /** Counted in the result's `permission_denials`. */
+      denial: boolean;
+      /** End the run after this turn, for this reason. */
+      stop?: TerminalReason;
+    };
+
+type Ask = { reason: string; suggestions?: PermissionUpdate[]; kind: "permission" | "doom_loop" };
+
+/**
+ * Decides whether one validated tool call runs, in Claude Code's order: doom-loop check,
+ * PreToolUse hooks (which may allow, deny, ask or rewrite the input), the permission
+ * policy, then — when someone must be asked — PermissionRequest hooks and `canUseTool`.
+ * When nobody can be asked, the answer is no.
+ */
+export class ToolGate {
+  constructor(readonly config: ToolGateConfig) {}
+
+  async check(tool: AnyTool, call: ToolCall, input: unknown): Promise<GateDecision> {
+    if (this.config.doomLoop.record(tool.name, input)) {
+      const decision = await this.#ask(tool, call, input, {
+        kind: "doom_loop",
+        reason: `${tool.name} was called with the same input several times in a row`,
+      });
+      if (decision.behavior === "deny") {
+        return {
+          ...decision,
+          stop: "doom_loop",
+          message: `${decision.message} The run stops: it was repeating itself.`,
+        };
+      }
+      this.config.doomLoop.reset();
+      return decision;
+    }
+    let current = input;
+    const context: string[] = [];
+    let forceAsk: string | undefined;
+    if (this.config.hooks?.has("PreToolUse")) {
+      const outcome = await this.config.hooks.run(
+        "PreToolUse",
+        { tool_name: tool.name, tool_input: current, tool_use_id: call.id },
+        { signal: this.config.signal },
+      );
+      this.#report(outcome);
+      context.push(...outcome.additionalContext);
+      if (!outcome.continue) {
+        return {
+          behavior: "deny",
+          denial: false,
+          message: outcome.stopReason ?? "A hook stopped the run.",
+          stop: "hook_stopped",
+        };
+      }
+      if (outcome.updatedInput !== undefined) {
+        const parsed = tool.inputSchema.safeParse(outcome.updatedInput);
+        if (!parsed.success) {
+          return {
+            behavior: "deny",
+            denial: false,
+            message: `A PreToolUse hook changed the input of ${tool.name} to one that is not valid.`,
+          };
+        }
+        current = parsed.data;
+      }
+      if (outcome.permissionDecision === "deny") {
+        return {
+          behavior: "deny",
+          denial: true,
+          message: outcome.permissionDecisionReason ?? `A hook denied ${tool.name}.`,
+        };
+      }
+      if (outcome.permissionDecision === "allow") return { behavior: "allow", input: current, context };
+      if (outcome.permissionDecision === "ask")
+        forceAsk = outcome.permissionDecisionReason ?? "a hook asked for confirmation";
+    }
+    const verdict: PermissionDecision = forceAsk
+      ? { behavior: "ask", reason: forceAsk }
+      : this.config.policy.evaluate({
+          toolName: tool.name,
+          input: current,
+          sideEffect: tool.sideEffect,
+          cwd: this.config.cwd,
+        });
+    if (verdict.behavior === "allow") return { behavior: "allow", input: current, context };
+    if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
+    const asked = await this.#ask(tool, call, current, {
+      kind: "permission",
+      reason: verdict.reason,
+      suggestions: verdict.suggestions,
+    });
+    return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
+  }
+
+  async #ask(tool: AnyTool, call: ToolCall, input: unknown, ask: Ask): Promise<GateDecision> {
+    if (this.config.hooks?.has("PermissionRequest")) {
+      const outcome = await this.config.hooks.run(
+        "PermissionRequest",
+        { tool_name: tool.name, tool_input: input, permission_suggestions: ask.suggestions ?? [] },
+        { signal: this.config.signal },
+      );
+      this.#report(outcome);
+      const decision = outcome.permissionRequest;
+      if (decision?.behavior === "allow") return this.#allowWith(tool, decision.updatedInput ?? input);
+      if (decision?.behavior === "deny") {
+        return {
+          behavior: "deny",
+          denial: true,
+          message: decision.message ?? `A hook denied ${tool.name}.`,
+          ...(decision.interrupt ? { stop: "permission_denied" as const } : {}),
+        };
+      }
+    }
+    const canUseTool = this.config.canUseTool;
+    if (!canUseTool) {
+      return {
+        behavior: "deny",
+        denial: true,
+        message:
+          `Permission to use ${tool.name} is required (${ask.reason}), and no one can be asked: ` +
+          "the caller set no canUseTool callback. Allow it with allowedTools or a permission rule, or change permissionMode.",
+      };
+    }
+    if (this.config.hooks?.has("Notification")) {
+      const outcome = await this.config.hooks.run(
+        "Notification",
+        { message: `Gyre needs your permission to use ${tool.name}`, notification_type: "permission_prompt" },
+        { signal: this.config.signal },
+      );
+      this.#report(outcome);
+    }
+    try {
+      const result = await canUseTool(tool.name, input as Record<string, unknown>, {
+        signal: this.config.signal,
+        suggestions: ask.suggestions ?? [],
+        toolUseID: call.id,
+        decisionReason: ask.reason,
+        kind: ask.kind,
+      });
+      if (result.behavior === "allow") {
+        for (const update of result.updatedPermissions ?? []) this.config.policy.applyUpdate(update);
+        return this.#allowWith(tool, result.updatedInput ?? input);
+      }
+      return {
+        behavior: "deny",
+        denial: true,
+        message: result.message || `Permission to use ${tool.name} was denied.`,
+        ...(result.interrupt ? { stop: "permission_denied" as const } : {}),
+      };
+    } catch (error) {
+      return { behavior: "deny", denial: true, message: `Permission check failed: ${errorMessage(error)}` };
+    }
+  }
+
+  #allowWith(tool: AnyTool, input: unknown): GateDecision {
+    const parsed = tool.inputSchema.safeParse(input);
+    if (parsed.success) return { behavior: "allow", input: parsed.data, context: [] };
+    return {
+      behavior: "deny",
+      denial: false,
+      message: `The approved input for ${tool.name} is not valid for the tool.`,
+    };
+  }
+
+  /** Hook system messages and failures go to the caller as a message, never to the model. */
+  #report(outcome: HookOutcome): void {
+    const message = reportHookOutcome(this.config.stamp, outcome);
+    if (message) this.config.emit(message);
+  }
+}
+
+/** A `hook_response` message when hooks had something to tell the caller. */
+export function reportHookOutcome(stamp: MessageStamp, outcome: HookOutcome): SDKMessage | undefined {
+  if (outcome.systemMessages.length === 0 && outcome.errors.length === 0) return undefined;
+  return stamp.stamp({
+    type: "system",
+    subtype: "hook_response",
+    hook_event: outcome.event,
+    system_messages: outcome.systemMessages,
+    errors: outcome.errors.map((e) => ({ hook: e.hook, kind: e.kind, message: e.message })),
+  });
+}

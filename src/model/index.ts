@@ -1,0 +1,12 @@
+export { costOf } from "./cost.js";
+export { CostTracker } from "./cost-tracker.js";
+export { DEFAULT_PRICING, lookupModelInfo, ModelInfo, type PricingTable, Rates } from "./pricing.js";
+export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";
+export { type Env, type ResolvedModel, type ResolveModelOptions, resolveModel } from "./resolve-model.js";
+export {
+  INVALID_TOOL_NAME,
+  isTextProtocolModel,
+  TEXT_PROTOCOL_METADATA,
+  TextProtocolParser,
+  wrapTextProtocol,
+} from "./text-protocol/index.js";

@@ -1,0 +1,84 @@
+import { z } from "zod";
+
+/**
+ * How to reach a provider. `openai-compatible` covers Ollama, vLLM, llama.cpp's server,
+ * LM Studio and any other endpoint that speaks Chat Completions.
+ */
+export const ProviderConfig = z.object({
+  type: z.enum(["anthropic", "openai", "openai-compatible"]),
+  /** For `openai`: the Responses API (default) or Chat Completions. */
+  api: z.enum(["responses", "chat"]).optional(),
+  baseURL: z.string().optional(),
+  /** Environment variable that holds the base URL (used when `baseURL` is not set). */
+  baseURLEnv: z.string().optional(),
+  /** Default base URL when neither `baseURL` nor its env var is set. */
+  defaultBaseURL: z.string().optional(),
+  apiKey: z.string().optional(),
+  /** Environment variable that holds the API key. */
+  apiKeyEnv: z.string().optional(),
+  /** Whether a request without an API key is an error (local servers need none). */
+  requiresApiKey: z.boolean().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /**
+   * How the model calls tools: `native` (default) uses the provider's tool calling; `text`
+   * is for models without it — tools are described in the system prompt and calls are read
+   * from `<tool>` blocks in the answer (see `wrapTextProtocol`).
+   */
+  toolProtocol: z.enum(["native", "text"]).optional(),
+});
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+/** The providers every install knows; users add or override entries with `providers`. */
+export const BUILTIN_PROVIDERS: Record<string, ProviderConfig> = {
+  anthropic: {
+    type: "anthropic",
+    apiKeyEnv: "ANTHROPIC_API_KEY",
+    baseURLEnv: "ANTHROPIC_BASE_URL",
+    requiresApiKey: true,
+  },
+  openai: {
+    type: "openai",
+    api: "responses",
+    apiKeyEnv: "OPENAI_API_KEY",
+    baseURLEnv: "OPENAI_BASE_URL",
+    requiresApiKey: true,
+  },
+  "openai-chat": {
+    type: "openai",
+    api: "chat",
+    apiKeyEnv: "OPENAI_API_KEY",
+    baseURLEnv: "OPENAI_BASE_URL",
+    requiresApiKey: true,
+  },
+  "openai-compatible": {
+    type: "openai-compatible",
+    apiKeyEnv: "OPENAI_COMPATIBLE_API_KEY",
+    baseURLEnv: "OPENAI_COMPATIBLE_BASE_URL",
+    requiresApiKey: false,
+  },
+  ollama: {
+    type: "openai-compatible",
+    baseURLEnv: "OLLAMA_BASE_URL",
+    defaultBaseURL: "http://127.0.0.1:11434/v1",
+    requiresApiKey: false,
+  },
+  lmstudio: {
+    type: "openai-compatible",
+    baseURLEnv: "LMSTUDIO_BASE_URL",
+    defaultBaseURL: "http://127.0.0.1:1234/v1",
+    requiresApiKey: false,
+  },
+  llamacpp: {
+    type: "openai-compatible",
+    baseURLEnv: "LLAMACPP_BASE_URL",
+    defaultBaseURL: "http://127.0.0.1:8080/v1",
+    requiresApiKey: false,
+  },
+  vllm: {
+    type: "openai-compatible",
+    apiKeyEnv: "VLLM_API_KEY",
+    baseURLEnv: "VLLM_BASE_URL",
+    defaultBaseURL: "http://127.0.0.1:8000/v1",
+    requiresApiKey: false,
+  },
+};

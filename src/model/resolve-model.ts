@@ -1,0 +1,121 @@
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { GyreError } from "../errors/index.js";
+import { DEFAULT_PRICING, lookupModelInfo, type ModelInfo, type PricingTable } from "./pricing.js";
+import { BUILTIN_PROVIDERS, type ProviderConfig } from "./providers.js";
+import { wrapTextProtocol } from "./text-protocol/index.js";
+
+export type Env = Record<string, string | undefined>;
+
+export interface ResolveModelOptions {
+  /** Defaults to `process.env`. */
+  env?: Env;
+  /** Extra or overriding providers, by the name used before the `/`. */
+  providers?: Record<string, ProviderConfig>;
+  /** Overrides and additions to the pricing table, by model id. */
+  pricing?: PricingTable;
+  /** A fetch implementation for the provider (tests, proxies). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** A model ready for the loop: the AI SDK language model plus what Gyre knows about it. */
+export interface ResolvedModel {
+  model: LanguageModelV3;
+  /** `provider/model-id`, as reported in messages and `modelUsage`. */
+  id: string;
+  provider: string;
+  modelId: string;
+  info: ModelInfo | undefined;
+}
+
+/**
+ * Resolve `"provider/model-id"` (or an AI SDK language model object) to a model. A missing
+ * API key or an unknown provider fails here, before any request is sent. Provider packages
+ * are imported on demand so start-up loads only the one in use.
+ */
+export async function resolveModel(
+  spec: string | LanguageModelV3,
+  options: ResolveModelOptions = {},
+): Promise<ResolvedModel> {
+  const pricing = { ...DEFAULT_PRICING, ...options.pricing };
+  if (typeof spec !== "string") {
+    const provider = spec.provider.split(".")[0] ?? spec.provider;
+    return {
+      model: spec,
+      id: `${provider}/${spec.modelId}`,
+      provider,
+      modelId: spec.modelId,
+      info: lookupModelInfo(spec.modelId, pricing),
+    };
+  }
+  const slash = spec.indexOf("/");
+  if (slash <= 0 || slash === spec.length - 1) {
+    throw new GyreError(
+      "invalid_model",
+      `Model "${spec}" must look like "provider/model-id", e.g. "anthropic/claude-sonnet-4-5".`,
+    );
+  }
+  const providerName = spec.slice(0, slash);
+  const modelId = spec.slice(slash + 1);
+  const providers = { ...BUILTIN_PROVIDERS, ...options.providers };
+  const config = providers[providerName];
+  if (!config) {
+    throw new GyreError(
+      "unknown_provider",
+      `Unknown model provider "${providerName}" in "${spec}". Known providers: ${Object.keys(providers).join(", ")}. ` +
+        `Add others with the "providers" option.`,
+    );
+  }
+  const env = options.env ?? process.env;
+  const created = await createLanguageModel(providerName, modelId, config, env, options.fetch);
+  const model = config.toolProtocol === "text" ? wrapTextProtocol(created) : created;
+  return { model, id: spec, provider: providerName, modelId, info: lookupModelInfo(modelId, pricing) };
+}
+
+async function createLanguageModel(
+  providerName: string,
+  modelId: string,
+  config: ProviderConfig,
+  env: Env,
+  fetch: typeof globalThis.fetch | undefined,
+): Promise<LanguageModelV3> {
+  const apiKey = config.apiKey ?? (config.apiKeyEnv ? env[config.apiKeyEnv] : undefined);
+  if (config.requiresApiKey && !apiKey) {
+    throw new GyreError(
+      "missing_api_key",
+      `No API key for provider "${providerName}": set ${config.apiKeyEnv ?? "an API key"} or pass providers.${providerName}.apiKey.`,
+    );
+  }
+  const baseURL =
+    config.baseURL ?? (config.baseURLEnv ? env[config.baseURLEnv] : undefined) ?? config.defaultBaseURL;
+  const common = { apiKey, headers: config.headers, fetch };
+  switch (config.type) {
+    case "anthropic": {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
+      return createAnthropic({ ...common, baseURL: baseURL && withV1(baseURL) })(modelId);
+    }
+    case "openai": {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      const provider = createOpenAI({ ...common, baseURL });
+      return config.api === "chat" ? provider.chat(modelId) : provider.responses(modelId);
+    }
+    case "openai-compatible": {
+      if (!baseURL) {
+        throw new GyreError(
+          "config_error",
+          `Provider "${providerName}" needs a base URL: set ${config.baseURLEnv ?? "baseURL"} or providers.${providerName}.baseURL.`,
+        );
+      }
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+      return createOpenAICompatible({ ...common, name: providerName, baseURL, includeUsage: true })(modelId);
+    }
+  }
+}
+
+/**
+ * Anthropic's own SDKs take a base URL without the API version (`https://api.anthropic.com`)
+ * while the AI SDK wants it with `/v1`; accept both so existing environments work unchanged.
+ */
+function withV1(baseURL: string): string {
+  const trimmed = baseURL.replace(/\/+$/, "");
+  return /\/v\d+$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
+}

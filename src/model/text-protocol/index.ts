@@ -1,0 +1,5 @@
+export { type ParsedEvent, TextProtocolParser } from "./parser.js";
+export { MalformedCall, rewritePrompt, TEXT_PROTOCOL_METADATA } from "./rewrite-prompt.js";
+export { toolProtocolSection } from "./system-section.js";
+export { INVALID_TOOL_NAME, readToolBlock, ToolBlock, type ToolBlockCall } from "./tool-block.js";
+export { isTextProtocolModel, wrapTextProtocol } from "./wrap.js";

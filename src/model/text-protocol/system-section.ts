@@ -1,0 +1,46 @@
+import type { LanguageModelV3FunctionTool, LanguageModelV3ToolChoice } from "@ai-sdk/provider";
+
+/**
+ * The part of the system prompt that teaches the text tool protocol: the exact block
+ * format with an example, the rules around it, and every tool's name, description and
+ * JSON Schema. `toolChoice` `required` or `tool` adds a sentence saying a call is expected.
+ */
+export function toolProtocolSection(
+  tools: readonly LanguageModelV3FunctionTool[],
+  toolChoice?: LanguageModelV3ToolChoice,
+): string {
+  const lines = [
+    "# Tools",
+    "",
+    "You can call tools. To call a tool, write a <tool> block that holds one JSON object with two keys:",
+    '"tool_name" (the name of the tool) and "arguments" (a JSON object that matches the tool\'s input schema).',
+    "For example, a call to a tool named get_weather (an illustration, not one of your tools):",
+    "",
+    "<tool>",
+    '{"tool_name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}',
+    "</tool>",
+    "",
+    "Rules:",
+    "- Write one or more <tool> blocks, then stop. Write nothing after your last </tool>: wait for the results.",
+    "- Write the JSON exactly: double-quoted keys and strings, no comments, no trailing commas.",
+    '- Each result comes back in the next message as <tool_result tool_name="..." tool_call_id="...">...</tool_result>,',
+    '  marked is_error="true" when the call failed. Never write <tool_result> blocks yourself.',
+    "- You may think before you answer or call a tool inside <thinking>...</thinking>.",
+    "- When you need no tool, answer in plain text without any <tool> block.",
+  ];
+  const choice = choiceRule(toolChoice);
+  if (choice) lines.push(choice);
+  lines.push("", "## Available tools");
+  for (const tool of tools) {
+    lines.push("", `### ${tool.name}`);
+    if (tool.description) lines.push(tool.description.trim());
+    lines.push(`Input schema: ${JSON.stringify(tool.inputSchema)}`);
+  }
+  return lines.join("\n");
+}
+
+function choiceRule(toolChoice: LanguageModelV3ToolChoice | undefined): string | undefined {
+  if (toolChoice?.type === "required") return "- In this answer you must call at least one tool.";
+  if (toolChoice?.type === "tool") return `- In this answer you must call the tool ${toolChoice.toolName}.`;
+  return undefined;
+}

@@ -1,0 +1,24 @@
+export { type CommandPattern, compileCommandPattern, matchesCommand } from "./command-pattern.js";
+export { PermissionMode } from "./mode.js";
+export {
+  PermissionPolicy,
+  type PermissionPolicyOptions,
+  type PermissionRequest,
+  type PermissionSettings,
+  type RuleInput,
+  type RuleWarning,
+} from "./policy.js";
+export { formatRule, type ParsedRule, type PermissionRule, parseRule, type SourcedRule } from "./rule.js";
+export type { ShellCommand, ShellRedirect, ShellWord, SplitResult } from "./shell/shell-command.js";
+export { splitCommand } from "./shell/split-command.js";
+export { EDIT_TOOLS, READ_TOOLS } from "./tool-kinds.js";
+export {
+  type CanUseTool,
+  type PermissionDecision,
+  type PermissionResult,
+  PermissionRuleValue,
+  PermissionUpdate,
+  PermissionUpdateDestination,
+  RuleBehavior,
+  type RuleRef,
+} from "./types.js";

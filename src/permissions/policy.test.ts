@@ -1,0 +1,455 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SideEffect } from "../tools/index.js";
+import type { PermissionMode } from "./mode.js";
+import { PermissionPolicy, type PermissionPolicyOptions } from "./policy.js";
+
+let root: string;
+let ws: string;
+let outside: string;
+let home: string;
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(path.join(tmpdir(), "gyre-perm-")));
+  ws = path.join(root, "ws");
+  outside = path.join(root, "outside");
+  home = path.join(root, "home");
+  for (const dir of [ws, path.join(ws, "src"), outside, home, path.join(root, "extra")]) mkdirSync(dir);
+  writeFileSync(path.join(ws, "src", "a.ts"), "");
+  writeFileSync(path.join(outside, "secret.txt"), "");
+  symlinkSync(outside, path.join(ws, "link-out"));
+  symlinkSync(path.join(outside, "new-file.txt"), path.join(ws, "dangling"));
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function policy(options: Partial<PermissionPolicyOptions> = {}): PermissionPolicy {
+  return new PermissionPolicy({ cwd: ws, home, ...options });
+}
+
+const SIDE_EFFECTS: Record<string, SideEffect> = {
+  Read: "read-only",
+  Glob: "read-only",
+  Grep: "read-only",
+  Write: "mutating",
+  Edit: "mutating",
+  MultiEdit: "mutating",
+  NotebookEdit: "mutating",
+  Bash: "mutating",
+  WebFetch: "network",
+  TodoWrite: "none",
+  mcp__db__query: "mutating",
+};
+
+function call(
+  p: PermissionPolicy,
+  toolName: string,
+  input: Record<string, unknown>,
+  sideEffect?: SideEffect,
+) {
+  return p.evaluate({
+    toolName,
+    input,
+    sideEffect: sideEffect ?? SIDE_EFFECTS[toolName] ?? "mutating",
+    cwd: ws,
+  });
+}
+
+const bash = (command: string) => ["Bash", { command }] as const;
+
+describe("modes × tool kinds (no rules)", () => {
+  const inside = () => path.join(ws, "src", "a.ts");
+  const cases: Array<
+    [string, () => readonly [string, Record<string, unknown>], Record<PermissionMode, string>]
+  > = [
+    [
+      "Read inside",
+      () => ["Read", { file_path: inside() }],
+      { default: "allow", acceptEdits: "allow", plan: "allow", bypassPermissions: "allow", dontAsk: "allow" },
+    ],
+    [
+      "Read outside",
+      () => ["Read", { file_path: path.join(outside, "secret.txt") }],
+      { default: "ask", acceptEdits: "ask", plan: "ask", bypassPermissions: "allow", dontAsk: "deny" },
+    ],
+    [
+      "Grep (cwd)",
+      () => ["Grep", { pattern: "x" }],
+      { default: "allow", acceptEdits: "allow", plan: "allow", bypassPermissions: "allow", dontAsk: "allow" },
+    ],
+    [
+      "Edit inside",
+      () => ["Edit", { file_path: inside(), old_string: "a", new_string: "b" }],
+      { default: "ask", acceptEdits: "allow", plan: "deny", bypassPermissions: "allow", dontAsk: "deny" },
+    ],
+    [
+      "Write inside (relative path)",
+      () => ["Write", { file_path: "src/new.ts", content: "" }],
+      { default: "ask", acceptEdits: "allow", plan: "deny", bypassPermissions: "allow", dontAsk: "deny" },
+    ],
+    [
+      "NotebookEdit inside",
+      () => ["NotebookEdit", { notebook_path: path.join(ws, "n.ipynb"), new_source: "" }],
+      { default: "ask", acceptEdits: "allow", plan: "deny", bypassPermissions: "allow", dontAsk: "deny" },
+    ],
+    [
+      "Write outside",
+      () => ["Write", { file_path: path.join(outside, "x.txt"), content: "" }],
+      { default: "ask", acceptEdits: "ask", plan: "deny", bypassPermissions: "allow", dontAsk: "deny" },
+    ],
+    [
+      "Bash",
+      () => bash("ls"),
+      { default: "ask", acceptEdits: "ask", plan: "deny", bypassPermissions: "allow", dontAsk: "deny" },
+    ],
+    [
+      "WebFetch",
+      () => ["WebFetch", { url: "https://example.com", prompt: "x" }],
+      { default: "ask", acceptEdits: "ask", plan: "deny", bypassPermissions: "allow", dontAsk: "deny" },
+    ],
+    [
+      "TodoWrite (no side effect)",
+      () => ["TodoWrite", { todos: [] }],
+      { default: "allow", acceptEdits: "allow", plan: "allow", bypassPermissions: "allow", dontAsk: "allow" },
+    ],
+    [
+      "MCP tool",
+      () => ["mcp__db__query", { sql: "select 1" }],
+      { default: "ask", acceptEdits: "ask", plan: "deny", bypassPermissions: "allow", dontAsk: "deny" },
+    ],
+  ];
+  const modes: PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"];
+  for (const [name, make, expected] of cases) {
+    for (const mode of modes) {
+      it(`${name} in ${mode} → ${expected[mode]}`, () => {
+        const [tool, input] = make();
+        expect(call(policy({ mode }), tool, input).behavior).toBe(expected[mode]);
+      });
+    }
+  }
+
+  it("says plan mode when denying in plan mode", () => {
+    const decision = call(policy({ mode: "plan" }), ...bash("rm -rf build"));
+    expect(decision).toMatchObject({ behavior: "deny", message: expect.stringContaining("plan mode") });
+  });
+
+  it("setMode changes the outcome", () => {
+    const p = policy();
+    const edit = ["Edit", { file_path: path.join(ws, "src", "a.ts") }] as const;
+    expect(call(p, ...edit).behavior).toBe("ask");
+    p.setMode("acceptEdits");
+    expect(p.mode).toBe("acceptEdits");
+    expect(call(p, ...edit).behavior).toBe("allow");
+  });
+});
+
+describe("precedence", () => {
+  it("deny beats ask beats allow", () => {
+    const p = policy({
+      allow: ["Bash(git:*)"],
+      ask: ["Bash(git push:*)"],
+      deny: ["Bash(git push --force:*)"],
+    });
+    expect(call(p, ...bash("git status")).behavior).toBe("allow");
+    expect(call(p, ...bash("git push origin main")).behavior).toBe("ask");
+    expect(call(p, ...bash("git push --force origin main")).behavior).toBe("deny");
+  });
+
+  it("deny rules hold in bypassPermissions mode, and so do ask rules", () => {
+    const p = policy({ mode: "bypassPermissions", deny: ["Bash(rm:*)"], ask: ["WebFetch"] });
+    expect(call(p, ...bash("rm -rf /")).behavior).toBe("deny");
+    expect(call(p, "WebFetch", { url: "https://a.com" }).behavior).toBe("ask");
+    expect(call(p, ...bash("make")).behavior).toBe("allow");
+  });
+
+  it("ask rules deny in dontAsk mode, naming the rule", () => {
+    const decision = call(policy({ mode: "dontAsk", ask: ["Bash(npm publish:*)"] }), ...bash("npm publish"));
+    expect(decision).toMatchObject({
+      behavior: "deny",
+      rule: { rule: "Bash(npm publish:*)", behavior: "ask" },
+    });
+  });
+
+  it("allow rules let calls through in dontAsk mode", () => {
+    expect(call(policy({ mode: "dontAsk", allow: ["Bash(make:*)"] }), ...bash("make all")).behavior).toBe(
+      "allow",
+    );
+  });
+
+  it("plan mode denies mutating tools even when allowed", () => {
+    expect(call(policy({ mode: "plan", allow: ["Bash(make:*)"] }), ...bash("make")).behavior).toBe("deny");
+  });
+
+  it("deny messages name the rule and its settings file", () => {
+    const p = policy({ deny: [{ rule: "Read(./.env)", source: "/proj/.claude/settings.json" }] });
+    const decision = call(p, "Read", { file_path: path.join(ws, ".env") });
+    expect(decision).toMatchObject({
+      behavior: "deny",
+      rule: { rule: "Read(./.env)", behavior: "deny", source: "/proj/.claude/settings.json" },
+    });
+    if (decision.behavior === "deny") expect(decision.message).toContain("/proj/.claude/settings.json");
+  });
+});
+
+describe("Bash rules and compound commands", () => {
+  const allowTest = { allow: ["Bash(npm test:*)", "Bash(git status)", "Bash(echo:*)", "Bash(cat:*)"] };
+  const withCd = { allow: [...allowTest.allow, "Bash(cd:*)"] };
+  it.each([
+    ["cd /etc && echo x > passwd", "ask"],
+    ["cd src && echo x > /dev/null", "allow"],
+    ["cd src && echo x > WS/out", "allow"],
+  ])("with cd allowed: %j → %s", (command, expected) => {
+    expect(call(policy(withCd), ...bash(command.replace("WS", ws))).behavior).toBe(expected);
+  });
+  it.each([
+    ["npm test", "allow"],
+    ["npm test -- --watch", "allow"],
+    ["npm testx", "ask"],
+    ["npm test && rm -rf ~", "ask"],
+    ["npm test || rm -rf ~", "ask"],
+    ["npm test; rm -rf ~", "ask"],
+    ["npm test | rm -rf ~", "ask"],
+    ["npm test & rm -rf ~", "ask"],
+    ["npm test\nrm -rf ~", "ask"],
+    ["npm test $(rm -rf ~)", "ask"],
+    ["npm test `rm -rf ~`", "ask"],
+    ["(rm -rf ~)", "ask"],
+    ["npm test && git status", "allow"],
+    ["npm test | cat", "allow"],
+    ['echo "a && rm -rf ~"', "allow"],
+    ["echo 'a; rm -rf ~'", "allow"],
+    ["echo $(git status)", "allow"],
+    ["cat <<'EOF'\nrm -rf ~\nEOF", "allow"],
+    ["cat <<EOF\n$(rm -rf ~)\nEOF", "ask"],
+    ["echo x > /etc/passwd", "ask"],
+    ["echo x > out.txt", "allow"],
+    ["npm test > /dev/null 2>&1", "allow"],
+    ["echo x > $TARGET", "ask"],
+    ["echo x > link-out/y", "ask"],
+    ["cd /etc && echo x > passwd", "ask"],
+    ["cd src && echo x > /dev/null", "ask"],
+    ["NODE_OPTIONS=--require=evil.js npm test", "ask"],
+    ["$CMD test", "ask"],
+    ["echo 'unterminated", "ask"],
+    ["case x in a) echo;; esac", "ask"],
+  ])("%j → %s", (command, expected) => {
+    expect(call(policy(allowTest), ...bash(command)).behavior).toBe(expected);
+  });
+
+  it.each([
+    ["npm test && rm -rf ~"],
+    ["echo $(rm -rf ~)"],
+    ["FOO=1 rm -rf ~"],
+    ["env FOO=1 rm -rf ~"],
+    ["sudo rm -rf ~"],
+    ["command rm -rf ~"],
+    ["'rm' -rf ~"],
+    ["if true; then rm -rf ~; fi"],
+    ["rm -rf ~ 'unterminated"],
+  ])("deny Bash(rm:*) catches %j", (command) => {
+    expect(call(policy({ deny: ["Bash(rm:*)"], mode: "bypassPermissions" }), ...bash(command)).behavior).toBe(
+      "deny",
+    );
+  });
+
+  it("Edit deny rules catch output redirections", () => {
+    const p = policy({ deny: ["Edit(//etc/**)"], mode: "bypassPermissions" });
+    expect(call(p, ...bash("echo x > /etc/passwd")).behavior).toBe("deny");
+    expect(call(p, ...bash("echo x > /tmp/fine")).behavior).toBe("allow");
+  });
+
+  it("bare Bash allow covers any parseable command, never an unparseable one", () => {
+    const p = policy({ allow: ["Bash"] });
+    expect(call(p, ...bash("a && b | c")).behavior).toBe("allow");
+    expect(call(p, ...bash("echo 'x")).behavior).toBe("ask");
+  });
+
+  it("bare Bash deny denies every command", () => {
+    expect(call(policy({ deny: ["Bash"] }), ...bash("ls")).behavior).toBe("deny");
+  });
+
+  it("suggests exact rules for the parts that were not allowed", () => {
+    const decision = call(policy(allowTest), ...bash("npm test && make build"));
+    expect(decision).toMatchObject({
+      behavior: "ask",
+      suggestions: [
+        {
+          type: "addRules",
+          rules: [{ toolName: "Bash", ruleContent: "make build" }],
+          behavior: "allow",
+          destination: "session",
+        },
+      ],
+    });
+  });
+
+  it("applying a suggestion allows the command next time", () => {
+    const p = policy(allowTest);
+    const decision = call(p, ...bash("make build"));
+    if (decision.behavior !== "ask") throw new Error("expected ask");
+    for (const update of decision.suggestions ?? []) p.applyUpdate(update);
+    expect(call(p, ...bash("make build")).behavior).toBe("allow");
+  });
+});
+
+describe("path rules", () => {
+  it.each([
+    ["Read(./src/**)", "src/a.ts", true],
+    ["Read(src/**)", "src/a.ts", true],
+    ["Read(/src/**)", "src/a.ts", true],
+    ["Read(./src/**)", "other/a.ts", false],
+    ["Read(*.env)", ".env", true],
+    ["Read(*.env)", "deep/dir/prod.env", true],
+    ["Read(./.env)", "deep/.env", false],
+    ["Read(./.env)", ".env", true],
+    ["Read(src)", "src/a.ts", true],
+    ["Read(**/secrets/*)", "a/secrets/k", true],
+  ])("deny %s matches %s: %s", (rule, file, expected) => {
+    const decision = call(policy({ deny: [rule] }), "Read", { file_path: path.join(ws, file) });
+    expect(decision.behavior === "deny").toBe(expected);
+  });
+
+  it("anchors // at the filesystem root and ~/ at home", () => {
+    const p = policy({ deny: [`Read(/${outside}/**)`, "Read(~/.ssh/**)"] });
+    expect(call(p, "Read", { file_path: path.join(outside, "secret.txt") }).behavior).toBe("deny");
+    expect(call(p, "Read", { file_path: path.join(home, ".ssh", "id_rsa") }).behavior).toBe("deny");
+    expect(call(p, "Read", { file_path: path.join(ws, ".ssh", "id_rsa") }).behavior).toBe("allow");
+  });
+
+  it("resolves /path against the rule's settings root", () => {
+    const p = policy({
+      deny: [{ rule: "Edit(/config/**)", root: path.join(root, "extra") }],
+      mode: "acceptEdits",
+    });
+    expect(call(p, "Edit", { file_path: path.join(root, "extra", "config", "x") }).behavior).toBe("deny");
+    expect(call(p, "Edit", { file_path: path.join(ws, "config", "x") }).behavior).toBe("allow");
+  });
+
+  it("Edit rules cover Write, MultiEdit and NotebookEdit; Read rules cover Grep and Glob", () => {
+    const p = policy({ deny: ["Edit(./src/**)", "Read(./src/**)"], mode: "acceptEdits" });
+    for (const tool of ["Write", "Edit", "MultiEdit"]) {
+      expect(call(p, tool, { file_path: path.join(ws, "src", "a.ts") }).behavior).toBe("deny");
+    }
+    expect(call(p, "NotebookEdit", { notebook_path: path.join(ws, "src", "n.ipynb") }).behavior).toBe("deny");
+    expect(call(p, "Grep", { pattern: "x", path: path.join(ws, "src") }).behavior).toBe("deny");
+    expect(call(p, "Glob", { pattern: "*", path: "src" }).behavior).toBe("deny");
+  });
+
+  it("resolves .. before matching", () => {
+    const p = policy({ deny: ["Read(./src/**)"] });
+    expect(call(p, "Read", { file_path: path.join(ws, "other", "..", "src", "a.ts") }).behavior).toBe("deny");
+    expect(call(p, "Read", { file_path: "src/../../outside/secret.txt" }).behavior).toBe("ask");
+  });
+
+  it("a deny rule catches a symlink to its target; an allow rule needs the real path", () => {
+    const deny = policy({ deny: [`Read(/${outside}/**)`] });
+    expect(call(deny, "Read", { file_path: path.join(ws, "link-out", "secret.txt") }).behavior).toBe("deny");
+    const allow = policy({ allow: ["Edit(./**)"] });
+    expect(call(allow, "Edit", { file_path: path.join(ws, "src", "a.ts") }).behavior).toBe("allow");
+    expect(call(allow, "Edit", { file_path: path.join(ws, "link-out", "secret.txt") }).behavior).toBe("ask");
+  });
+});
+
+describe("workspace boundary", () => {
+  it("asks for writes outside the workspace even in acceptEdits, suggesting the directory", () => {
+    const decision = call(policy({ mode: "acceptEdits", allow: ["Edit"] }), "Write", {
+      file_path: path.join(outside, "x.txt"),
+    });
+    expect(decision).toMatchObject({
+      behavior: "ask",
+      suggestions: [{ type: "addDirectories", directories: [outside], destination: "session" }],
+    });
+  });
+
+  it("follows symlinked directories and dangling symlinks", () => {
+    const p = policy({ mode: "acceptEdits" });
+    expect(call(p, "Write", { file_path: path.join(ws, "link-out", "x.txt") }).behavior).toBe("ask");
+    expect(call(p, "Write", { file_path: path.join(ws, "dangling") }).behavior).toBe("ask");
+    expect(call(p, "Write", { file_path: path.join(ws, "src", "new", "deep.ts") }).behavior).toBe("allow");
+  });
+
+  it("treats additional directories as workspace", () => {
+    const p = policy({ mode: "acceptEdits", additionalDirectories: ["../extra"] });
+    expect(call(p, "Write", { file_path: path.join(root, "extra", "x.txt") }).behavior).toBe("allow");
+    expect(p.directories).toEqual([ws, path.join(root, "extra")]);
+  });
+
+  it("a path-scoped allow rule grants writes outside the workspace", () => {
+    const p = policy({ allow: [`Edit(/${outside}/**)`] });
+    expect(call(p, "Write", { file_path: path.join(outside, "x.txt") }).behavior).toBe("allow");
+  });
+
+  it("applying an addDirectories suggestion widens the workspace", () => {
+    const p = policy({ mode: "acceptEdits" });
+    const decision = call(p, "Write", { file_path: path.join(outside, "x.txt") });
+    if (decision.behavior !== "ask") throw new Error("expected ask");
+    p.applyUpdate(decision.suggestions![0]!);
+    expect(call(p, "Write", { file_path: path.join(outside, "x.txt") }).behavior).toBe("allow");
+  });
+});
+
+describe("other rule kinds", () => {
+  it("matches WebFetch domains", () => {
+    const p = policy({ allow: ["WebFetch(domain:example.com)", "WebFetch(domain:*.docs.dev)"] });
+    const fetch = (url: string) => call(p, "WebFetch", { url, prompt: "x" }).behavior;
+    expect(fetch("https://example.com/a")).toBe("allow");
+    expect(fetch("https://evil-example.com/a")).toBe("ask");
+    expect(fetch("https://api.docs.dev/")).toBe("allow");
+    expect(fetch("not a url")).toBe("ask");
+  });
+
+  it("matches MCP servers and tools", () => {
+    const p = policy({ allow: ["mcp__db"], deny: ["mcp__db__drop"] });
+    expect(call(p, "mcp__db__query", {}).behavior).toBe("allow");
+    expect(call(p, "mcp__db__drop", {}).behavior).toBe("deny");
+    expect(call(p, "mcp__other__query", {}).behavior).toBe("ask");
+  });
+
+  it("matches Task rules on the subagent type", () => {
+    const p = policy({ deny: ["Task(general-purpose)"] });
+    expect(call(p, "Task", { subagent_type: "general-purpose" }).behavior).toBe("deny");
+    expect(call(p, "Task", { subagent_type: "Explore" }).behavior).toBe("ask");
+  });
+
+  it("ignores malformed rules with a warning naming the source", () => {
+    const p = policy({ deny: [{ rule: "Bash(rm -rf", source: "/s.json" }], allow: ["Bash(ls)"] });
+    expect(p.warnings).toEqual([
+      {
+        rule: "Bash(rm -rf",
+        behavior: "deny",
+        source: "/s.json",
+        message: expect.stringContaining("closing"),
+      },
+    ]);
+    expect(call(p, ...bash("ls")).behavior).toBe("allow");
+  });
+});
+
+describe("fromSettings", () => {
+  it("merges settings rules with option rules; options' mode wins over defaultMode", () => {
+    const settings = {
+      permissions: {
+        allow: [{ rule: "Bash(make:*)", source: "/p/.claude/settings.json", root: "/p" }],
+        deny: [],
+        ask: [],
+        defaultMode: "plan" as const,
+        additionalDirectories: [path.join(root, "extra")],
+      },
+    };
+    const fromSettings = PermissionPolicy.fromSettings(settings, {
+      cwd: ws,
+      home,
+      deny: ["Bash(make clean)"],
+    });
+    expect(fromSettings.mode).toBe("plan");
+    fromSettings.setMode("default");
+    expect(call(fromSettings, ...bash("make all"))).toMatchObject({
+      behavior: "allow",
+      rule: { source: "/p/.claude/settings.json" },
+    });
+    expect(call(fromSettings, ...bash("make clean")).behavior).toBe("deny");
+    expect(PermissionPolicy.fromSettings(settings, { cwd: ws, mode: "dontAsk" }).mode).toBe("dontAsk");
+  });
+});

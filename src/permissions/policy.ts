@@ -1,0 +1,319 @@
+import { homedir } from "node:os";
+import path from "node:path";
+import type { SideEffect } from "../tools/index.js";
+import { findBlockingBashRule, matchAllowBashRules } from "./bash-rules.js";
+import { type CompiledRule, compileRule, describeRule, ruleRef } from "./compiled-rule.js";
+import type { PermissionMode } from "./mode.js";
+import { matchesPathPattern } from "./path-pattern.js";
+import { expandHome, isInside, resolveRealPath } from "./resolve-path.js";
+import { formatRule, parseRule, type SourcedRule } from "./rule.js";
+import { classifyRequest, matchesDomain, type Subject } from "./subject.js";
+import { EDIT_TOOLS, inputString, ruleAppliesTo } from "./tool-kinds.js";
+import type { PermissionDecision, PermissionUpdate, RuleBehavior } from "./types.js";
+
+/** A rule given as a plain string (no source file) or with its origin. */
+export type RuleInput = string | SourcedRule;
+
+export interface PermissionPolicyOptions {
+  mode?: PermissionMode;
+  allow?: readonly RuleInput[];
+  deny?: readonly RuleInput[];
+  ask?: readonly RuleInput[];
+  /** Directories besides `cwd` where file edits count as inside the workspace. */
+  additionalDirectories?: readonly string[];
+  /** The workspace root; `./path` and bare path rules are relative to it. */
+  cwd: string;
+  /** For `~/` in rules; defaults to the OS home directory. */
+  home?: string;
+}
+
+/** The permission part of loaded settings (see `loadSettings` in src/settings). */
+export interface PermissionSettings {
+  permissions: {
+    allow: readonly SourcedRule[];
+    deny: readonly SourcedRule[];
+    ask: readonly SourcedRule[];
+    defaultMode?: PermissionMode;
+    additionalDirectories: readonly string[];
+  };
+}
+
+/** One tool call to judge. `cwd` resolves relative paths in the input. */
+export interface PermissionRequest {
+  toolName: string;
+  input: unknown;
+  sideEffect: SideEffect;
+  cwd: string;
+}
+
+/** A rule that could not be parsed; it is ignored and reported here. */
+export interface RuleWarning {
+  rule: string;
+  behavior: RuleBehavior;
+  source?: string;
+  message: string;
+}
+
+/**
+ * Decides whether a tool call may run, in Claude Code's order: deny rules, then (in plan
+ * mode) refusal of anything not read-only, then ask rules, then the workspace boundary for
+ * file edits, then `bypassPermissions`, then allow rules, then the mode's default.
+ * Pure apart from resolving symlinks on disk; it never prompts — `ask` is left to the caller.
+ */
+export class PermissionPolicy {
+  readonly #cwd: string;
+  readonly #home: string;
+  #mode: PermissionMode;
+  #rules: Record<RuleBehavior, CompiledRule[]> = { allow: [], deny: [], ask: [] };
+  #directories: string[] = [];
+  readonly #warnings: RuleWarning[] = [];
+
+  constructor(options: PermissionPolicyOptions) {
+    this.#cwd = path.resolve(options.cwd);
+    this.#home = options.home ?? homedir();
+    this.#mode = options.mode ?? "default";
+    for (const behavior of ["allow", "deny", "ask"] as const) {
+      for (const input of options[behavior] ?? []) this.#addRule(input, behavior);
+    }
+    this.#addDirectories([this.#cwd, ...(options.additionalDirectories ?? [])]);
+  }
+
+  /**
+   * A policy from loaded settings plus options. Rules and directories from both are
+   * combined; `options.mode` wins over the settings' `defaultMode`.
+   */
+  static fromSettings(
+    settings: PermissionSettings,
+    options: Omit<PermissionPolicyOptions, "mode"> & { mode?: PermissionMode },
+  ): PermissionPolicy {
+    const { permissions } = settings;
+    return new PermissionPolicy({
+      ...options,
+      mode: options.mode ?? permissions.defaultMode ?? "default",
+      allow: [...permissions.allow, ...(options.allow ?? [])],
+      deny: [...permissions.deny, ...(options.deny ?? [])],
+      ask: [...permissions.ask, ...(options.ask ?? [])],
+      additionalDirectories: [...permissions.additionalDirectories, ...(options.additionalDirectories ?? [])],
+    });
+  }
+
+  get mode(): PermissionMode {
+    return this.#mode;
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.#mode = mode;
+  }
+
+  /** Rules that were ignored because they could not be parsed. */
+  get warnings(): readonly RuleWarning[] {
+    return this.#warnings;
+  }
+
+  /** Workspace directories (real paths): `cwd` first, then additional directories. */
+  get directories(): readonly string[] {
+    return this.#directories;
+  }
+
+  /** Apply an update (e.g. an "always allow" suggestion the user accepted) to this policy. */
+  applyUpdate(update: PermissionUpdate): void {
+    switch (update.type) {
+      case "setMode":
+        this.#mode = update.mode;
+        return;
+      case "addDirectories":
+        this.#addDirectories(update.directories);
+        return;
+      case "removeDirectories": {
+        const removed = new Set(update.directories.map((dir) => this.#realDirectory(dir)));
+        this.#directories = this.#directories.filter(
+          (dir) => dir === this.#directories[0] || !removed.has(dir),
+        );
+        return;
+      }
+      case "replaceRules":
+        this.#rules[update.behavior] = [];
+        break;
+      case "removeRules": {
+        const removed = new Set(update.rules.map((rule) => formatRule(rule.toolName, rule.ruleContent)));
+        this.#rules[update.behavior] = this.#rules[update.behavior].filter((rule) => !removed.has(rule.raw));
+        return;
+      }
+    }
+    for (const rule of update.rules) {
+      this.#addRule({ rule: formatRule(rule.toolName, rule.ruleContent) }, update.behavior);
+    }
+  }
+
+  /** Judge one tool call. */
+  evaluate(request: PermissionRequest): PermissionDecision {
+    const subject = classifyRequest(request, this.#cwd, this.#home);
+    const deny = this.#findBlocking("deny", request, subject);
+    if (deny) {
+      return {
+        behavior: "deny",
+        message: `Permission to use ${request.toolName} has been denied by ${describeRule(deny)}.`,
+        rule: ruleRef(deny),
+      };
+    }
+    if (this.#mode === "plan" && !isReadOnly(request.sideEffect)) {
+      return {
+        behavior: "deny",
+        message: `${request.toolName} is not available in plan mode: only read-only tools may run while planning.`,
+      };
+    }
+    const ask = this.#findBlocking("ask", request, subject);
+    if (ask) return this.#ask(`${request.toolName} matches ${describeRule(ask)}`, request, subject, ask);
+    if (subject.kind === "file" && request.sideEffect === "mutating" && !this.#inWorkspace(subject.real)) {
+      const scoped = this.#rules.allow.find((rule) => rule.path && this.#matchesFile(rule, request, subject));
+      if (scoped) return allow(`${request.toolName} is allowed by ${describeRule(scoped)}`, scoped);
+      if (this.#mode === "bypassPermissions") return allow("bypassPermissions mode allows every call");
+      return this.#ask(`${subject.real} is outside the workspace`, request, subject);
+    }
+    if (this.#mode === "bypassPermissions") return allow("bypassPermissions mode allows every call");
+    const allowRule = this.#findAllow(request, subject);
+    if (allowRule) return allow(`${request.toolName} is allowed by ${describeRule(allowRule)}`, allowRule);
+    return this.#modeDefault(request, subject);
+  }
+
+  #modeDefault(request: PermissionRequest, subject: Subject): PermissionDecision {
+    if (request.sideEffect === "none") return allow(`${request.toolName} has no side effects`);
+    if (request.sideEffect === "read-only") {
+      if (subject.kind === "file" && !this.#inWorkspace(subject.real)) {
+        return this.#ask(`${subject.real} is outside the workspace`, request, subject);
+      }
+      return allow(`${request.toolName} only reads`);
+    }
+    if (this.#mode === "acceptEdits" && EDIT_TOOLS.has(request.toolName)) {
+      return allow("acceptEdits mode allows file edits inside the workspace");
+    }
+    return this.#ask(`no rule allows ${request.toolName}`, request, subject);
+  }
+
+  #ask(
+    reason: string,
+    request: PermissionRequest,
+    subject: Subject,
+    rule?: CompiledRule,
+  ): PermissionDecision {
+    if (this.#mode === "dontAsk") {
+      const message = `Permission to use ${request.toolName} was not granted: ${reason}, and dontAsk mode denies instead of asking.`;
+      return rule ? { behavior: "deny", message, rule: ruleRef(rule) } : { behavior: "deny", message };
+    }
+    const suggestions = this.#suggest(request, subject);
+    return {
+      behavior: "ask",
+      reason,
+      ...(suggestions.length > 0 ? { suggestions } : {}),
+      ...(rule ? { rule: ruleRef(rule) } : {}),
+    };
+  }
+
+  #suggest(request: PermissionRequest, subject: Subject): PermissionUpdate[] {
+    if (subject.kind === "file" && !this.#inWorkspace(subject.real)) {
+      return [{ type: "addDirectories", directories: [path.dirname(subject.real)], destination: "session" }];
+    }
+    if (subject.kind === "file" && EDIT_TOOLS.has(request.toolName)) {
+      return [{ type: "setMode", mode: "acceptEdits", destination: "session" }];
+    }
+    if (subject.kind === "bash") {
+      const { unmatched } = matchAllowBashRules(this.#rules.allow, subject.call, (file) =>
+        this.#inWorkspace(file),
+      );
+      if (!subject.call.split.ok) return [];
+      const rules = [...new Set(unmatched)].map((ruleContent) => ({ toolName: "Bash", ruleContent }));
+      return [{ type: "addRules", rules, behavior: "allow", destination: "session" }];
+    }
+    return [
+      {
+        type: "addRules",
+        rules: [{ toolName: request.toolName }],
+        behavior: "allow",
+        destination: "session",
+      },
+    ];
+  }
+
+  #findBlocking(
+    behavior: "deny" | "ask",
+    request: PermissionRequest,
+    subject: Subject,
+  ): CompiledRule | undefined {
+    const rules = this.#rules[behavior];
+    if (subject.kind === "bash") return findBlockingBashRule(rules, subject.call);
+    return rules.find((rule) => this.#matches(rule, request, subject, "block"));
+  }
+
+  #findAllow(request: PermissionRequest, subject: Subject): CompiledRule | undefined {
+    if (subject.kind === "bash") {
+      return matchAllowBashRules(this.#rules.allow, subject.call, (file) => this.#inWorkspace(file)).rule;
+    }
+    return this.#rules.allow.find((rule) => this.#matches(rule, request, subject, "allow"));
+  }
+
+  #matches(
+    rule: CompiledRule,
+    request: PermissionRequest,
+    subject: Subject,
+    use: "block" | "allow",
+  ): boolean {
+    if (!ruleAppliesTo(rule.toolName, request.toolName)) return false;
+    if (rule.content === undefined) return true;
+    if (rule.path) return subject.kind === "file" && this.#matchesFile(rule, request, subject, use);
+    if (rule.toolName === "WebFetch")
+      return subject.kind === "url" && matchesDomain(rule.content, subject.hostname);
+    if (rule.toolName === "Task" || rule.toolName === "Agent") {
+      return inputString(request.input, "subagent_type") === rule.content;
+    }
+    return false;
+  }
+
+  /** Blocking rules match the path as written or as resolved; allow rules must match the real path. */
+  #matchesFile(
+    rule: CompiledRule,
+    request: PermissionRequest,
+    subject: Extract<Subject, { kind: "file" }>,
+    use: "block" | "allow" = "allow",
+  ): boolean {
+    if (!ruleAppliesTo(rule.toolName, request.toolName) || !rule.path) return false;
+    if (use === "allow") return matchesPathPattern(rule.path, [subject.real]);
+    // A search of a directory reads the files in it: `Read(./src/**)` must stop `Grep` in `src`.
+    const files = subject.directory
+      ? subject.files.flatMap((file) => [file, path.join(file, "-")])
+      : subject.files;
+    return matchesPathPattern(rule.path, files);
+  }
+
+  #inWorkspace(real: string): boolean {
+    return this.#directories.some((dir) => isInside(real, dir));
+  }
+
+  #addRule(input: RuleInput, behavior: RuleBehavior): void {
+    const sourced = typeof input === "string" ? { rule: input } : input;
+    const parsed = parseRule(sourced, behavior);
+    if (!parsed.ok) {
+      this.#warnings.push({ rule: sourced.rule, behavior, source: sourced.source, message: parsed.error });
+      return;
+    }
+    this.#rules[behavior].push(compileRule(parsed.rule, { cwd: this.#cwd, home: this.#home }));
+  }
+
+  #addDirectories(directories: readonly string[]): void {
+    for (const dir of directories) {
+      const real = this.#realDirectory(dir);
+      if (!this.#directories.includes(real)) this.#directories.push(real);
+    }
+  }
+
+  #realDirectory(dir: string): string {
+    return resolveRealPath(path.resolve(this.#cwd, expandHome(dir, this.#home)));
+  }
+}
+
+function allow(reason: string, rule?: CompiledRule): PermissionDecision {
+  return rule ? { behavior: "allow", reason, rule: ruleRef(rule) } : { behavior: "allow", reason };
+}
+
+function isReadOnly(sideEffect: SideEffect): boolean {
+  return sideEffect === "none" || sideEffect === "read-only";
+}

@@ -1,0 +1,229 @@
+import { z } from "zod";
+import { AssistantContentBlock, StopReason, Usage, UserContentBlock } from "./content.js";
+
+/**
+ * The one message model. Field names follow the Claude Agent SDK's `SDKMessage` so a
+ * program that consumes those messages consumes ours. Every message has `uuid` and
+ * `session_id`; the CLI's stream-json, the server's SSE and the session store are all
+ * projections of this stream.
+ */
+const Base = { uuid: z.string(), session_id: z.string() };
+
+export const PermissionMode = z.enum(["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]);
+export type PermissionMode = z.infer<typeof PermissionMode>;
+
+export const SDKSystemInitMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("init"),
+  ...Base,
+  apiKeySource: z.string(),
+  cwd: z.string(),
+  tools: z.array(z.string()),
+  mcp_servers: z.array(z.object({ name: z.string(), status: z.string() })),
+  model: z.string(),
+  permissionMode: PermissionMode,
+  slash_commands: z.array(z.string()),
+  output_style: z.string(),
+  gyre_version: z.string(),
+});
+export type SDKSystemInitMessage = z.infer<typeof SDKSystemInitMessage>;
+
+export const SDKApiRetryMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("api_retry"),
+  ...Base,
+  attempt: z.number().int().positive(),
+  max_retries: z.number().int().nonnegative(),
+  retry_delay_ms: z.number().nonnegative(),
+  error_status: z.number().int().nullable(),
+  error: z.string(),
+});
+export type SDKApiRetryMessage = z.infer<typeof SDKApiRetryMessage>;
+
+export const SDKCompactBoundaryMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("compact_boundary"),
+  ...Base,
+  compact_metadata: z.object({
+    trigger: z.enum(["manual", "auto"]),
+    pre_tokens: z.number().int().nonnegative(),
+    post_tokens: z.number().int().nonnegative().optional(),
+  }),
+});
+export type SDKCompactBoundaryMessage = z.infer<typeof SDKCompactBoundaryMessage>;
+
+/** Gyre addition: the session's task list changed (TodoWrite), so UIs can show progress. */
+export const SDKTodoMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("todos"),
+  ...Base,
+  todos: z.array(
+    z.object({
+      content: z.string(),
+      status: z.enum(["pending", "in_progress", "completed"]),
+      activeForm: z.string(),
+    }),
+  ),
+});
+export type SDKTodoMessage = z.infer<typeof SDKTodoMessage>;
+
+/** Gyre addition: what hooks said to the caller (system messages) and hooks that failed. */
+export const SDKHookResponseMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("hook_response"),
+  ...Base,
+  hook_event: z.string(),
+  system_messages: z.array(z.string()),
+  errors: z.array(z.object({ hook: z.string(), kind: z.string(), message: z.string() })),
+});
+export type SDKHookResponseMessage = z.infer<typeof SDKHookResponseMessage>;
+
+export const APIAssistantMessage = z.object({
+  id: z.string(),
+  type: z.literal("message"),
+  role: z.literal("assistant"),
+  model: z.string(),
+  content: z.array(AssistantContentBlock),
+  stop_reason: StopReason.nullable(),
+  stop_sequence: z.string().nullable(),
+  usage: Usage,
+});
+export type APIAssistantMessage = z.infer<typeof APIAssistantMessage>;
+
+export const SDKAssistantMessage = z.object({
+  type: z.literal("assistant"),
+  ...Base,
+  message: APIAssistantMessage,
+  parent_tool_use_id: z.string().nullable(),
+  /** Gyre addition: what this model call cost, in US dollars. */
+  cost_usd: z.number().nonnegative().optional(),
+  /** Gyre addition: set when the model call failed part-way (cut stream, abort). */
+  error: z.string().optional(),
+});
+export type SDKAssistantMessage = z.infer<typeof SDKAssistantMessage>;
+
+export const SDKUserMessage = z.object({
+  type: z.literal("user"),
+  ...Base,
+  message: z.object({
+    role: z.literal("user"),
+    content: z.union([z.string(), z.array(UserContentBlock)]),
+  }),
+  parent_tool_use_id: z.string().nullable(),
+  /** True for messages Gyre wrote itself (tool results, continuation prompts). */
+  isSynthetic: z.boolean().optional(),
+  /** The structured result of the tool, for callers; the model sees the content blocks. */
+  tool_use_result: z.unknown().optional(),
+});
+export type SDKUserMessage = z.infer<typeof SDKUserMessage>;
+
+/** Partial output while the model streams; `event` is an Anthropic raw stream event. */
+export const SDKPartialAssistantMessage = z.object({
+  type: z.literal("stream_event"),
+  ...Base,
+  event: z.record(z.string(), z.unknown()).and(z.object({ type: z.string() })),
+  parent_tool_use_id: z.string().nullable(),
+});
+export type SDKPartialAssistantMessage = z.infer<typeof SDKPartialAssistantMessage>;
+
+export const SDKToolProgressMessage = z.object({
+  type: z.literal("tool_progress"),
+  ...Base,
+  tool_use_id: z.string(),
+  tool_name: z.string(),
+  parent_tool_use_id: z.string().nullable(),
+  elapsed_time_seconds: z.number().nonnegative(),
+  /** Gyre addition: what the tool reported (a line of output, a percentage, ...). */
+  data: z.unknown().optional(),
+});
+export type SDKToolProgressMessage = z.infer<typeof SDKToolProgressMessage>;
+
+export const ModelUsage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadInputTokens: z.number().int().nonnegative(),
+  cacheCreationInputTokens: z.number().int().nonnegative(),
+  webSearchRequests: z.number().int().nonnegative(),
+  costUSD: z.number().nonnegative(),
+  contextWindow: z.number().int().nonnegative(),
+});
+export type ModelUsage = z.infer<typeof ModelUsage>;
+
+export const PermissionDenial = z.object({
+  tool_name: z.string(),
+  tool_use_id: z.string(),
+  tool_input: z.unknown(),
+});
+export type PermissionDenial = z.infer<typeof PermissionDenial>;
+
+export const ResultSubtype = z.enum([
+  "success",
+  "error_max_turns",
+  "error_max_budget_usd",
+  "error_during_execution",
+]);
+export type ResultSubtype = z.infer<typeof ResultSubtype>;
+
+/**
+ * Why the loop ended, finer than `subtype` (Gyre addition). `interrupted` covers both
+ * `interrupt()` and an external abort.
+ */
+export const TerminalReason = z.enum([
+  "completed",
+  "max_turns",
+  "max_budget",
+  "max_tokens",
+  "refusal",
+  "interrupted",
+  "model_error",
+  "doom_loop",
+  "hook_stopped",
+  "tool_stopped",
+  "permission_denied",
+  "requires_action",
+  "question",
+  "context_overflow",
+]);
+export type TerminalReason = z.infer<typeof TerminalReason>;
+
+export const SDKResultMessage = z.object({
+  type: z.literal("result"),
+  subtype: ResultSubtype,
+  ...Base,
+  is_error: z.boolean(),
+  num_turns: z.number().int().nonnegative(),
+  duration_ms: z.number().nonnegative(),
+  duration_api_ms: z.number().nonnegative(),
+  total_cost_usd: z.number().nonnegative(),
+  usage: Usage,
+  modelUsage: z.record(z.string(), ModelUsage),
+  /** The final answer text (success), or empty. */
+  result: z.string(),
+  stop_reason: StopReason.nullable(),
+  permission_denials: z.array(PermissionDenial),
+  /** Error texts, present on error subtypes. */
+  errors: z.array(z.string()).optional(),
+  terminal_reason: TerminalReason,
+  /** Gyre addition: the run ended by asking the person this (the `ask_question` tool). */
+  question: z.object({ question: z.string(), options: z.array(z.string()).optional() }).optional(),
+});
+export type SDKResultMessage = z.infer<typeof SDKResultMessage>;
+
+export const SDKSystemMessage = z.discriminatedUnion("subtype", [
+  SDKSystemInitMessage,
+  SDKApiRetryMessage,
+  SDKCompactBoundaryMessage,
+  SDKTodoMessage,
+  SDKHookResponseMessage,
+]);
+export type SDKSystemMessage = z.infer<typeof SDKSystemMessage>;
+
+export const SDKMessage = z.union([
+  SDKSystemMessage,
+  SDKAssistantMessage,
+  SDKUserMessage,
+  SDKPartialAssistantMessage,
+  SDKToolProgressMessage,
+  SDKResultMessage,
+]);
+export type SDKMessage = z.infer<typeof SDKMessage>;

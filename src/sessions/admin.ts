@@ -1,0 +1,48 @@
+import type { SDKMessage } from "../protocol/index.js";
+import { type StoreLocation, withStore } from "./open-store.js";
+import type { UpToOptions } from "./store.js";
+import type { SessionInfo } from "./types.js";
+
+/** Sessions of a store, most recently updated first. `cwd` also filters when given. */
+export async function listSessions(
+  options: StoreLocation & { limit?: number; allDirectories?: boolean } = {},
+): Promise<SessionInfo[]> {
+  return withStore(options, (store) =>
+    store.listSessions({
+      ...(options.cwd !== undefined && !options.allDirectories ? { cwd: options.cwd } : {}),
+      ...(options.limit !== undefined ? { limit: options.limit } : {}),
+    }),
+  );
+}
+
+/** One session's info; `session_not_found` when unknown. */
+export async function getSession(
+  sessionId: string,
+  options: StoreLocation = {},
+): Promise<SessionInfo | undefined> {
+  return withStore(options, (store) => store.getSession(sessionId));
+}
+
+/** The stored SDKMessages of a session, in order (up to `upTo` when given). */
+export async function getSessionMessages(
+  sessionId: string,
+  options: StoreLocation & UpToOptions = {},
+): Promise<SDKMessage[]> {
+  return withStore(options, (store) =>
+    store.getSessionMessages(sessionId, options.upTo !== undefined ? { upTo: options.upTo } : {}),
+  );
+}
+
+/** Sets a session's title; `session_not_found` when unknown. */
+export async function renameSession(
+  sessionId: string,
+  title: string,
+  options: StoreLocation = {},
+): Promise<SessionInfo> {
+  return withStore(options, (store) => store.renameSession(sessionId, title));
+}
+
+/** Deletes a session with its messages and checkpoints; unknown ids are fine. */
+export async function deleteSession(sessionId: string, options: StoreLocation = {}): Promise<void> {
+  return withStore(options, (store) => store.deleteSession(sessionId));
+}

@@ -1,0 +1,230 @@
+import { describe, expect, it } from "vitest";
+import {
+  assistant,
+  progress,
+  prompt,
+  result,
+  streamEvent,
+  toolResults,
+  toolUse,
+  usage,
+} from "../../test/sessions-fixtures.js";
+import type { SDKMessage } from "../protocol/index.js";
+import { applyMessage } from "./derive.js";
+import { DeriveState, derivedSessionFields, initialDeriveState } from "./derive-state.js";
+import type { Part } from "./parts.js";
+import { assembleMessages } from "./session-record.js";
+import type { MessageInfo, StoredMessage } from "./types.js";
+
+/** Folds messages through the reducer at times 10, 20, 30, ... with counter ids. */
+function fold(messages: SDKMessage[], start = initialDeriveState()) {
+  let n = 0;
+  const newId = (prefix: string) => `${prefix}_${String(++n).padStart(4, "0")}`;
+  let state = start;
+  const rows = new Map<string, MessageInfo>();
+  const parts = new Map<string, Part>();
+  const changes: Part[][] = [];
+  messages.forEach((message, index) => {
+    const applied = applyMessage(state, message, { sessionId: "s", now: (index + 1) * 10, newId });
+    state = applied.state;
+    for (const row of applied.messages) rows.set(row.id, row);
+    for (const part of applied.parts) parts.set(part.id, part);
+    changes.push(applied.parts);
+  });
+  return { state, messages: assembleMessages([...rows.values()], [...parts.values()]), changes };
+}
+
+function partsOf(message: StoredMessage | undefined, type: Part["type"]): Part[] {
+  return message?.parts.filter((part) => part.type === type) ?? [];
+}
+
+describe("applyMessage", () => {
+  it("does not change the state it is given", () => {
+    const start = fold([prompt("s", "go"), assistant("s", [toolUse("t1", "Bash", { command: "ls" })])]).state;
+    const frozen = structuredClone(start);
+    fold([progress("s", "t1", "Bash"), toolResults("s", [{ tool_use_id: "t1", content: "ok" }])], start);
+    expect(start).toEqual(frozen);
+  });
+
+  it("keeps its state as plain JSON that the schema accepts", () => {
+    const { state } = fold([
+      prompt("s", "go"),
+      assistant("s", [toolUse("t1", "Write", { file_path: "/a" })]),
+    ]);
+    expect(DeriveState.parse(JSON.parse(JSON.stringify(state)))).toEqual(state);
+  });
+
+  it("moves a tool from pending to running once, on the first progress", () => {
+    const { messages, changes } = fold([
+      assistant("s", [toolUse("t1", "Bash", { command: "make" })]),
+      progress("s", "t1", "Bash", 0),
+      progress("s", "t1", "Bash", 5),
+      progress("s", "unknown", "Bash", 0),
+    ]);
+    expect(partsOf(messages[0], "tool")).toMatchObject([{ state: { status: "running", startedAt: 20 } }]);
+    expect(changes.slice(2)).toEqual([[], []]);
+  });
+
+  it("closes a tool that never reported progress with its start at its end", () => {
+    const { messages } = fold([
+      assistant("s", [toolUse("t1", "Glob", { pattern: "*" })]),
+      toolResults("s", [{ tool_use_id: "t1", content: "a.ts" }]),
+    ]);
+    expect(partsOf(messages[0], "tool")).toMatchObject([
+      { state: { status: "completed", output: "a.ts", startedAt: 20, endedAt: 20, input: { pattern: "*" } } },
+    ]);
+  });
+
+  it("ignores results for unknown or already closed calls", () => {
+    const { state, changes } = fold([
+      assistant("s", [toolUse("t1", "Read", { file_path: "/a" })]),
+      toolResults("s", [{ tool_use_id: "t1", content: "first" }]),
+      toolResults("s", [
+        { tool_use_id: "t1", content: "second" },
+        { tool_use_id: "zzz", content: "stray" },
+      ]),
+    ]);
+    expect(changes[2]).toEqual([]);
+    expect(state.openTools).toEqual({});
+  });
+
+  it("renders image results as notes in the output", () => {
+    const { messages } = fold([
+      assistant("s", [toolUse("t1", "Read", { file_path: "/a.png" })]),
+      toolResults("s", [
+        {
+          tool_use_id: "t1",
+          content: [
+            { type: "text", text: "Image:" },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } },
+          ],
+        },
+      ]),
+    ]);
+    expect(partsOf(messages[0], "tool")).toMatchObject([{ state: { output: "Image:\n[image: image/png]" } }]);
+  });
+
+  it("lists each successfully edited file once in the step's patch, across result messages", () => {
+    const { messages, state } = fold([
+      assistant("s", [
+        toolUse("w", "Write", { file_path: "/a.ts", content: "x" }),
+        toolUse("e", "Edit", { file_path: "/a.ts", old_string: "x", new_string: "y" }),
+        toolUse("m", "MultiEdit", { file_path: "/b.ts", edits: [] }),
+        toolUse("n", "NotebookEdit", { notebook_path: "/c.ipynb", new_source: "" }),
+        toolUse("bad", "Edit", { file_path: "/d.ts", old_string: "q", new_string: "r" }),
+        toolUse("r", "Read", { file_path: "/e.ts" }),
+      ]),
+      toolResults("s", [
+        { tool_use_id: "w", content: "ok" },
+        { tool_use_id: "e", content: "ok" },
+        { tool_use_id: "bad", content: "old_string not found", is_error: true },
+        { tool_use_id: "r", content: "contents" },
+      ]),
+      toolResults("s", [
+        { tool_use_id: "m", content: "ok" },
+        { tool_use_id: "n", content: "ok" },
+      ]),
+    ]);
+    const patches = partsOf(messages[0], "patch");
+    expect(patches).toHaveLength(1);
+    expect(patches[0]).toMatchObject({ files: ["/a.ts", "/b.ts", "/c.ipynb"] });
+    expect(messages[0]?.parts.at(-1)?.type).toBe("patch");
+    expect(state.patches).toEqual({});
+  });
+
+  it("derives reasoning, redacted reasoning, subtasks and errors", () => {
+    const { messages } = fold([
+      assistant(
+        "s",
+        [
+          { type: "redacted_thinking", data: "opaque" },
+          toolUse("task1", "Task", {
+            description: "Find tests",
+            prompt: "Look for tests",
+            subagent_type: "explore",
+          }),
+        ],
+        { error: "stream cut", stop_reason: null },
+      ),
+    ]);
+    const [message] = messages;
+    expect(message).toMatchObject({
+      error: "stream cut",
+      finishReason: null,
+      model: "anthropic/claude-sonnet-4-5",
+    });
+    expect(partsOf(message, "reasoning")).toMatchObject([{ text: "", redacted: true }]);
+    expect(partsOf(message, "subtask")).toMatchObject([
+      { callId: "task1", description: "Find tests", prompt: "Look for tests", agent: "explore" },
+    ]);
+  });
+
+  it("marks subagent messages and keeps them out of the title", () => {
+    const { messages, state } = fold([
+      prompt("s", "sub prompt", { parent_tool_use_id: "task1" }),
+      prompt("s", "Continue.", { isSynthetic: true }),
+      prompt("s", "   \n  Real title  \nmore"),
+      prompt("s", "Another prompt"),
+    ]);
+    expect(messages[0]?.parentToolUseId).toBe("task1");
+    expect(messages[1]?.parts).toMatchObject([{ type: "text", synthetic: true }]);
+    expect(state.derivedTitle).toBe("Real title");
+  });
+
+  it("cuts long titles to 80 characters", () => {
+    const { state } = fold([prompt("s", "x".repeat(200))]);
+    expect(state.derivedTitle).toHaveLength(80);
+    expect(state.derivedTitle?.endsWith("…")).toBe(true);
+  });
+
+  it("makes no message for a user message of only tool results", () => {
+    const { messages } = fold([
+      prompt("s", "go"),
+      assistant("s", [toolUse("t1", "Bash", { command: "ls" })]),
+      toolResults("s", [{ tool_use_id: "t1", content: "ok" }]),
+      assistant("s", [{ type: "text", text: "done" }]),
+    ]);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "assistant"]);
+    expect(messages[2]?.parentId).toBe(messages[1]?.id);
+  });
+
+  it("counts stored messages, not stream events; init sets the model", () => {
+    const { state } = fold([
+      streamEvent("s"),
+      {
+        type: "system",
+        subtype: "init",
+        uuid: "u",
+        session_id: "s",
+        apiKeySource: "env",
+        cwd: "/",
+        tools: [],
+        mcp_servers: [],
+        model: "openai/gpt-5",
+        permissionMode: "default",
+        slash_commands: [],
+        output_style: "default",
+        gyre_version: "0.1.0",
+      },
+    ]);
+    expect(state.messageCount).toBe(1);
+    expect(state.model).toBe("openai/gpt-5");
+  });
+
+  it("sums costs over runs: the result replaces the run's running total", () => {
+    const { state } = fold([
+      assistant("s", [{ type: "text", text: "a" }], { cost_usd: 0.1, usage: usage(10, 1) }),
+      result("s", 0.15, usage(12, 2)),
+      assistant("s", [{ type: "text", text: "b" }], { cost_usd: 0.2, usage: usage(20, 2) }),
+    ]);
+    const fields = derivedSessionFields(state);
+    expect(fields.costUsd).toBeCloseTo(0.35);
+    expect(fields.tokens).toMatchObject({ input_tokens: 32, output_tokens: 4 });
+    expect(fields.runs).toBe(1);
+  });
+
+  it("leaves calls open across a result (client tools answer after the run pauses)", () => {
+    const { state } = fold([assistant("s", [toolUse("c1", "client_fn", {})]), result("s", 0, usage(0, 0))]);
+    expect(Object.keys(state.openTools)).toEqual(["c1"]);
+  });
+});

@@ -1,0 +1,231 @@
+import {
+  addUsage,
+  emptyUsage,
+  type SDKAssistantMessage,
+  type SDKCompactBoundaryMessage,
+  type SDKMessage,
+  type SDKResultMessage,
+  type SDKUserMessage,
+  type ToolResultBlock,
+} from "../protocol/index.js";
+import type { DeriveContext, DeriveResult, DeriveState } from "./derive-state.js";
+import { applyToolProgress, applyToolResults } from "./derive-tools.js";
+import type { Part, ToolPart } from "./parts.js";
+import type { MessageInfo } from "./types.js";
+
+const TITLE_MAX_CHARS = 80;
+
+/**
+ * The one reducer from the SDKMessage stream to stored messages and parts. Pure: the same
+ * state, message and context give the same result. Stores call it on every append and
+ * persist exactly the rows it returns (inserted or replaced by id).
+ *
+ * - `assistant` → an assistant message with step-start, reasoning, text, tool (pending),
+ *   subtask (Task calls) and step-finish parts;
+ * - `tool_progress` → the pending tool part is running, with its start time;
+ * - `user` → tool results complete (or fail) their tool parts and add patch parts; any
+ *   text makes a user message (a message of only tool results makes none);
+ * - `system`/`compact_boundary` → a user message with a compaction part;
+ * - `result` → closes the run: its cost and usage replace the run's running totals;
+ * - `stream_event` and other system messages only count (stream events not even that).
+ */
+export function applyMessage(state: DeriveState, message: SDKMessage, ctx: DeriveContext): DeriveResult {
+  if (message.type === "stream_event") return { state, messages: [], parts: [] };
+  const counted: DeriveState = {
+    ...state,
+    messageCount: state.messageCount + 1,
+    lastMessageAt: message.type === "tool_progress" ? state.lastMessageAt : ctx.now,
+  };
+  switch (message.type) {
+    case "assistant":
+      return applyAssistant(counted, state.lastMessageAt ?? ctx.now, message, ctx);
+    case "user":
+      return applyUser(counted, message, ctx);
+    case "tool_progress":
+      return { ...applyToolProgress(counted, message, ctx), messages: [] };
+    case "result":
+      return { state: closeRun(counted, message), messages: [], parts: [] };
+    case "system":
+      if (message.subtype === "compact_boundary") return applyCompaction(counted, message, ctx);
+      if (message.subtype === "init")
+        return { state: { ...counted, model: message.model }, messages: [], parts: [] };
+      return { state: counted, messages: [], parts: [] };
+  }
+}
+
+function newMessage(
+  state: DeriveState,
+  ctx: DeriveContext,
+  fields: Pick<MessageInfo, "role" | "sdkUuid" | "parentToolUseId" | "createdAt">,
+): MessageInfo {
+  return {
+    id: ctx.newId("msg"),
+    sessionId: ctx.sessionId,
+    parentId: state.lastMessageId,
+    completedAt: ctx.now,
+    model: null,
+    costUsd: 0,
+    tokens: emptyUsage(),
+    finishReason: null,
+    error: null,
+    ...fields,
+  };
+}
+
+function applyAssistant(
+  state: DeriveState,
+  startedAt: number,
+  message: SDKAssistantMessage,
+  ctx: DeriveContext,
+): DeriveResult {
+  const api = message.message;
+  const costUsd = message.cost_usd ?? 0;
+  const row: MessageInfo = {
+    ...newMessage(state, ctx, {
+      role: "assistant",
+      sdkUuid: message.uuid,
+      parentToolUseId: message.parent_tool_use_id,
+      createdAt: startedAt,
+    }),
+    model: api.model,
+    costUsd,
+    tokens: api.usage,
+    finishReason: api.stop_reason,
+    error: message.error ?? null,
+  };
+  const base = { messageId: row.id, sessionId: ctx.sessionId };
+  const parts: Part[] = [{ ...base, id: ctx.newId("prt"), type: "step-start", time: startedAt }];
+  const openTools = { ...state.openTools };
+  for (const block of api.content) {
+    if (block.type === "text") parts.push({ ...base, id: ctx.newId("prt"), type: "text", text: block.text });
+    if (block.type === "thinking") {
+      parts.push({ ...base, id: ctx.newId("prt"), type: "reasoning", text: block.thinking, redacted: false });
+    }
+    if (block.type === "redacted_thinking") {
+      parts.push({ ...base, id: ctx.newId("prt"), type: "reasoning", text: "", redacted: true });
+    }
+    if (block.type === "tool_use") {
+      const tool: ToolPart = {
+        ...base,
+        id: ctx.newId("prt"),
+        type: "tool",
+        callId: block.id,
+        tool: block.name,
+        state: { status: "pending", input: block.input },
+      };
+      openTools[block.id] = tool;
+      parts.push(tool);
+      if (block.name === "Task") parts.push(subtaskPart(base, block.id, block.input, ctx));
+    }
+  }
+  parts.push({
+    ...base,
+    id: ctx.newId("prt"),
+    type: "step-finish",
+    time: ctx.now,
+    costUsd,
+    tokens: api.usage,
+    finishReason: api.stop_reason,
+  });
+  const run = { costUsd: state.run.costUsd + costUsd, tokens: addUsage(state.run.tokens, api.usage) };
+  return {
+    state: { ...state, lastMessageId: row.id, model: api.model, openTools, run },
+    messages: [row],
+    parts,
+  };
+}
+
+function subtaskPart(
+  base: { messageId: string; sessionId: string },
+  callId: string,
+  input: unknown,
+  ctx: DeriveContext,
+): Part {
+  const fields = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+  const text = (value: unknown): string => (typeof value === "string" ? value : "");
+  const agent = text(fields.subagent_type);
+  return {
+    ...base,
+    id: ctx.newId("prt"),
+    type: "subtask",
+    callId,
+    description: text(fields.description),
+    prompt: text(fields.prompt),
+    agent: agent === "" ? null : agent,
+  };
+}
+
+function applyUser(state: DeriveState, message: SDKUserMessage, ctx: DeriveContext): DeriveResult {
+  const content = message.message.content;
+  const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+  const results = blocks.filter((block): block is ToolResultBlock => block.type === "tool_result");
+  const texts = blocks.flatMap((block) => (block.type === "text" ? [block.text] : []));
+  const closed = applyToolResults(state, results, ctx);
+  if (texts.length === 0) return { state: closed.state, messages: [], parts: closed.parts };
+
+  const row = newMessage(closed.state, ctx, {
+    role: "user",
+    sdkUuid: message.uuid,
+    parentToolUseId: message.parent_tool_use_id,
+    createdAt: ctx.now,
+  });
+  const synthetic = message.isSynthetic === true ? { synthetic: true } : {};
+  const textParts: Part[] = texts.map((text) => ({
+    id: ctx.newId("prt"),
+    messageId: row.id,
+    sessionId: ctx.sessionId,
+    type: "text",
+    text,
+    ...synthetic,
+  }));
+  const isPrompt = message.isSynthetic !== true && message.parent_tool_use_id === null;
+  const derivedTitle = closed.state.derivedTitle ?? (isPrompt ? titleFrom(texts.join("\n")) : null);
+  return {
+    state: { ...closed.state, lastMessageId: row.id, derivedTitle },
+    messages: [row],
+    parts: [...closed.parts, ...textParts],
+  };
+}
+
+function titleFrom(text: string): string | null {
+  const line = text.trim().split("\n")[0]?.trim() ?? "";
+  if (line === "") return null;
+  return line.length > TITLE_MAX_CHARS ? `${line.slice(0, TITLE_MAX_CHARS - 1)}…` : line;
+}
+
+function applyCompaction(
+  state: DeriveState,
+  message: SDKCompactBoundaryMessage,
+  ctx: DeriveContext,
+): DeriveResult {
+  const row = newMessage(state, ctx, {
+    role: "user",
+    sdkUuid: message.uuid,
+    parentToolUseId: null,
+    createdAt: ctx.now,
+  });
+  const meta = message.compact_metadata;
+  const part: Part = {
+    id: ctx.newId("prt"),
+    messageId: row.id,
+    sessionId: ctx.sessionId,
+    type: "compaction",
+    trigger: meta.trigger,
+    preTokens: meta.pre_tokens,
+    postTokens: meta.post_tokens ?? null,
+  };
+  return { state: { ...state, lastMessageId: row.id }, messages: [row], parts: [part] };
+}
+
+function closeRun(state: DeriveState, result: SDKResultMessage): DeriveState {
+  return {
+    ...state,
+    closed: {
+      costUsd: state.closed.costUsd + result.total_cost_usd,
+      tokens: addUsage(state.closed.tokens, result.usage),
+    },
+    run: { costUsd: 0, tokens: emptyUsage() },
+    runs: state.runs + 1,
+    lastResult: { subtype: result.subtype, terminalReason: result.terminal_reason, isError: result.is_error },
+  };
+}

@@ -1,0 +1,54 @@
+export { deleteSession, getSession, getSessionMessages, listSessions, renameSession } from "./admin.js";
+export {
+  type ConversationMessage,
+  type ConversationOptions,
+  conversationFromMessages,
+  INTERRUPTED_TOOL_RESULT,
+} from "./conversation.js";
+export { applyMessage } from "./derive.js";
+export {
+  type DeriveContext,
+  type DerivedSessionFields,
+  type DeriveResult,
+  DeriveState,
+  derivedSessionFields,
+  initialDeriveState,
+} from "./derive-state.js";
+export { FILE_EDIT_TOOLS, resultText } from "./derive-tools.js";
+export { createIdGenerator, type IdGenerator, type IdGeneratorOptions, type IdPrefix } from "./ids.js";
+export { DEFAULT_LOCK_TTL_MS, isProcessAlive } from "./lock-liveness.js";
+export { MemorySessionStore, type StoreClockOptions } from "./memory-store.js";
+export { type StoreLocation, withStore } from "./open-store.js";
+export {
+  CompactionPart,
+  Part,
+  PatchPart,
+  ReasoningPart,
+  StepFinishPart,
+  StepStartPart,
+  SubtaskPart,
+  TextPart,
+  ToolPart,
+  ToolState,
+} from "./parts.js";
+export {
+  openPostgresSessionStore,
+  PostgresSessionStore,
+  type PostgresSessionStoreOptions,
+} from "./postgres-store.js";
+export { type RewindFilesResult, rewindFiles } from "./rewind-files.js";
+export { assembleMessages } from "./session-record.js";
+export {
+  defaultSqlitePath,
+  openSqliteSessionStore,
+  SqliteSessionStore,
+  type SqliteSessionStoreOptions,
+} from "./sqlite-store.js";
+export {
+  filesToRestore,
+  type ListSessionsFilter,
+  type SessionLock,
+  type SessionStore,
+  type UpToOptions,
+} from "./store.js";
+export { CreateSessionInput, type FileCheckpoint, MessageInfo, SessionInfo, StoredMessage } from "./types.js";

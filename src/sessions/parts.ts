@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { StopReason, Usage } from "../protocol/index.js";
+
+/**
+ * Parts are the pieces of a stored message, derived from the SDKMessage stream (see
+ * `applyMessage`). Times are milliseconds since the epoch. Parts of one message sort by id.
+ */
+const PartBase = { id: z.string(), messageId: z.string(), sessionId: z.string() };
+
+export const TextPart = z.object({
+  ...PartBase,
+  type: z.literal("text"),
+  text: z.string(),
+  /** True for text Gyre wrote itself (continuation prompts, synthetic user messages). */
+  synthetic: z.boolean().optional(),
+});
+export type TextPart = z.infer<typeof TextPart>;
+
+export const ReasoningPart = z.object({
+  ...PartBase,
+  type: z.literal("reasoning"),
+  text: z.string(),
+  /** The provider returned the reasoning encrypted; `text` is empty. */
+  redacted: z.boolean(),
+});
+export type ReasoningPart = z.infer<typeof ReasoningPart>;
+
+/** A tool call's life: `pending → running → completed | error`. */
+export const ToolState = z.discriminatedUnion("status", [
+  z.object({ status: z.literal("pending"), input: z.unknown() }),
+  z.object({ status: z.literal("running"), input: z.unknown(), startedAt: z.number() }),
+  z.object({
+    status: z.literal("completed"),
+    input: z.unknown(),
+    /** The result text the model saw (images are noted as `[image: type]`). */
+    output: z.string(),
+    startedAt: z.number(),
+    endedAt: z.number(),
+  }),
+  z.object({
+    status: z.literal("error"),
+    input: z.unknown(),
+    error: z.string(),
+    startedAt: z.number(),
+    endedAt: z.number(),
+  }),
+]);
+export type ToolState = z.infer<typeof ToolState>;
+
+export const ToolPart = z.object({
+  ...PartBase,
+  type: z.literal("tool"),
+  /** The `tool_use` block id. */
+  callId: z.string(),
+  tool: z.string(),
+  state: ToolState,
+});
+export type ToolPart = z.infer<typeof ToolPart>;
+
+/** A model call began (the time the request went out, as near as the stream tells). */
+export const StepStartPart = z.object({ ...PartBase, type: z.literal("step-start"), time: z.number() });
+export type StepStartPart = z.infer<typeof StepStartPart>;
+
+/** A model call ended: what it cost and why it stopped. */
+export const StepFinishPart = z.object({
+  ...PartBase,
+  type: z.literal("step-finish"),
+  time: z.number(),
+  costUsd: z.number(),
+  tokens: Usage,
+  finishReason: StopReason.nullable(),
+});
+export type StepFinishPart = z.infer<typeof StepFinishPart>;
+
+/** The history before this point was summarized (`compact_boundary`). */
+export const CompactionPart = z.object({
+  ...PartBase,
+  type: z.literal("compaction"),
+  trigger: z.enum(["manual", "auto"]),
+  preTokens: z.number(),
+  postTokens: z.number().nullable(),
+});
+export type CompactionPart = z.infer<typeof CompactionPart>;
+
+/** A subagent was started with the Task tool; its messages carry `parentToolUseId = callId`. */
+export const SubtaskPart = z.object({
+  ...PartBase,
+  type: z.literal("subtask"),
+  callId: z.string(),
+  description: z.string(),
+  prompt: z.string(),
+  agent: z.string().nullable(),
+});
+export type SubtaskPart = z.infer<typeof SubtaskPart>;
+
+/** Files this step changed: Write/Edit-style calls whose results were not errors. */
+export const PatchPart = z.object({ ...PartBase, type: z.literal("patch"), files: z.array(z.string()) });
+export type PatchPart = z.infer<typeof PatchPart>;
+
+export const Part = z.discriminatedUnion("type", [
+  TextPart,
+  ReasoningPart,
+  ToolPart,
+  StepStartPart,
+  StepFinishPart,
+  CompactionPart,
+  SubtaskPart,
+  PatchPart,
+]);
+export type Part = z.infer<typeof Part>;

@@ -1,0 +1,143 @@
+import { GyreError } from "../errors/index.js";
+import type { SDKMessage } from "../protocol/index.js";
+import { DeriveState, derivedSessionFields, initialDeriveState } from "./derive-state.js";
+import type { IdGenerator } from "./ids.js";
+import { parseStored } from "./json.js";
+import type { Part } from "./parts.js";
+import type { CreateSessionInput, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
+
+/** What every store keeps per session: a few columns plus the reducer's state. */
+export interface SessionRecord {
+  id: string;
+  cwd: string;
+  /** The explicit title (`renameSession` or `createSession`), not the derived one. */
+  title: string | null;
+  createdAt: number;
+  updatedAt: number;
+  parentId: string | null;
+  forkedFromMessage: string | null;
+  state: DeriveState;
+}
+
+export function newSessionRecord(input: CreateSessionInput, now: number, newId: IdGenerator): SessionRecord {
+  return {
+    id: input.id ?? newId("ses"),
+    cwd: input.cwd,
+    title: input.title ?? null,
+    createdAt: now,
+    updatedAt: now,
+    parentId: input.parentId ?? null,
+    forkedFromMessage: input.forkedFromMessage ?? null,
+    state: initialDeriveState(input.model ?? null),
+  };
+}
+
+/** A new session's column values, in the order both SQL stores insert them. */
+export function sessionRowValues(record: SessionRecord): Array<string | number | null> {
+  return [
+    record.id,
+    record.cwd,
+    record.title,
+    record.createdAt,
+    record.updatedAt,
+    record.parentId,
+    record.forkedFromMessage,
+    JSON.stringify(record.state),
+  ];
+}
+
+/** The reducer state as stored; anything else is a `session_store_error` naming `where`. */
+export function decodeState(text: unknown, where: string): DeriveState {
+  const parsed = DeriveState.safeParse(parseStored(text, where));
+  if (!parsed.success) {
+    throw new GyreError(
+      "session_store_error",
+      `Unreadable session state in ${where}: ${parsed.error.message}`,
+    );
+  }
+  return parsed.data;
+}
+
+export function toSessionInfo(record: SessionRecord): SessionInfo {
+  const { derivedTitle, ...derived } = derivedSessionFields(record.state);
+  return {
+    id: record.id,
+    cwd: record.cwd,
+    title: record.title ?? derivedTitle,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    parentId: record.parentId,
+    forkedFromMessage: record.forkedFromMessage,
+    ...derived,
+  };
+}
+
+/** Joins message rows with their parts; both lists are in creation order. */
+export function assembleMessages(messages: MessageInfo[], parts: Part[]): StoredMessage[] {
+  const byMessage = new Map<string, Part[]>();
+  for (const part of parts) {
+    const list = byMessage.get(part.messageId) ?? [];
+    list.push(part);
+    byMessage.set(part.messageId, list);
+  }
+  return messages.map((message) => ({ ...message, parts: byMessage.get(message.id) ?? [] }));
+}
+
+/** What the reducer returned for one stored message, in append order. */
+export interface DerivedRows {
+  messages: readonly MessageInfo[];
+  parts: readonly Part[];
+}
+
+/**
+ * Replays per-message reducer output into the derived messages: rows in append order, each
+ * part where it first appeared with the content of its last version (as an upsert by id
+ * into a table ordered by first insertion would hold).
+ */
+export function replayDerived(appends: Iterable<DerivedRows>): StoredMessage[] {
+  const messages: MessageInfo[] = [];
+  const parts = new Map<string, Part>();
+  for (const append of appends) {
+    messages.push(...append.messages);
+    for (const part of append.parts) parts.set(part.id, part);
+  }
+  return assembleMessages(messages, [...parts.values()]);
+}
+
+/** The message rewritten into another session, for forks. */
+export function withSessionId(message: SDKMessage, sessionId: string): SDKMessage {
+  return { ...message, session_id: sessionId };
+}
+
+/** Cuts `messages` after the one with uuid `upTo` (inclusive); unknown uuids are an error. */
+export function cutAt<T extends { uuid: string }>(
+  messages: T[],
+  sessionId: string,
+  upTo: string | undefined,
+): T[] {
+  if (upTo === undefined) return messages;
+  const index = messages.findIndex((message) => message.uuid === upTo);
+  if (index < 0) throw messageNotFound(sessionId, upTo);
+  return messages.slice(0, index + 1);
+}
+
+export function sessionNotFound(sessionId: string): GyreError {
+  return new GyreError("session_not_found", `No session with id ${sessionId}`);
+}
+
+export function messageNotFound(sessionId: string, uuid: string): GyreError {
+  return new GyreError("session_message_not_found", `Session ${sessionId} has no message with uuid ${uuid}`);
+}
+
+export function sessionExists(sessionId: string): GyreError {
+  return new GyreError("session_store_error", `A session with id ${sessionId} already exists`);
+}
+
+export function sessionBusy(sessionId: string, holder: string): GyreError {
+  return new GyreError("session_busy", `Session ${sessionId} is in use by ${holder}`);
+}
+
+/** A non-empty owner label for locks: the caller's, or this process. */
+export function lockOwner(owner: string | undefined): string {
+  return owner ?? `pid ${process.pid}`;
+}

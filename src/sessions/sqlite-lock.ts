@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import type { Database } from "better-sqlite3";
+import { currentHost, DEFAULT_LOCK_TTL_MS, describeHolder, isLockStale } from "./lock-liveness.js";
+import { lockOwner, sessionBusy } from "./session-record.js";
+import type { Statements } from "./sqlite-statements.js";
+import type { SessionLock } from "./store.js";
+
+/**
+ * Session locks as rows: holder pid, host and a heartbeat. Taking one is a read and a write
+ * in one IMMEDIATE transaction, so two processes cannot both win; a row whose holder died
+ * (same host) or stopped beating (older than the TTL) is taken over.
+ */
+export class SqliteLocks {
+  readonly #db: Database;
+  readonly #sql: Statements;
+  readonly #now: () => number;
+  readonly #ttlMs: number;
+  readonly #held = new Map<string, () => void>();
+
+  constructor(db: Database, statements: Statements, now: () => number, ttlMs = DEFAULT_LOCK_TTL_MS) {
+    this.#db = db;
+    this.#sql = statements;
+    this.#now = now;
+    this.#ttlMs = ttlMs;
+  }
+
+  acquire(sessionId: string, owner: string | undefined): SessionLock {
+    const label = lockOwner(owner);
+    const token = randomUUID();
+    this.#db
+      .transaction(() => {
+        const row = this.#sql.getLock.get(sessionId);
+        const now = this.#now();
+        if (row) {
+          const holder = { owner: row.owner, pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at };
+          if (!isLockStale(holder, now, this.#ttlMs)) throw sessionBusy(sessionId, describeHolder(holder));
+        }
+        this.#sql.putLock.run(sessionId, token, label, process.pid, currentHost(), now, now);
+      })
+      .immediate();
+
+    const beat = setInterval(
+      () => {
+        try {
+          this.#sql.heartbeat.run(this.#now(), sessionId, token);
+        } catch {
+          // The database is closing or busy; the next beat (or the TTL) settles it.
+        }
+      },
+      Math.max(1000, Math.floor(this.#ttlMs / 3)),
+    );
+    beat.unref();
+
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      clearInterval(beat);
+      this.#held.delete(token);
+      if (this.#db.open) this.#sql.deleteLock.run(sessionId, token);
+    };
+    this.#held.set(token, release);
+    return { sessionId, owner: label, release: async () => release() };
+  }
+
+  /** Releases every lock this store holds (on close). */
+  releaseAll(): void {
+    for (const release of [...this.#held.values()]) release();
+  }
+}

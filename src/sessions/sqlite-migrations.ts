@@ -1,0 +1,145 @@
+import type { Database } from "better-sqlite3";
+import { GyreError } from "../errors/index.js";
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Append only: a released migration never changes; a new version fixes forward. */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "sessions, messages, parts, checkpoints, locks",
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        cwd TEXT NOT NULL,
+        title TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        parent_id TEXT,
+        forked_from_message TEXT,
+        state TEXT NOT NULL
+      );
+      CREATE INDEX sessions_by_update ON sessions (updated_at DESC, id DESC);
+      CREATE INDEX sessions_by_cwd ON sessions (cwd, updated_at DESC, id DESC);
+      CREATE TABLE session_messages (
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        uuid TEXT NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, seq),
+        UNIQUE (session_id, uuid)
+      );
+      CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX messages_by_session ON messages (session_id, seq);
+      CREATE TABLE parts (
+        id TEXT PRIMARY KEY,
+        message_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        ord INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX parts_by_session ON parts (session_id, seq, ord);
+      CREATE TABLE checkpoints (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL,
+        message_uuid TEXT NOT NULL,
+        message_seq INTEGER NOT NULL,
+        file_path TEXT NOT NULL,
+        content_before BLOB,
+        created_at INTEGER NOT NULL,
+        UNIQUE (session_id, message_uuid, file_path)
+      );
+      CREATE TABLE session_locks (
+        session_id TEXT PRIMARY KEY,
+        token TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        acquired_at INTEGER NOT NULL,
+        heartbeat_at INTEGER NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: "derived rows kept with their raw message; no indexes on updated_at",
+    // An append used to dirty about fifteen B-tree pages: a rowid tree plus two indexes for
+    // each of session_messages, messages and parts, and two indexes on sessions.updated_at,
+    // which every append changes. Now the reducer's output for a message (its new message
+    // row and its new or changed parts) is stored in that message's own row, and a reader
+    // replays those rows in order, a part keeping the place where it first appeared and the
+    // content of its last version (what the upserts into parts gave). Sessions are few:
+    // listing them sorts the table instead of keeping two indexes current on every append.
+    sql: `
+      DROP INDEX sessions_by_update;
+      DROP INDEX sessions_by_cwd;
+      CREATE INDEX sessions_by_cwd ON sessions (cwd);
+
+      ALTER TABLE session_messages ADD COLUMN derived_messages TEXT;
+      ALTER TABLE session_messages ADD COLUMN derived_parts TEXT;
+      UPDATE session_messages AS raw SET
+        derived_messages = (
+          SELECT json_group_array(json(m.data) ORDER BY m.id) FROM messages AS m
+          WHERE m.session_id = raw.session_id AND m.seq = raw.seq
+          HAVING count(*) > 0
+        ),
+        derived_parts = (
+          SELECT json_group_array(json(p.data) ORDER BY p.ord) FROM parts AS p
+          WHERE p.session_id = raw.session_id AND p.seq = raw.seq
+          HAVING count(*) > 0
+        );
+      DROP TABLE messages;
+      DROP TABLE parts;
+    `,
+  },
+];
+
+/**
+ * Brings the schema up to date: each migration not yet in `gyre_migrations` runs once, in
+ * its own IMMEDIATE transaction (so two processes opening one file cannot both run it).
+ * A database from a newer Gyre is refused rather than misread.
+ */
+export function migrateSqlite(
+  db: Database,
+  migrations: readonly Migration[] = SQLITE_MIGRATIONS,
+  now = Date.now(),
+): void {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS gyre_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+  );
+  const applied = db.prepare<[number], { version: number }>(
+    "SELECT version FROM gyre_migrations WHERE version = ?",
+  );
+  const record = db.prepare("INSERT INTO gyre_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+  const newest = db.prepare<[], { version: number | null }>(
+    "SELECT MAX(version) AS version FROM gyre_migrations",
+  );
+  const known = migrations.reduce((max, migration) => Math.max(max, migration.version), 0);
+  const found = newest.get()?.version ?? 0;
+  if (found > known) {
+    throw new GyreError(
+      "session_store_error",
+      `Session database schema version ${found} is newer than this Gyre supports (${known})`,
+    );
+  }
+  for (const migration of migrations) {
+    db.transaction(() => {
+      if (applied.get(migration.version)) return;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now);
+    }).immediate();
+  }
+}

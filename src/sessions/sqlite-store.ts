@@ -1,0 +1,335 @@
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
+import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
+import type { SDKMessage } from "../protocol/index.js";
+import { applyMessage } from "./derive.js";
+import type { DeriveState } from "./derive-state.js";
+import { createIdGenerator, type IdGenerator } from "./ids.js";
+import { parseStored } from "./json.js";
+import type { StoreClockOptions } from "./memory-store.js";
+import type { Part } from "./parts.js";
+import {
+  decodeState,
+  messageNotFound,
+  newSessionRecord,
+  sessionRowValues,
+  replayDerived,
+  type SessionRecord,
+  sessionExists,
+  sessionNotFound,
+  toSessionInfo,
+  withSessionId,
+} from "./session-record.js";
+import { SqliteLocks } from "./sqlite-lock.js";
+import { migrateSqlite } from "./sqlite-migrations.js";
+import { prepareStatements, type SessionRow, type Statements } from "./sqlite-statements.js";
+import type { ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
+import type { CreateSessionInput, FileCheckpoint, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
+
+export interface SqliteSessionStoreOptions extends StoreClockOptions {
+  /** The database file (default `<cwd>/.gyre/sessions.db`). */
+  path?: string;
+  /** Where the default file goes (default `process.cwd()`). */
+  cwd?: string;
+  /** A lock whose holder has not sent a heartbeat for this long is taken over (default 60 s). */
+  lockTtlMs?: number;
+  /**
+   * `normal` (default): in WAL mode a commit is durable against a crash of the process
+   * (kill -9 included) but the last commits before a power loss or OS crash may be lost;
+   * the database stays consistent either way. `full` syncs every commit to disk, so not
+   * even a power cut loses an appended message, at several times the cost per append.
+   */
+  synchronous?: "full" | "normal";
+}
+
+/** The default database file for a project directory. */
+export function defaultSqlitePath(cwd: string): string {
+  return join(cwd, ".gyre", "sessions.db");
+}
+
+/**
+ * Opens (creating if needed) a SQLite session store in WAL mode and migrates its schema.
+ * A file that is not a readable Gyre database is a `session_store_error` naming the file.
+ */
+export function openSqliteSessionStore(options: SqliteSessionStoreOptions = {}): SqliteSessionStore {
+  const path = options.path ?? defaultSqlitePath(options.cwd ?? process.cwd());
+  let db: Database.Database | undefined;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+    db.pragma("busy_timeout = 10000");
+    migrateSqlite(db);
+    return new SqliteSessionStore(db, path, prepareStatements(db), options);
+  } catch (error) {
+    db?.close();
+    throw storeError(path, error);
+  }
+}
+
+function storeError(path: string, error: unknown): GyreError {
+  if (isGyreError(error) && error.code !== "session_store_error") return error;
+  return new GyreError("session_store_error", `Session database ${path}: ${errorMessage(error)}`, {
+    cause: error,
+  });
+}
+
+/** The embedded default store. Use {@link openSqliteSessionStore} to create one. */
+export class SqliteSessionStore implements SessionStore {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #sql: Statements;
+  readonly #now: () => number;
+  readonly #newId: IdGenerator;
+  readonly #locks: SqliteLocks;
+  /** Made once: building a better-sqlite3 transaction function per append costs more than the insert. */
+  readonly #appendTransaction: Database.Transaction<(sessionId: string, message: SDKMessage) => void>;
+  /**
+   * The last decoded reducer state per session with the exact text it came from: an append
+   * reuses it when the row still holds that text (any other writer changes the text), so
+   * the hot path skips parsing and validating the state.
+   */
+  readonly #states = new Map<string, { text: string; state: DeriveState }>();
+
+  /** @internal */
+  constructor(
+    db: Database.Database,
+    path: string,
+    statements: Statements,
+    options: SqliteSessionStoreOptions,
+  ) {
+    this.#db = db;
+    this.path = path;
+    this.#sql = statements;
+    this.#now = options.now ?? Date.now;
+    this.#newId = options.newId ?? createIdGenerator({ now: this.#now });
+    this.#locks = new SqliteLocks(db, statements, this.#now, options.lockTtlMs);
+    this.#appendTransaction = db.transaction((sessionId: string, message: SDKMessage) =>
+      this.#append(sessionId, message),
+    );
+  }
+
+  async createSession(input: CreateSessionInput): Promise<SessionInfo> {
+    return this.#run(() => toSessionInfo(this.#create(input)));
+  }
+
+  async getSession(id: string): Promise<SessionInfo | undefined> {
+    return this.#run(() => {
+      const row = this.#sql.getSession.get(id);
+      return row ? toSessionInfo(this.#decode(row)) : undefined;
+    });
+  }
+
+  async listSessions(filter: ListSessionsFilter = {}): Promise<SessionInfo[]> {
+    return this.#run(() => {
+      const limit = filter.limit ?? -1;
+      const rows =
+        filter.cwd === undefined
+          ? this.#sql.listSessions.all(limit)
+          : this.#sql.listSessionsByCwd.all(filter.cwd, limit);
+      return rows.map((row) => toSessionInfo(this.#decode(row)));
+    });
+  }
+
+  async latestSession(cwd: string): Promise<SessionInfo | undefined> {
+    return (await this.listSessions({ cwd, limit: 1 }))[0];
+  }
+
+  async append(sessionId: string, message: SDKMessage): Promise<void> {
+    if (message.type === "stream_event") return;
+    this.#run(() => this.#appendTransaction.immediate(sessionId, message));
+  }
+
+  async getSessionMessages(sessionId: string, options: UpToOptions = {}): Promise<SDKMessage[]> {
+    return this.#run(() => {
+      this.#require(sessionId);
+      let last = Number.MAX_SAFE_INTEGER;
+      if (options.upTo !== undefined) {
+        const found = this.#sql.messageSeq.get(sessionId, options.upTo);
+        if (!found) throw messageNotFound(sessionId, options.upTo);
+        last = found.seq;
+      }
+      return this.#sql.rawMessages
+        .all(sessionId, last)
+        .map((row) =>
+          parseStored<SDKMessage>(row.data, `${this.path} (session ${sessionId}, message ${row.seq})`),
+        );
+    });
+  }
+
+  async getMessages(sessionId: string): Promise<StoredMessage[]> {
+    return this.#run(() => {
+      this.#require(sessionId);
+      return replayDerived(
+        this.#sql.derivedRows.all(sessionId).map((row) => {
+          const where = `${this.path} (session ${sessionId}, message ${row.seq})`;
+          return {
+            messages: row.derived_messages === null ? [] : parseStored<MessageInfo[]>(row.derived_messages, where),
+            parts: row.derived_parts === null ? [] : parseStored<Part[]>(row.derived_parts, where),
+          };
+        }),
+      );
+    });
+  }
+
+  async renameSession(id: string, title: string): Promise<SessionInfo> {
+    return this.#run(() => {
+      if (this.#sql.renameSession.run(title, this.#now(), id).changes === 0) throw sessionNotFound(id);
+      return toSessionInfo(this.#require(id));
+    });
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    this.#run(() =>
+      this.#db.transaction(() => {
+        for (const statement of this.#sql.deleteSession) statement.run(id);
+        this.#states.delete(id);
+      })(),
+    );
+  }
+
+  async forkSession(id: string, options: UpToOptions & { title?: string } = {}): Promise<SessionInfo> {
+    const history = await this.getSessionMessages(id, {
+      ...(options.upTo !== undefined ? { upTo: options.upTo } : {}),
+    });
+    return this.#run(() =>
+      this.#db
+        .transaction(() => {
+          const source = this.#require(id);
+          const fork = this.#create({
+            cwd: source.cwd,
+            ...(options.title !== undefined ? { title: options.title } : {}),
+            ...(source.state.model !== null ? { model: source.state.model } : {}),
+            parentId: id,
+            ...(history.length > 0 ? { forkedFromMessage: history[history.length - 1]!.uuid } : {}),
+          });
+          for (const message of history) this.#append(fork.id, withSessionId(message, fork.id));
+          return toSessionInfo(this.#require(fork.id));
+        })
+        .immediate(),
+    );
+  }
+
+  async acquireLock(sessionId: string, owner?: string): Promise<SessionLock> {
+    return this.#run(() => {
+      this.#require(sessionId);
+      return this.#locks.acquire(sessionId, owner);
+    });
+  }
+
+  async saveCheckpoint(
+    sessionId: string,
+    messageUuid: string,
+    filePath: string,
+    contentBefore: Buffer | null,
+  ): Promise<void> {
+    this.#run(() => {
+      const record = this.#require(sessionId);
+      const seq = this.#sql.messageSeq.get(sessionId, messageUuid)?.seq ?? record.state.messageCount + 1;
+      this.#sql.insertCheckpoint.run(sessionId, messageUuid, seq, filePath, contentBefore, this.#now());
+    });
+  }
+
+  async getCheckpoints(sessionId: string, fromMessageUuid: string): Promise<FileCheckpoint[]> {
+    return this.#run(() => {
+      this.#require(sessionId);
+      const from =
+        this.#sql.messageSeq.get(sessionId, fromMessageUuid)?.seq ??
+        this.#sql.checkpointSeq.get(sessionId, fromMessageUuid)?.seq ??
+        undefined;
+      if (from === undefined || from === null) throw messageNotFound(sessionId, fromMessageUuid);
+      return this.#sql.checkpoints.all(sessionId, from).map((row) => ({
+        messageUuid: row.message_uuid,
+        filePath: row.file_path,
+        contentBefore: row.content_before,
+        createdAt: row.created_at,
+      }));
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#locks.releaseAll();
+    if (this.#db.open) this.#db.close();
+  }
+
+  #create(input: CreateSessionInput): SessionRecord {
+    const record = newSessionRecord(input, this.#now(), this.#newId);
+    const inserted = this.#sql.insertSession.run(...sessionRowValues(record));
+    if (inserted.changes === 0) throw sessionExists(record.id);
+    return record;
+  }
+
+  /**
+   * Runs inside a transaction. The raw message, the reducer's output for it and the new
+   * session state commit together in two row writes; the insert doubles as the check for a
+   * uuid the session already holds (then nothing changes and the state stays as it was).
+   */
+  #append(sessionId: string, message: SDKMessage): void {
+    const previous = this.#stateOf(sessionId);
+    const now = this.#now();
+    const { state, messages, parts } = applyMessage(previous, message, {
+      sessionId,
+      now,
+      newId: this.#newId,
+    });
+    const inserted = this.#sql.insertRaw.run(
+      sessionId,
+      state.messageCount,
+      message.uuid,
+      message.type,
+      JSON.stringify(message),
+      now,
+      messages.length > 0 ? JSON.stringify(messages) : null,
+      parts.length > 0 ? JSON.stringify(parts) : null,
+    );
+    if (inserted.changes === 0) return;
+    const text = JSON.stringify(state);
+    this.#sql.updateState.run(now, text, sessionId);
+    this.#states.set(sessionId, { text, state });
+  }
+
+  /** The session's reducer state, decoded only when another writer changed it. */
+  #stateOf(sessionId: string): DeriveState {
+    const text = this.#sql.sessionState.get(sessionId);
+    if (text === undefined) throw sessionNotFound(sessionId);
+    return this.#decodeState(sessionId, text);
+  }
+
+  #require(sessionId: string): SessionRecord {
+    const row = this.#sql.getSession.get(sessionId);
+    if (!row) throw sessionNotFound(sessionId);
+    return this.#decode(row);
+  }
+
+  #decode(row: SessionRow): SessionRecord {
+    return {
+      id: row.id,
+      cwd: row.cwd,
+      title: row.title,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      parentId: row.parent_id,
+      forkedFromMessage: row.forked_from_message,
+      state: this.#decodeState(row.id, row.state),
+    };
+  }
+
+  #decodeState(sessionId: string, text: string): DeriveState {
+    const cached = this.#states.get(sessionId);
+    if (cached !== undefined && cached.text === text) return cached.state;
+    const state = decodeState(text, `${this.path} (session ${sessionId})`);
+    this.#states.set(sessionId, { text, state });
+    return state;
+  }
+
+  #run<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (isGyreError(error)) throw error;
+      throw storeError(this.path, error);
+    }
+  }
+}

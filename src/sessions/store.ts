@@ -1,0 +1,85 @@
+import type { SDKMessage } from "../protocol/index.js";
+import type { CreateSessionInput, FileCheckpoint, SessionInfo, StoredMessage } from "./types.js";
+
+export interface ListSessionsFilter {
+  cwd?: string;
+  limit?: number;
+}
+
+export interface UpToOptions {
+  /** Only messages up to and including the one with this uuid. */
+  upTo?: string;
+}
+
+/** Exclusive right to run the loop on a session, until `release()`. */
+export interface SessionLock {
+  readonly sessionId: string;
+  readonly owner: string;
+  /** Idempotent. */
+  release(): Promise<void>;
+}
+
+/**
+ * Where sessions live. Every SDKMessage the loop produces is `append`ed as it is produced
+ * (one transaction each), raw and as derived messages and parts (`applyMessage`), so a
+ * crash loses nothing that was emitted. Implementations: memory, SQLite, PostgreSQL; all
+ * pass one contract suite.
+ *
+ * Errors: unknown session → `session_not_found`; unknown `upTo`/message uuid →
+ * `session_message_not_found`; lock held elsewhere → `session_busy`; storage failures and
+ * unreadable data → `session_store_error`.
+ */
+export interface SessionStore {
+  /** Creates a session; an `id` that already exists is a `session_store_error`. */
+  createSession(input: CreateSessionInput): Promise<SessionInfo>;
+  getSession(id: string): Promise<SessionInfo | undefined>;
+  /** Most recently updated first. */
+  listSessions(filter?: ListSessionsFilter): Promise<SessionInfo[]>;
+  /** The most recently updated session in `cwd` (for "continue"). */
+  latestSession(cwd: string): Promise<SessionInfo | undefined>;
+  /**
+   * Stores `message` and its derived rows in one transaction. Appending a uuid the session
+   * already holds does nothing, so a retried append is safe. `stream_event`s are transient
+   * and not stored.
+   */
+  append(sessionId: string, message: SDKMessage): Promise<void>;
+  /** The stored SDKMessages in append order. */
+  getSessionMessages(sessionId: string, options?: UpToOptions): Promise<SDKMessage[]>;
+  /** The derived messages with their parts, in order. */
+  getMessages(sessionId: string): Promise<StoredMessage[]>;
+  renameSession(id: string, title: string): Promise<SessionInfo>;
+  /** Deletes the session with its messages, parts and checkpoints; unknown ids are fine. */
+  deleteSession(id: string): Promise<void>;
+  /**
+   * A new session holding a copy of the history (up to `upTo`), with `session_id`
+   * rewritten to the new id and derived rows rebuilt by the same reducer.
+   */
+  forkSession(id: string, options?: UpToOptions & { title?: string }): Promise<SessionInfo>;
+  /** Exclusive across processes (and, for PostgreSQL, server instances). */
+  acquireLock(sessionId: string, owner?: string): Promise<SessionLock>;
+  /**
+   * Remembers a file's content before `messageUuid`'s turn changed it. Only the first
+   * checkpoint per message and file is kept: that is the content before the turn.
+   */
+  saveCheckpoint(
+    sessionId: string,
+    messageUuid: string,
+    filePath: string,
+    contentBefore: Buffer | null,
+  ): Promise<void>;
+  /**
+   * Checkpoints of `fromMessageUuid` and every later message, oldest first. To rewind files
+   * to before that message, restore each file's first checkpoint ({@link filesToRestore}).
+   */
+  getCheckpoints(sessionId: string, fromMessageUuid: string): Promise<FileCheckpoint[]>;
+  close(): Promise<void>;
+}
+
+/** Each file's content before the first checkpointed change, from `getCheckpoints` output. */
+export function filesToRestore(checkpoints: readonly FileCheckpoint[]): Map<string, Buffer | null> {
+  const files = new Map<string, Buffer | null>();
+  for (const checkpoint of checkpoints) {
+    if (!files.has(checkpoint.filePath)) files.set(checkpoint.filePath, checkpoint.contentBefore);
+  }
+  return files;
+}

@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { ResultSubtype, StopReason, TerminalReason, Usage } from "../protocol/index.js";
+import { Part } from "./parts.js";
+
+/** Times are milliseconds since the epoch throughout. */
+export const SessionInfo = z.object({
+  id: z.string(),
+  cwd: z.string(),
+  /** The title set with `renameSession`, else the start of the first user prompt. */
+  title: z.string().nullable(),
+  /** The model of the latest model call (or of the `init` message). */
+  model: z.string().nullable(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** The session this one was forked from. */
+  parentId: z.string().nullable(),
+  /** The uuid of the last message copied from the parent. */
+  forkedFromMessage: z.string().nullable(),
+  /** Stored SDKMessages (`stream_event`s are not stored). */
+  messageCount: z.number().int(),
+  costUsd: z.number(),
+  tokens: Usage,
+  /** Runs closed by a `result` message. */
+  runs: z.number().int(),
+  lastResult: z
+    .object({ subtype: ResultSubtype, terminalReason: TerminalReason, isError: z.boolean() })
+    .nullable(),
+});
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+export const CreateSessionInput = z.object({
+  /** Use this id (e.g. the loop's `session_id`); default a new sortable `ses_...` id. */
+  id: z.string().min(1).optional(),
+  cwd: z.string(),
+  title: z.string().optional(),
+  model: z.string().optional(),
+  parentId: z.string().optional(),
+  forkedFromMessage: z.string().optional(),
+});
+export type CreateSessionInput = z.infer<typeof CreateSessionInput>;
+
+/** A user or assistant message derived from the stream, without its parts. */
+export const MessageInfo = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  role: z.enum(["user", "assistant"]),
+  /** The uuid of the SDKMessage this row was derived from. */
+  sdkUuid: z.string(),
+  /** The previous derived message in the session (null for the first). */
+  parentId: z.string().nullable(),
+  /** Set on a subagent's messages: the Task call that started it. */
+  parentToolUseId: z.string().nullable(),
+  createdAt: z.number(),
+  completedAt: z.number().nullable(),
+  model: z.string().nullable(),
+  costUsd: z.number(),
+  tokens: Usage,
+  finishReason: StopReason.nullable(),
+  error: z.string().nullable(),
+});
+export type MessageInfo = z.infer<typeof MessageInfo>;
+
+export const StoredMessage = MessageInfo.extend({ parts: z.array(Part) });
+export type StoredMessage = z.infer<typeof StoredMessage>;
+
+/** A file's content before a message's turn changed it; `null` means it did not exist. */
+export interface FileCheckpoint {
+  messageUuid: string;
+  filePath: string;
+  contentBefore: Buffer | null;
+  createdAt: number;
+}

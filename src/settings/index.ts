@@ -1,0 +1,11 @@
+export {
+  type HooksSource,
+  type LoadedSettings,
+  type LoadedSettingsFile,
+  type LoadSettingsOptions,
+  loadSettings,
+  mergeSettings,
+} from "./load-settings.js";
+export { parseSettingsText, readSettingsFile } from "./read-settings-file.js";
+export { PermissionsSettings, SettingsFile } from "./schema.js";
+export { type SettingsScope, type SettingsSource, settingsSources } from "./sources.js";

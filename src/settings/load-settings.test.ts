@@ -1,0 +1,155 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isGyreError } from "../errors/index.js";
+import { PermissionPolicy } from "../permissions/index.js";
+import { loadSettings } from "./load-settings.js";
+import { settingsSources } from "./sources.js";
+
+let root: string;
+let home: string;
+let cwd: string;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(path.join(tmpdir(), "gyre-settings-")));
+  home = path.join(root, "home");
+  cwd = path.join(root, "project");
+  mkdirSync(home);
+  mkdirSync(cwd);
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function write(dir: string, folder: ".claude" | ".gyre", file: string, value: unknown): string {
+  mkdirSync(path.join(dir, folder), { recursive: true });
+  const full = path.join(dir, folder, file);
+  writeFileSync(full, typeof value === "string" ? value : JSON.stringify(value));
+  return full;
+}
+
+describe("loadSettings", () => {
+  it("returns empty settings when no file exists", async () => {
+    const settings = await loadSettings({ cwd, home });
+    expect(settings.files).toEqual([]);
+    expect(settings.permissions).toEqual({ allow: [], deny: [], ask: [], additionalDirectories: [] });
+    expect(settings.env).toEqual({});
+    expect(settings.model).toBeUndefined();
+  });
+
+  it("concatenates rules across all six files, each remembering its file", async () => {
+    const userClaude = write(home, ".claude", "settings.json", { permissions: { allow: ["Bash(ls)"] } });
+    const userGyre = write(home, ".gyre", "settings.json", { permissions: { allow: ["Read"] } });
+    const project = write(cwd, ".claude", "settings.json", { permissions: { deny: ["Bash(rm:*)"] } });
+    const projectGyre = write(cwd, ".gyre", "settings.json", { permissions: { ask: ["WebFetch"] } });
+    const local = write(cwd, ".claude", "settings.local.json", { permissions: { allow: ["Bash(make:*)"] } });
+    const localGyre = write(cwd, ".gyre", "settings.local.json", { permissions: { deny: ["Edit(/.env)"] } });
+    const settings = await loadSettings({ cwd, home });
+    expect(settings.files.map((file) => [file.scope, file.path])).toEqual([
+      ["user", userClaude],
+      ["user", userGyre],
+      ["project", project],
+      ["project", projectGyre],
+      ["local", local],
+      ["local", localGyre],
+    ]);
+    expect(settings.permissions.allow).toEqual([
+      { rule: "Bash(ls)", source: userClaude, root: home },
+      { rule: "Read", source: userGyre, root: home },
+      { rule: "Bash(make:*)", source: local, root: cwd },
+    ]);
+    expect(settings.permissions.deny).toEqual([
+      { rule: "Bash(rm:*)", source: project, root: cwd },
+      { rule: "Edit(/.env)", source: localGyre, root: cwd },
+    ]);
+    expect(settings.permissions.ask).toEqual([{ rule: "WebFetch", source: projectGyre, root: cwd }]);
+  });
+
+  it("takes scalars from the highest-precedence file: local > project > user", async () => {
+    write(home, ".claude", "settings.json", {
+      model: "user-model",
+      env: { A: "user", B: "user" },
+      permissions: { defaultMode: "plan" },
+      theme: "dark",
+    });
+    write(cwd, ".claude", "settings.json", { model: "project-model", env: { B: "project" } });
+    write(cwd, ".claude", "settings.local.json", { permissions: { defaultMode: "acceptEdits" } });
+    const settings = await loadSettings({ cwd, home });
+    expect(settings.model).toBe("project-model");
+    expect(settings.env).toEqual({ A: "user", B: "project" });
+    expect(settings.permissions.defaultMode).toBe("acceptEdits");
+    expect(settings.merged).toMatchObject({ theme: "dark", model: "project-model" });
+  });
+
+  it("prefers .gyre over .claude at the same scope", async () => {
+    write(cwd, ".claude", "settings.json", { model: "claude" });
+    write(cwd, ".gyre", "settings.json", { model: "gyre" });
+    expect((await loadSettings({ cwd, home })).model).toBe("gyre");
+  });
+
+  it("keeps unknown keys and raw hooks per file", async () => {
+    const hooks = { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo" }] }] };
+    const file = write(cwd, ".claude", "settings.json", { hooks, statusLine: { type: "command" } });
+    const settings = await loadSettings({ cwd, home });
+    expect(settings.hooks).toEqual([{ source: file, scope: "project", hooks }]);
+    expect(settings.merged.statusLine).toEqual({ type: "command" });
+    expect(settings.merged).not.toHaveProperty("hooks");
+  });
+
+  it("resolves additional directories against their file's root and home", async () => {
+    write(home, ".claude", "settings.json", { permissions: { additionalDirectories: ["~/notes"] } });
+    write(cwd, ".claude", "settings.json", { permissions: { additionalDirectories: ["../shared", "/abs"] } });
+    const settings = await loadSettings({ cwd, home });
+    expect(settings.permissions.additionalDirectories).toEqual([
+      path.join(home, "notes"),
+      path.join(root, "shared"),
+      "/abs",
+    ]);
+  });
+
+  it("reads a file shared by user and project scope once when cwd is home", async () => {
+    write(home, ".claude", "settings.json", { permissions: { allow: ["Bash(ls)"] } });
+    const settings = await loadSettings({ cwd: home, home });
+    expect(settings.permissions.allow).toHaveLength(1);
+    expect(settingsSources({ cwd: home, home }).map((source) => source.scope)).toEqual([
+      "user",
+      "user",
+      "local",
+      "local",
+    ]);
+  });
+
+  it.each([
+    ["malformed JSON", "{ permissions: ", "not valid JSON"],
+    ["wrong shape", JSON.stringify({ permissions: { allow: "Bash" } }), "permissions.allow"],
+    ["bad mode", JSON.stringify({ permissions: { defaultMode: "yolo" } }), "permissions.defaultMode"],
+    ["non-string env", JSON.stringify({ env: { A: 1 } }), "env.A"],
+    ["not an object", "[1, 2]", "invalid"],
+  ])("fails with a config_error naming the file on %s", async (_name, text, detail) => {
+    const file = write(cwd, ".claude", "settings.local.json", text);
+    const error = await loadSettings({ cwd, home }).catch((caught: unknown) => caught);
+    expect(isGyreError(error, "config_error")).toBe(true);
+    expect((error as Error).message).toContain(file);
+    expect((error as Error).message).toContain(detail);
+  });
+
+  it("feeds PermissionPolicy.fromSettings, with /path rules relative to the settings root", async () => {
+    write(cwd, ".claude", "settings.json", {
+      permissions: { deny: ["Edit(/secrets/**)"], allow: ["Bash(npm test:*)"], defaultMode: "acceptEdits" },
+    });
+    const settings = await loadSettings({ cwd, home });
+    const policy = PermissionPolicy.fromSettings(settings, { cwd, home });
+    const edit = (file: string) =>
+      policy.evaluate({ toolName: "Edit", input: { file_path: file }, sideEffect: "mutating", cwd });
+    expect(policy.mode).toBe("acceptEdits");
+    expect(edit(path.join(cwd, "secrets", "k")).behavior).toBe("deny");
+    expect(edit(path.join(cwd, "src", "k")).behavior).toBe("allow");
+    const bash = policy.evaluate({
+      toolName: "Bash",
+      input: { command: "npm test && rm -rf ~" },
+      sideEffect: "mutating",
+      cwd,
+    });
+    expect(bash.behavior).toBe("ask");
+  });
+});

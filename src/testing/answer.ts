@@ -1,0 +1,134 @@
+import type { MockContent, MockStopReason, MockTurn, MockUsage } from "./script.js";
+
+/** A tool call ready for the wire: `arguments` is the exact text the client receives. */
+export interface AnswerToolCall {
+  type: "tool_use";
+  /** Id from the script, if any; formats generate `<prefix>_mock_<turn>_<callIndex>` otherwise. */
+  id: string | undefined;
+  callIndex: number;
+  name: string;
+  arguments: string;
+}
+
+export type AnswerBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | AnswerToolCall;
+
+/** One scripted turn resolved against one request: what every wire format renders. */
+export interface MockAnswer {
+  turn: number;
+  /** Request sequence number, used in response ids. */
+  seq: number;
+  /** The model id the request asked for, echoed back. */
+  model: string;
+  blocks: AnswerBlock[];
+  stopReason: MockStopReason;
+  usage: Required<MockUsage>;
+  /** Seconds since the epoch, for `created` fields. */
+  created: number;
+  request: Record<string, unknown>;
+}
+
+/** Resolve defaults (ids, stop reason, usage, signatures) of `turn` for one request. */
+export function buildAnswer(options: {
+  turn: MockTurn;
+  turnIndex: number;
+  seq: number;
+  request: Record<string, unknown>;
+  now: number;
+}): MockAnswer {
+  const { turn, turnIndex, request } = options;
+  const counters = { call: 0, thinking: 0 };
+  const blocks = (turn.content ?? []).map((content) => resolveBlock(content, turnIndex, counters));
+  const hasToolCall = blocks.some((block) => block.type === "tool_use");
+  return {
+    turn: turnIndex,
+    seq: options.seq,
+    model: typeof request.model === "string" ? request.model : "mock-model",
+    blocks,
+    stopReason: turn.stopReason ?? (hasToolCall ? "tool_use" : "end_turn"),
+    usage: resolveUsage(turn.usage, request, blocks),
+    created: Math.floor(options.now / 1000),
+    request,
+  };
+}
+
+function resolveBlock(
+  content: MockContent,
+  turnIndex: number,
+  counters: { call: number; thinking: number },
+): AnswerBlock {
+  switch (content.type) {
+    case "text":
+      return content;
+    case "thinking":
+      return {
+        type: "thinking",
+        thinking: content.thinking,
+        signature: content.signature ?? `mock_signature_${turnIndex}_${counters.thinking++}`,
+      };
+    case "tool_use":
+      return {
+        type: "tool_use",
+        id: content.id,
+        callIndex: counters.call++,
+        name: content.name,
+        arguments: content.rawInput ?? JSON.stringify(content.input ?? {}),
+      };
+  }
+}
+
+/** The wire id of a tool call: the scripted one, or a deterministic `<prefix>_mock_<turn>_<i>`. */
+export function toolCallId(answer: MockAnswer, call: AnswerToolCall, prefix: "toolu" | "call"): string {
+  return call.id ?? `${prefix}_mock_${answer.turn}_${call.callIndex}`;
+}
+
+/** The concatenated text blocks of an answer. */
+export function answerText(answer: MockAnswer): string {
+  return answer.blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+}
+
+function resolveUsage(
+  usage: MockUsage | undefined,
+  request: Record<string, unknown>,
+  blocks: AnswerBlock[],
+): Required<MockUsage> {
+  const answerChars = blocks.reduce((sum, block) => sum + blockChars(block), 0);
+  return {
+    input_tokens: usage?.input_tokens ?? estimateTokens(JSON.stringify(request).length),
+    output_tokens: usage?.output_tokens ?? Math.max(1, estimateTokens(answerChars)),
+    cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0,
+  };
+}
+
+function blockChars(block: AnswerBlock): number {
+  switch (block.type) {
+    case "text":
+      return block.text.length;
+    case "thinking":
+      return block.thinking.length;
+    case "tool_use":
+      return block.name.length + block.arguments.length;
+  }
+}
+
+function estimateTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
+/** Split text into word-sized stream deltas (whitespace stays attached to the word before it). */
+export function splitText(text: string): string[] {
+  if (text.length === 0) return [];
+  const pieces = text.match(/\s*\S+\s*/g);
+  return pieces && pieces.join("") === text ? pieces : [text];
+}
+
+/** Split tool-call arguments into fixed-size pieces, so clients must accumulate them. */
+export function splitArguments(text: string, size = 16): string[] {
+  if (text.length === 0) return [];
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; start += size) pieces.push(text.slice(start, start + size));
+  return pieces;
+}

@@ -1,0 +1,136 @@
+import { type AnswerBlock, type MockAnswer, splitArguments, splitText, toolCallId } from "./answer.js";
+import { countRuns, namedEvent, type WireError, type WireFormat } from "./wire-format.js";
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+
+/** Anthropic Messages API (`POST /v1/messages`). */
+export const anthropicFormat: WireFormat = {
+  format: "anthropic",
+
+  assistantRuns(request) {
+    return countRuns(request.messages, (message) => message.role === "assistant");
+  },
+
+  error(status: number, message: string): WireError {
+    const type = ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
+    return { status, body: { type: "error", error: { type, message } } };
+  },
+
+  json(answer) {
+    return {
+      ...messageEnvelope(answer),
+      content: answer.blocks.map((block) => wholeBlock(answer, block)),
+      stop_reason: answer.stopReason,
+      stop_sequence: stopSequence(answer),
+      usage: answer.usage,
+    };
+  },
+
+  frames(answer) {
+    const { output_tokens: _output, ...inputUsage } = answer.usage;
+    const frames = [
+      namedEvent("message_start", {
+        type: "message_start",
+        message: {
+          ...messageEnvelope(answer),
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...inputUsage, output_tokens: 1 },
+        },
+      }),
+      namedEvent("ping", { type: "ping" }),
+    ];
+    answer.blocks.forEach((block, index) => {
+      frames.push(
+        namedEvent("content_block_start", {
+          type: "content_block_start",
+          index,
+          content_block: startBlock(answer, block),
+        }),
+      );
+      for (const delta of blockDeltas(block)) {
+        frames.push(namedEvent("content_block_delta", { type: "content_block_delta", index, delta }));
+      }
+      frames.push(namedEvent("content_block_stop", { type: "content_block_stop", index }));
+    });
+    frames.push(
+      namedEvent("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: answer.stopReason, stop_sequence: stopSequence(answer) },
+        usage: answer.usage,
+      }),
+      namedEvent("message_stop", { type: "message_stop" }),
+    );
+    return frames;
+  },
+};
+
+function messageEnvelope(answer: MockAnswer) {
+  return { id: `msg_mock_${answer.seq}`, type: "message", role: "assistant", model: answer.model };
+}
+
+function stopSequence(answer: MockAnswer): string | null {
+  if (answer.stopReason !== "stop_sequence") return null;
+  const sequences = answer.request.stop_sequences;
+  return Array.isArray(sequences) && typeof sequences[0] === "string" ? sequences[0] : null;
+}
+
+function wholeBlock(answer: MockAnswer, block: AnswerBlock) {
+  if (block.type !== "tool_use") return block;
+  return {
+    type: "tool_use",
+    id: toolCallId(answer, block, "toolu"),
+    name: block.name,
+    input: wholeInput(block.arguments),
+  };
+}
+
+/**
+ * A whole (non-streamed) message carries the input as a JSON value, so malformed arguments
+ * cannot be sent verbatim: they are sent as a JSON string holding the raw text.
+ */
+function wholeInput(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function startBlock(answer: MockAnswer, block: AnswerBlock) {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: "" };
+    case "thinking":
+      return { type: "thinking", thinking: "", signature: "" };
+    case "tool_use":
+      return { type: "tool_use", id: toolCallId(answer, block, "toolu"), name: block.name, input: {} };
+  }
+}
+
+function blockDeltas(block: AnswerBlock): Array<Record<string, unknown>> {
+  switch (block.type) {
+    case "text":
+      return splitText(block.text).map((text) => ({ type: "text_delta", text }));
+    case "thinking":
+      return [
+        ...splitText(block.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
+        { type: "signature_delta", signature: block.signature },
+      ];
+    case "tool_use":
+      return splitArguments(block.arguments).map((partial_json) => ({
+        type: "input_json_delta",
+        partial_json,
+      }));
+  }
+}

@@ -1,0 +1,16 @@
+export { mockFault, mockTurn } from "./mock-turn.js";
+export {
+  loadMockScript,
+  MockContent,
+  MockFault,
+  MockScript,
+  MockStopReason,
+  MockTextContent,
+  MockThinkingContent,
+  MockToolUseContent,
+  MockTurn,
+  MockUsage,
+  parseMockScript,
+} from "./script.js";
+export { type MockLLMOptions, type MockLLMServer, type MockRequest, startMockLLM } from "./server.js";
+export type { MockFormat } from "./wire-format.js";

@@ -1,0 +1,47 @@
+import type { MockContent, MockFault, MockTurn } from "./script.js";
+
+type TurnOptions = Omit<MockTurn, "content">;
+
+/**
+ * Builders for script turns, e.g.
+ * `turns: [mockTurn.toolUse("Read", { file_path: "a.ts" }), mockTurn.text("done")]`.
+ */
+export const mockTurn = {
+  /** A turn that answers with text. */
+  text(text: string, options: TurnOptions = {}): MockTurn {
+    return { ...options, content: [{ type: "text", text }] };
+  },
+
+  /** A turn that calls one tool (stop reason `tool_use`). */
+  toolUse(name: string, input: unknown = {}, options: TurnOptions & { id?: string } = {}): MockTurn {
+    const { id, ...turn } = options;
+    return { ...turn, content: [{ type: "tool_use", name, input, ...(id !== undefined && { id }) }] };
+  },
+
+  /** A turn made of the given content blocks, in order. */
+  of(content: MockContent[], options: TurnOptions = {}): MockTurn {
+    return { ...options, content };
+  },
+};
+
+/** Builders for faults, e.g. `mockTurn.text("hi", { faults: [mockFault.rateLimit(2)] })`. */
+export const mockFault = {
+  /** HTTP 429 with `retry-after` seconds. */
+  rateLimit(retryAfter?: number): MockFault {
+    return { type: "http", status: 429, ...(retryAfter !== undefined && { retryAfter }) };
+  },
+  /** Anthropic's 529 overloaded. */
+  overloaded(): MockFault {
+    return { type: "http", status: 529 };
+  },
+  http(status: number, message?: string): MockFault {
+    return { type: "http", status, ...(message !== undefined && { message }) };
+  },
+  /** Destroy the connection after `afterChunks` stream events (default: half of them). */
+  cut(afterChunks?: number): MockFault {
+    return { type: "cut", ...(afterChunks !== undefined && { afterChunks }) };
+  },
+  delay(ms: number): MockFault {
+    return { type: "delay", ms };
+  },
+};

@@ -1,0 +1,82 @@
+import type { ServerResponse } from "node:http";
+
+/** Wait `ms`; resolves `false` early if `signal` aborts (the client went away). */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Send a whole JSON answer. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+};
+
+/** Stream SSE frames, waiting `chunkDelayMs` between them; stops if the client goes away. */
+export async function sendStream(
+  res: ServerResponse,
+  frames: string[],
+  chunkDelayMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  res.writeHead(200, SSE_HEADERS);
+  res.flushHeaders();
+  for (const [index, frame] of frames.entries()) {
+    if (index > 0 && !(await sleep(chunkDelayMs, signal))) return;
+    if (signal.aborted) return;
+    res.write(frame);
+  }
+  res.end();
+}
+
+/**
+ * Start answering, then destroy the socket: streams get the first `afterChunks` frames,
+ * whole answers the first half of their body. Each write is flushed to the socket before
+ * the cut, so the client reliably sees the partial answer and then the broken connection.
+ */
+export async function sendCut(
+  res: ServerResponse,
+  answer: { frames: string[] } | { json: unknown },
+  afterChunks: number | undefined,
+): Promise<void> {
+  let parts: string[];
+  if ("frames" in answer) {
+    res.writeHead(200, SSE_HEADERS);
+    const count = afterChunks ?? Math.floor(answer.frames.length / 2);
+    // An SSE comment (ignored by clients) gets the headers out when no frame is sent.
+    parts = count > 0 ? answer.frames.slice(0, count) : [": mock-llm cut\n\n"];
+  } else {
+    const text = JSON.stringify(answer.json);
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+    parts = [text.slice(0, Math.floor(text.length / 2))];
+  }
+  for (const part of parts) await new Promise<void>((resolve) => res.write(part, () => resolve()));
+  res.destroy();
+}

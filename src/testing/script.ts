@@ -1,0 +1,126 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { GyreError } from "../errors/index.js";
+
+/** Plain text the model says. */
+export const MockTextContent = z.object({ type: z.literal("text"), text: z.string() });
+export type MockTextContent = z.infer<typeof MockTextContent>;
+
+/** Reasoning. Anthropic gets a thinking block; Chat `reasoning_content`; Responses a reasoning summary. */
+export const MockThinkingContent = z.object({
+  type: z.literal("thinking"),
+  thinking: z.string(),
+  /** Anthropic signature / Responses `encrypted_content`; a deterministic one is made up when absent. */
+  signature: z.string().optional(),
+});
+export type MockThinkingContent = z.infer<typeof MockThinkingContent>;
+
+/** A tool call. `rawInput`, when given, is sent verbatim as the arguments text (may be malformed JSON). */
+export const MockToolUseContent = z.object({
+  type: z.literal("tool_use"),
+  id: z.string().optional(),
+  name: z.string().min(1),
+  input: z.unknown().optional(),
+  rawInput: z.string().optional(),
+});
+export type MockToolUseContent = z.infer<typeof MockToolUseContent>;
+
+export const MockContent = z.discriminatedUnion("type", [
+  MockTextContent,
+  MockThinkingContent,
+  MockToolUseContent,
+]);
+export type MockContent = z.infer<typeof MockContent>;
+
+/** Stop reasons in Anthropic's vocabulary; each wire format maps them to its own. */
+export const MockStopReason = z.enum(["end_turn", "tool_use", "max_tokens", "refusal", "stop_sequence"]);
+export type MockStopReason = z.infer<typeof MockStopReason>;
+
+/**
+ * Token usage in Anthropic's terms: `input_tokens` excludes cached tokens. OpenAI formats
+ * report `input + cache_read + cache_creation` as prompt/input tokens, as OpenAI does.
+ */
+export const MockUsage = z.object({
+  input_tokens: z.number().int().nonnegative().optional(),
+  output_tokens: z.number().int().nonnegative().optional(),
+  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
+  cache_read_input_tokens: z.number().int().nonnegative().optional(),
+});
+export type MockUsage = z.infer<typeof MockUsage>;
+
+/**
+ * What goes wrong on one attempt at a turn:
+ * - `http`: answer with this status and the endpoint's real error body (plus `retry-after` seconds).
+ * - `cut`: start streaming, send `afterChunks` events (default 1), then destroy the socket.
+ * - `delay`: wait `ms`, then answer normally.
+ */
+export const MockFault = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("http"),
+    status: z.number().int().min(400).max(599),
+    retryAfter: z.number().nonnegative().optional(),
+    message: z.string().optional(),
+  }),
+  z.object({ type: z.literal("cut"), afterChunks: z.number().int().nonnegative().optional() }),
+  z.object({ type: z.literal("delay"), ms: z.number().nonnegative() }),
+]);
+export type MockFault = z.infer<typeof MockFault>;
+
+/** One scripted model answer. */
+export const MockTurn = z.object({
+  content: z.array(MockContent).optional(),
+  /** Default: `tool_use` when the turn has a tool call, else `end_turn`. */
+  stopReason: MockStopReason.optional(),
+  /** Default: estimated as ceil(characters / 4) of the request and of the answer. */
+  usage: MockUsage.optional(),
+  /** Wait before answering; a client abort meanwhile ends the wait. */
+  delayMs: z.number().nonnegative().optional(),
+  /** Wait between stream events. */
+  chunkDelayMs: z.number().nonnegative().optional(),
+  /** Attempt k at this turn gets `faults[k]` while k < faults.length; later attempts succeed. */
+  faults: z.array(MockFault).optional(),
+});
+export type MockTurn = z.infer<typeof MockTurn>;
+
+/**
+ * A mock LLM script. In `history` mode (default) the turn answered is the number of runs
+ * of assistant-side items in the request's conversation, so any client that replays the
+ * history gets the right turn; in `sequential` mode each answered request takes the next turn.
+ */
+export const MockScript = z.object({
+  mode: z.enum(["history", "sequential"]).optional(),
+  turns: z.array(MockTurn),
+});
+export type MockScript = z.infer<typeof MockScript>;
+
+/** Validate an unknown value as a script; throws `GyreError("mock_script_error")` saying what is wrong. */
+export function parseMockScript(value: unknown, source = "script"): MockScript {
+  const result = MockScript.safeParse(value);
+  if (!result.success) {
+    throw new GyreError(
+      "mock_script_error",
+      `mock-llm: invalid ${source}: ${z.prettifyError(result.error)}`,
+      {
+        cause: result.error,
+      },
+    );
+  }
+  return result.data;
+}
+
+/** Read and validate a JSON script file; throws `GyreError("mock_script_error")` on any failure. */
+export async function loadMockScript(path: string): Promise<MockScript> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new GyreError("mock_script_error", `mock-llm: cannot read script ${path}`, { cause: error });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new GyreError("mock_script_error", `mock-llm: script ${path} is not valid JSON`, { cause: error });
+  }
+  return parseMockScript(value, `script ${path}`);
+}

@@ -1,0 +1,210 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { errorMessage, GyreError } from "../errors/index.js";
+import { buildAnswer } from "./answer.js";
+import { anthropicFormat } from "./anthropic-format.js";
+import { openaiChatFormat } from "./openai-chat-format.js";
+import { openaiResponsesFormat } from "./openai-responses-format.js";
+import { sendCut, sendJson, sendStream, sleep } from "./respond.js";
+import { type MockFault, type MockScript, parseMockScript } from "./script.js";
+import { TurnSelector } from "./turn-selector.js";
+import { isRecord, type MockFormat, type WireFormat } from "./wire-format.js";
+
+/** One request the mock server received, as `server.requests` and `GET /_mock/requests` list it. */
+export interface MockRequest {
+  /** 1-based order of arrival. */
+  seq: number;
+  format: MockFormat;
+  stream: boolean;
+  /** The turn index the request was matched to (may be past the end of the script). */
+  turn: number;
+  /** 0-based attempt at that turn. */
+  attempt: number;
+  /** The fault this attempt met, if any. */
+  fault?: MockFault;
+  body: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
+  /** ISO 8601 time of arrival. */
+  receivedAt: string;
+}
+
+export interface MockLLMOptions {
+  script: MockScript;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Called as each model request is logged, before it is answered (e.g. to abort a client mid-wait). */
+  onRequest?: (request: MockRequest) => void;
+}
+
+/** A running mock LLM server. */
+export interface MockLLMServer {
+  /** `http://HOST:PORT` */
+  readonly url: string;
+  /** `http://HOST:PORT/v1`: the `baseURL` for createAnthropic / createOpenAI / createOpenAICompatible. */
+  readonly baseURL: string;
+  readonly port: number;
+  /** The request log; the same array for the server's lifetime, appended live. */
+  readonly requests: readonly MockRequest[];
+  /** Replace the script (validated) and restart turn counting; the log is kept. */
+  setScript(script: MockScript): void;
+  /** Clear the request log, attempt counters and the sequential cursor. */
+  reset(): void;
+  /** Stop listening, cut open connections (keep-alive included) and end pending waits. */
+  close(): Promise<void>;
+}
+
+const ROUTES: Record<string, WireFormat> = {
+  "/v1/messages": anthropicFormat,
+  "/v1/chat/completions": openaiChatFormat,
+  "/v1/responses": openaiResponsesFormat,
+};
+
+/**
+ * Start a real HTTP server that answers Anthropic Messages, OpenAI Chat Completions and
+ * OpenAI Responses requests from `script`, streamed or whole, in each API's wire format.
+ * Throws `GyreError("mock_script_error")` if the script is invalid.
+ */
+export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServer> {
+  let script = parseMockScript(options.script);
+  const selector = new TurnSelector();
+  const requests: MockRequest[] = [];
+  const closing = new AbortController();
+
+  const handleModelRequest = async (req: IncomingMessage, res: ServerResponse, wire: WireFormat) => {
+    const signal = requestSignal(res, closing.signal);
+    const body = await readJson(req);
+    if (!isRecord(body)) {
+      const error = wire.error(400, "mock-llm: the request body is not a JSON object");
+      return sendJson(res, error.status, error.body);
+    }
+    const selection = selector.select(script, wire.assistantRuns(body));
+    const stream = body.stream === true;
+    const record: MockRequest = {
+      seq: requests.length + 1,
+      format: wire.format,
+      stream,
+      turn: selection.turn,
+      attempt: selection.attempt,
+      ...(selection.fault && { fault: selection.fault }),
+      body,
+      headers: req.headers,
+      receivedAt: new Date().toISOString(),
+    };
+    requests.push(record);
+    options.onRequest?.(record);
+    const turn = selection.script;
+    if (turn === undefined) {
+      const count = script.turns.length;
+      const message = `mock-llm: the script has no turn ${selection.turn} (it has ${count} turn${count === 1 ? "" : "s"})`;
+      const error = wire.error(400, message);
+      return sendJson(res, error.status, error.body);
+    }
+    const fault = selection.fault;
+    if (fault?.type === "http") {
+      const error = wire.error(fault.status, fault.message ?? `mock-llm: scripted HTTP ${fault.status}`);
+      const headers: Record<string, string> =
+        fault.retryAfter === undefined ? {} : { "retry-after": String(fault.retryAfter) };
+      return sendJson(res, error.status, error.body, headers);
+    }
+    if (fault?.type === "delay" && !(await sleep(fault.ms, signal))) return;
+    if (!(await sleep(turn.delayMs ?? 0, signal))) return;
+    const answer = buildAnswer({
+      turn,
+      turnIndex: selection.turn,
+      seq: record.seq,
+      request: body,
+      now: Date.now(),
+    });
+    if (stream) {
+      const frames = wire.frames(answer);
+      if (fault?.type === "cut") return sendCut(res, { frames }, fault.afterChunks);
+      return sendStream(res, frames, turn.chunkDelayMs ?? 0, signal);
+    }
+    const json = wire.json(answer);
+    if (fault?.type === "cut") return sendCut(res, { json }, fault.afterChunks);
+    sendJson(res, 200, json);
+  };
+
+  const handleControl = async (req: IncomingMessage, res: ServerResponse, path: string) => {
+    if (req.method === "GET" && path === "/_mock/requests") return sendJson(res, 200, requests);
+    if (req.method === "POST" && path === "/_mock/reset") {
+      server.reset();
+      return sendJson(res, 200, { ok: true });
+    }
+    if (req.method === "POST" && path === "/_mock/script") {
+      try {
+        server.setScript(parseMockScript(await readJson(req)));
+        return sendJson(res, 200, { ok: true });
+      } catch (error) {
+        return sendJson(res, 400, { error: { message: errorMessage(error) } });
+      }
+    }
+    sendJson(res, 404, { error: { message: `mock-llm: no route ${req.method} ${path}` } });
+  };
+
+  const http = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://mock").pathname;
+    const wire = req.method === "POST" ? ROUTES[path] : undefined;
+    const handled = wire ? handleModelRequest(req, res, wire) : handleControl(req, res, path);
+    handled.catch((error: unknown) => {
+      if (res.headersSent) return res.destroy();
+      sendJson(res, 500, { error: { message: `mock-llm: ${errorMessage(error)}` } });
+    });
+  });
+
+  const port = await listen(http, options.port ?? 0, options.host ?? "127.0.0.1");
+  const url = `http://${options.host ?? "127.0.0.1"}:${port}`;
+  const server: MockLLMServer = {
+    url,
+    baseURL: `${url}/v1`,
+    port,
+    requests,
+    setScript(next) {
+      script = parseMockScript(next);
+      selector.reset();
+    },
+    reset() {
+      requests.length = 0;
+      selector.reset();
+    },
+    close() {
+      closing.abort();
+      return new Promise((resolve, reject) => {
+        http.close((error) => (error ? reject(error) : resolve()));
+        http.closeAllConnections();
+      });
+    },
+  };
+  return server;
+}
+
+/** Aborts when the client disconnects before the answer is complete, or the server closes. */
+function requestSignal(res: ServerResponse, closing: AbortSignal): AbortSignal {
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return AbortSignal.any([controller.signal, closing]);
+}
+
+/** Read a request body as JSON; `undefined` if it is not valid JSON. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function listen(http: ReturnType<typeof createServer>, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http.once("error", (error) =>
+      reject(new GyreError("config_error", `mock-llm: cannot listen on ${host}:${port}`, { cause: error })),
+    );
+    http.listen(port, host, () => resolve((http.address() as AddressInfo).port));
+  });
+}

@@ -1,0 +1,95 @@
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { errorMessage } from "../../../errors/index.js";
+import {
+  type CommandExit,
+  type CommandProcess,
+  failedProcess,
+  type StartCommandOptions,
+} from "./command-process.js";
+import { killProcessTree } from "./process-tree.js";
+
+/**
+ * How long output may keep flowing after the shell exited. Past it, whatever still holds
+ * the pipes open (`(server &)`) is a leftover of the command and is stopped.
+ */
+const DRAIN_GRACE_MS = 250;
+
+/**
+ * Run `command` with `<shell> -c` over pipes, stdin closed, in a new process group.
+ * The script starts with `exec 2>&1` so stdout and stderr share one pipe and reach us in
+ * exactly the order they were written (it sits on the command's first line, so error
+ * messages keep their line numbers).
+ */
+export function spawnProcess(options: StartCommandOptions): CommandProcess {
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(options.shell, ["-c", `exec 2>&1; ${options.command}`], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      windowsHide: true,
+    });
+  } catch (error) {
+    return failedProcess(errorMessage(error));
+  }
+  const listeners: Array<(text: string) => void> = [];
+  const emit = (text: string) => {
+    if (text) for (const listener of listeners) listener(text);
+  };
+  const streams = [child.stdout, child.stderr].filter((s): s is Readable => s !== null);
+  for (const stream of streams) {
+    const decoder = new StringDecoder("utf8");
+    stream.on("data", (chunk: Buffer) => emit(decoder.write(chunk)));
+    stream.on("end", () => emit(decoder.end()));
+    stream.on("error", () => {});
+  }
+  const kill = () =>
+    child.pid === undefined ? Promise.resolve() : killProcessTree(child.pid, graceOf(options));
+
+  const exited = new Promise<CommandExit>((resolve) => {
+    child.once("error", (error) => {
+      if (child.pid === undefined) resolve({ exitCode: null, signal: null, startError: errorMessage(error) });
+    });
+    child.once("exit", (exitCode, signal) => {
+      void drain(streams).then((drained) => {
+        if (drained) return resolve({ exitCode, signal });
+        for (const stream of streams) stream.destroy();
+        void kill();
+        resolve({ exitCode, signal, strayProcessesStopped: true });
+      });
+    });
+  });
+
+  return {
+    pid: child.pid,
+    onOutput: (listener) => listeners.push(listener),
+    exited,
+    kill,
+  };
+}
+
+function graceOf(options: StartCommandOptions) {
+  return options.killGraceMs === undefined ? {} : { graceMs: options.killGraceMs };
+}
+
+/** Resolves true when every stream ended, false when the grace period passed first. */
+function drain(streams: Readable[]): Promise<boolean> {
+  const open = streams.filter((stream) => !stream.readableEnded && !stream.destroyed);
+  if (open.length === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let remaining = open.length;
+    const timer = setTimeout(() => resolve(false), DRAIN_GRACE_MS);
+    for (const stream of open) {
+      stream.once("close", () => {
+        remaining -= 1;
+        if (remaining === 0) {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,92 @@
+import { isAbsolute, relative } from "node:path";
+import { glob } from "tinyglobby";
+import { z } from "zod";
+import { GyreError } from "../../errors/index.js";
+import { defineTool } from "../define-tool.js";
+import type { Tool } from "../tool.js";
+import { newestFirst } from "./glob-order.js";
+import { resolveSearchRoot } from "./grep/search-root.js";
+
+/** Glob's input, field for field as Claude Code's Glob tool takes it. */
+export const GlobInput = z.strictObject({
+  pattern: z
+    .string()
+    .min(1)
+    .describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.{js,jsx}"'),
+  path: z
+    .string()
+    .optional()
+    .describe(
+      "The directory to search in, absolute or relative to the working directory. " +
+        "Omit it to search the working directory.",
+    ),
+});
+export type GlobInput = z.infer<typeof GlobInput>;
+
+export interface GlobToolOptions {
+  /** At most this many paths are listed (default 100); a note says how many more matched. */
+  maxResults?: number;
+}
+
+const DEFAULT_MAX_RESULTS = 100;
+
+const DESCRIPTION = `Find files by name with a glob pattern.
+- Supports patterns like "**/*.js" or "src/**/*.ts"; matching paths are listed newest-modified first.
+- Hidden folders, .git and node_modules are skipped unless the pattern names them.
+- Use Glob to find files by name; use Grep to search file contents.`;
+
+/**
+ * The Glob tool (Claude Code compatible): tinyglobby matching under `path` (default: the
+ * cwd), paths relative to the cwd, newest-modified first, at most `maxResults` of them.
+ */
+export function globTool(options: GlobToolOptions = {}): Tool<GlobInput> {
+  const maxResults = options.maxResults ?? DEFAULT_MAX_RESULTS;
+  return defineTool({
+    name: "Glob",
+    description: DESCRIPTION,
+    inputSchema: GlobInput,
+    readOnly: true,
+    async execute(input, context) {
+      const root = await resolveSearchRoot(input.path, context.cwd, "Glob");
+      if (root.isFile) {
+        throw new GyreError("tool_error", `Path is not a directory: ${input.path}`, { toolName: "Glob" });
+      }
+      const pattern = isAbsolute(input.pattern) ? relative(root.path, input.pattern) : input.pattern;
+      const matches = await glob(pattern, {
+        cwd: root.path,
+        ...globOptions(pattern),
+        signal: context.signal,
+      });
+      const prefix =
+        root.display === "" ? "" : root.display.endsWith("/") ? root.display : `${root.display}/`;
+      const shown = newestFirst(matches, root.path, maxResults).map((path) => prefix + path);
+      const more = matches.length - shown.length;
+      const data = { filenames: shown, numFiles: matches.length, truncated: more > 0 };
+      if (shown.length === 0) return { content: "No files found", data };
+      const note =
+        more > 0
+          ? `\n(Results are truncated: ${more} more ${more === 1 ? "file" : "files"} matched. ` +
+            "Use a more specific path or pattern.)"
+          : "";
+      return { content: shown.join("\n") + note, data };
+    },
+  });
+}
+
+/**
+ * The tinyglobby options Glob uses for `pattern`: files only, no dot entries unless the
+ * pattern names them, symlinked folders not followed, and `.git` and `node_modules`
+ * skipped unless the pattern names them. Exported so the benchmark runs the same search.
+ */
+export function globOptions(pattern: string) {
+  const ignore: string[] = [];
+  if (!pattern.includes(".git")) ignore.push("**/.git/**");
+  if (!pattern.includes("node_modules")) ignore.push("**/node_modules/**");
+  return {
+    ignore,
+    dot: false,
+    onlyFiles: true,
+    expandDirectories: false,
+    followSymbolicLinks: false,
+  };
+}

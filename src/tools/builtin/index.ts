@@ -1,0 +1,42 @@
+import type { AnyTool } from "../tool.js";
+import { type BashToolsOptions, bashTools } from "./bash/index.js";
+import { editTool } from "./edit.js";
+import { globTool } from "./glob-tool.js";
+import { type GrepToolOptions, grepTool } from "./grep/index.js";
+import { readTool } from "./read.js";
+import { todoWriteTool } from "./todo-write.js";
+import { writeTool } from "./write.js";
+
+export interface DefaultToolsOptions {
+  /** The working directory the tools resolve relative paths against (tools get it per call too). */
+  cwd: string;
+  /** Options of the Bash tools (pseudo-terminal, shell, environment). */
+  bash?: BashToolsOptions;
+  /** Options of Grep (e.g. force the JavaScript backend). */
+  grep?: GrepToolOptions;
+}
+
+/**
+ * The built-in tool set that `query()` uses unless told otherwise, in Claude Code's order
+ * and with its names and input schemas.
+ */
+export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
+  return [
+    ...bashTools(options.bash),
+    globTool(),
+    grepTool(options.grep),
+    readTool(),
+    editTool(),
+    writeTool(),
+    todoWriteTool(),
+  ];
+}
+
+export { type BashToolsOptions, bashTools } from "./bash/index.js";
+export { editTool } from "./edit.js";
+export { globTool } from "./glob-tool.js";
+export { type GrepToolOptions, grepTool } from "./grep/index.js";
+export { LOOP_CONTROL_TOOLS, loopControlTools } from "./loop-control.js";
+export { readTool } from "./read.js";
+export { todoWriteTool } from "./todo-write.js";
+export { writeTool } from "./write.js";

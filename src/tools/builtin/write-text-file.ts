@@ -1,0 +1,96 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { GyreError } from "../../errors/index.js";
+import type { FileSnapshot } from "./file-state.js";
+import { sha256 } from "./file-state.js";
+import {
+  decodeFile,
+  describeFormat,
+  detectTextFormat,
+  encodeFile,
+  looksBinary,
+  type TextFormat,
+} from "./read-encoding.js";
+
+/** A text file's encoding, BOM and line endings: what Write and Edit keep when they change it. */
+export interface TextFileFormat extends TextFormat {
+  /** `crlf` only when every line break in the file is `\r\n`; mixed files are left as they are. */
+  lineEnding: "lf" | "crlf";
+}
+
+export const NEW_FILE_FORMAT: TextFileFormat = { encoding: "utf8", bom: false, lineEnding: "lf" };
+
+export interface LoadedTextFile {
+  /** The decoded text with `\r\n` turned into `\n` when the file is `crlf`. */
+  text: string;
+  format: TextFileFormat;
+}
+
+/** Files bigger than this are not loaded whole for editing. */
+const MAX_EDIT_BYTES = 64 * 1024 * 1024;
+const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * Load a whole text file for editing, or `undefined` when it is binary. Line endings are
+ * normalised to `\n`, matching what the model sends.
+ */
+export async function loadTextFile(realPath: string, toolName: string): Promise<LoadedTextFile | undefined> {
+  const { size } = await stat(realPath);
+  if (size > MAX_EDIT_BYTES) {
+    throw new GyreError(
+      "tool_error",
+      `${realPath} is ${size} bytes; ${toolName} loads files up to ${MAX_EDIT_BYTES} bytes. ` +
+        "Change it with a streaming tool via the Bash tool (e.g. sed) instead.",
+      { toolName },
+    );
+  }
+  const bytes = await readFile(realPath);
+  const format = detectTextFormat(bytes, true);
+  if (looksBinary(bytes.subarray(0, SNIFF_BYTES), format)) return undefined;
+  const raw = decodeFile(bytes, format);
+  const lineEnding = isAllCrlf(raw) ? "crlf" : "lf";
+  return {
+    text: lineEnding === "crlf" ? raw.replaceAll("\r\n", "\n") : raw,
+    format: { ...format, lineEnding },
+  };
+}
+
+/**
+ * Encode `text` (with `\n` line breaks) in `format`: `\n` becomes `\r\n` for `crlf` files,
+ * the encoding and BOM are kept. Returns the first character the encoding cannot hold
+ * instead of writing a replacement for it.
+ */
+export function encodeTextFile(
+  text: string,
+  format: TextFileFormat,
+): { ok: true; bytes: Buffer } | { ok: false; character: string } {
+  const withEndings = format.lineEnding === "crlf" ? text.replace(/\r?\n/g, "\r\n") : text;
+  return encodeFile(withEndings, format);
+}
+
+/** The error for text the file's encoding cannot hold. */
+export function unencodableError(path: string, format: TextFileFormat, character: string, toolName: string) {
+  return new GyreError(
+    "tool_error",
+    `${path} is ${describeFormat(format)} text, which cannot hold the character "${character}" ` +
+      `(U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}). ` +
+      "Use only characters that encoding supports, or rewrite the whole file with Write (which saves it as UTF-8).",
+    { toolName },
+  );
+}
+
+/** Write bytes and return the snapshot to record, so a following Edit sees the file as read. */
+export async function writeAndSnapshot(realPath: string, bytes: Buffer): Promise<FileSnapshot> {
+  await writeFile(realPath, bytes);
+  const after = await stat(realPath);
+  return { mtimeMs: after.mtimeMs, size: after.size, sha256: sha256(bytes) };
+}
+
+function isAllCrlf(text: string): boolean {
+  let index = text.indexOf("\n");
+  if (index === -1) return false;
+  while (index !== -1) {
+    if (text.charCodeAt(index - 1) !== 13) return false;
+    index = text.indexOf("\n", index + 1);
+  }
+  return true;
+}

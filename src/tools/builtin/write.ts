@@ -1,0 +1,95 @@
+import type { Stats } from "node:fs";
+import { mkdir, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { z } from "zod";
+import { GyreError } from "../../errors/index.js";
+import { defineTool } from "../define-tool.js";
+import type { Tool, ToolContext, ToolResult } from "../tool.js";
+import { assertUnchangedSinceRead, recordFileState } from "./file-state.js";
+import { fsErrorCode, realPathOf, resolveToolPath } from "./paths.js";
+import { fileAccessError, isDirectoryError } from "./paths-errors.js";
+import { describeFormat } from "./read-encoding.js";
+import {
+  encodeTextFile,
+  loadTextFile,
+  NEW_FILE_FORMAT,
+  type TextFileFormat,
+  writeAndSnapshot,
+} from "./write-text-file.js";
+
+export const WriteInput = z.object({
+  file_path: z.string().describe("The absolute path to the file to write (must be absolute, not relative)"),
+  content: z.string().describe("The content to write to the file"),
+});
+export type WriteInput = z.infer<typeof WriteInput>;
+
+const DESCRIPTION = `Writes a file to the local filesystem.
+
+Usage:
+- This tool will overwrite the existing file if there is one at the provided path.
+- If this is an existing file, you MUST use the Read tool first to read the file's contents. This tool will fail if you did not read the file first.
+- Parent folders are created as needed.
+- An existing file keeps its encoding and line endings (LF or CRLF); new files are UTF-8.
+- ALWAYS prefer editing existing files in the codebase. NEVER write new files unless explicitly required.
+- NEVER proactively create documentation files (*.md) or README files. Only create documentation files if explicitly requested by the User.
+- Only use emojis if the user explicitly requests it. Avoid writing emojis to files unless asked.`;
+
+/**
+ * The Claude Code compatible `Write` tool: creates a file (and its folders) or replaces an
+ * existing one that this session has read and that has not changed on disk since.
+ */
+export function writeTool(): Tool<WriteInput> {
+  return defineTool({
+    name: "Write",
+    description: DESCRIPTION,
+    inputSchema: WriteInput,
+    sideEffect: "mutating",
+    execute: (input, context) => writeForModel(input, context),
+  });
+}
+
+async function writeForModel(input: WriteInput, context: ToolContext): Promise<ToolResult> {
+  const path = resolveToolPath(input.file_path, context.cwd, "Write");
+  try {
+    const realPath = await realPathOf(path);
+    const existing = await statIfExists(realPath);
+    if (existing?.isDirectory()) throw isDirectoryError(path, "Write");
+    let format = NEW_FILE_FORMAT;
+    if (existing) {
+      await assertUnchangedSinceRead(context.session, realPath, "Write");
+      format = (await loadTextFile(realPath, "Write"))?.format ?? NEW_FILE_FORMAT;
+    } else {
+      await mkdir(dirname(realPath), { recursive: true });
+    }
+    const { bytes, savedAs } = encodeForWrite(input.content, format);
+    recordFileState(context.session, realPath, await writeAndSnapshot(realPath, bytes));
+    const data = { type: existing ? "update" : "create", filePath: path, encoding: describeFormat(savedAs) };
+    if (!existing) return { content: `File created successfully at: ${path}`, data };
+    const note =
+      savedAs === format
+        ? ""
+        : ` It was saved as UTF-8: ${describeFormat(format)} cannot hold all of the content.`;
+    return { content: `The file ${path} has been updated successfully.${note}`, data };
+  } catch (error) {
+    throw await fileAccessError(error, path, context.cwd, "Write", "write");
+  }
+}
+
+/** Encode in the file's own format; content that format cannot hold is saved as UTF-8 instead. */
+function encodeForWrite(content: string, format: TextFileFormat): { bytes: Buffer; savedAs: TextFileFormat } {
+  const encoded = encodeTextFile(content, format);
+  if (encoded.ok) return { bytes: encoded.bytes, savedAs: format };
+  const savedAs: TextFileFormat = { ...format, encoding: "utf8", bom: false };
+  const fallback = encodeTextFile(content, savedAs);
+  if (!fallback.ok) throw new GyreError("internal_error", "UTF-8 could not encode the content.");
+  return { bytes: fallback.bytes, savedAs };
+}
+
+async function statIfExists(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    if (fsErrorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,38 @@
+import type { z } from "zod";
+import type { SideEffect, Tool, ToolContext, ToolOutput } from "./tool.js";
+
+export interface DefineToolOptions<Schema extends z.ZodType> {
+  name: string;
+  description: string;
+  inputSchema: Schema;
+  /** Shorthand for `sideEffect: "read-only"`; read-only tools may run concurrently. */
+  readOnly?: boolean;
+  sideEffect?: SideEffect;
+  maxOutputChars?: number;
+  timeoutMs?: number;
+  enabled?: boolean;
+  execute(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Define a typed tool. The input schema is validated before `execute` is called. */
+export function defineTool<Schema extends z.ZodType>(
+  options: DefineToolOptions<Schema>,
+): Tool<z.infer<Schema>> {
+  if (!TOOL_NAME.test(options.name)) {
+    throw new TypeError(`Tool name "${options.name}" must match ${TOOL_NAME} (the providers' rule).`);
+  }
+  const sideEffect = options.sideEffect ?? (options.readOnly ? "read-only" : "mutating");
+  const { execute } = options;
+  return {
+    name: options.name,
+    description: options.description,
+    inputSchema: options.inputSchema as z.ZodType<z.infer<Schema>>,
+    sideEffect,
+    maxOutputChars: options.maxOutputChars,
+    timeoutMs: options.timeoutMs,
+    enabled: options.enabled,
+    execute: async (input, context) => execute(input, context),
+  };
+}

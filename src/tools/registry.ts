@@ -1,0 +1,90 @@
+import { z } from "zod";
+import type { AnyTool } from "./tool.js";
+
+/** A tool as the model sees it: name, description and JSON Schema of its input. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ToolFilter {
+  /** When given, only these tools are offered. */
+  only?: readonly string[];
+  /** Never offered, and calls to them are refused as unknown. */
+  disallowed?: readonly string[];
+}
+
+/**
+ * Holds tools by name in registration order (stable, so the tool list sent to the model
+ * — and with it the provider's prompt cache — does not change between turns).
+ */
+export class ToolRegistry {
+  readonly #tools = new Map<string, AnyTool>();
+  readonly #schemas = new Map<string, Record<string, unknown>>();
+  readonly #disallowed: Set<string>;
+  readonly #only: Set<string> | undefined;
+
+  constructor(tools: Iterable<AnyTool> = [], filter: ToolFilter = {}) {
+    this.#disallowed = new Set(filter.disallowed ?? []);
+    this.#only = filter.only ? new Set(filter.only) : undefined;
+    for (const tool of tools) this.register(tool);
+  }
+
+  /** Add a tool; a later tool with the same name replaces the earlier one in place. */
+  register(tool: AnyTool): this {
+    this.#tools.set(tool.name, tool);
+    this.#schemas.delete(tool.name);
+    return this;
+  }
+
+  /** Look a tool up by name; disabled tools are found, disallowed ones are not. */
+  get(name: string): AnyTool | undefined {
+    if (!this.#permitted(name)) return undefined;
+    return this.#tools.get(name);
+  }
+
+  /** Every tool that may be called, in registration order. */
+  list(): AnyTool[] {
+    return [...this.#tools.values()].filter((tool) => this.#permitted(tool.name));
+  }
+
+  /** Names of the tools offered to the model. */
+  names(): string[] {
+    return this.offered().map((tool) => tool.name);
+  }
+
+  /** Definitions for the model: enabled, permitted tools only. */
+  definitions(): ToolDefinition[] {
+    return this.offered().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: this.#jsonSchema(tool),
+    }));
+  }
+
+  offered(): AnyTool[] {
+    return this.list().filter((tool) => tool.enabled !== false);
+  }
+
+  #permitted(name: string): boolean {
+    if (this.#disallowed.has(name)) return false;
+    return this.#only === undefined || this.#only.has(name);
+  }
+
+  #jsonSchema(tool: AnyTool): Record<string, unknown> {
+    let schema = this.#schemas.get(tool.name);
+    if (!schema) {
+      schema = toJsonSchema(tool.inputSchema);
+      this.#schemas.set(tool.name, schema);
+    }
+    return schema;
+  }
+}
+
+/** JSON Schema of a zod schema, as sent to the model (input side, draft 2020-12 minus `$schema`). */
+export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}

@@ -1,0 +1,74 @@
+import type { z } from "zod";
+import type { ImageBlock, TextBlock } from "../protocol/index.js";
+import type { ToolSession } from "./tool-session.js";
+
+/**
+ * What running a tool may do to the world. It drives concurrency (only `none` and
+ * `read-only` calls run in parallel) and, later, permissions.
+ */
+export type SideEffect = "none" | "read-only" | "mutating" | "network";
+
+/** Events a tool may surface to the caller while it runs, besides its result. */
+export type ToolEvent =
+  | { type: "progress"; data: unknown }
+  | {
+      type: "todos";
+      todos: Array<{ content: string; status: "pending" | "in_progress" | "completed"; activeForm: string }>;
+    };
+
+export interface ToolContext {
+  /** Working directory of the run; relative paths in tool inputs are resolved against it. */
+  cwd: string;
+  /** Aborted when the run is interrupted or the call times out: stop work promptly. */
+  signal: AbortSignal;
+  sessionId: string;
+  toolUseId: string;
+  /** Per-session state shared between tools (files read, background shells, todos). */
+  session: ToolSession;
+  /** Report progress; the loop turns it into a `tool_progress` message. */
+  reportProgress(data: unknown): void;
+  /** Surface a structured event (e.g. the todo list) to the caller. */
+  emit(event: ToolEvent): void;
+}
+
+/** Content the model sees; strings are the common case. */
+export type ToolContent = string | Array<TextBlock | ImageBlock>;
+
+export interface ToolResult {
+  content: ToolContent;
+  /** True when the call failed in a way the model should see as an error. */
+  isError?: boolean;
+  /** Structured result for callers (`tool_use_result`); never sent to the model. */
+  data?: unknown;
+  /**
+   * End the run after this turn (loop-control tools): `result` becomes the run's final
+   * answer; a `question` makes the run end by asking the person.
+   */
+  endRun?: { result: string; question?: { question: string; options?: string[] } };
+}
+
+/** A tool's `execute` may return plain text or a full result. */
+export type ToolOutput = string | ToolResult;
+
+/**
+ * A tool is data: a name and description for the model, a zod schema that is the single
+ * source of truth for its input, and `execute`. The registry validates input before
+ * `execute` runs, so `execute` receives parsed, typed input.
+ */
+export interface Tool<Input = unknown> {
+  readonly name: string;
+  /** Written for the model: what the tool does and when to use it. */
+  readonly description: string;
+  readonly inputSchema: z.ZodType<Input>;
+  readonly sideEffect: SideEffect;
+  /** Output longer than this many characters is truncated (default 30,000). */
+  readonly maxOutputChars?: number;
+  /** Per-call timeout in milliseconds (default: none beyond the tool's own). */
+  readonly timeoutMs?: number;
+  /** Disabled tools are not offered to the model but can still be looked up. */
+  readonly enabled?: boolean;
+  execute(input: Input, context: ToolContext): Promise<ToolOutput>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input type live in one registry.
+export type AnyTool = Tool<any>;

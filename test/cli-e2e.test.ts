@@ -1,0 +1,132 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SDKMessage } from "../src/index.js";
+import { startMockLLM } from "../src/testing/index.js";
+
+const run = promisify(execFile);
+const CLI = resolve("dist/bin/gyre.js");
+
+/** Start `gyre mock-llm` as a real process and wait for the line that gives its address. */
+async function startMockProcess(scriptPath: string): Promise<{ child: ChildProcess; baseURL: string }> {
+  const child = spawn(process.execPath, [CLI, "mock-llm", "--script", scriptPath, "--port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  for await (const line of lines) {
+    const match = /listening on (http:\/\/\S+)/.exec(line);
+    if (match) return { child, baseURL: `${match[1]}/v1` };
+  }
+  throw new Error("gyre mock-llm exited without printing its address");
+}
+
+describe("gyre run against gyre mock-llm, as real processes", () => {
+  let mock: { child: ChildProcess; baseURL: string };
+  let workdir: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CLI))
+      throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
+    workdir = mkdtempSync(join(tmpdir(), "gyre-cli-"));
+    const script = join(workdir, "script.json");
+    writeFileSync(
+      script,
+      JSON.stringify({
+        mode: "history",
+        turns: [{ content: [{ type: "text", text: "The answer is 42." }] }],
+      }),
+    );
+    mock = await startMockProcess(script);
+  });
+
+  afterAll(() => {
+    mock?.child.kill();
+  });
+
+  const env = () => ({
+    ...process.env,
+    ANTHROPIC_API_KEY: "mock",
+    ANTHROPIC_BASE_URL: mock.baseURL,
+    OPENAI_API_KEY: "mock",
+    OPENAI_BASE_URL: mock.baseURL,
+  });
+
+  it("prints one SDKMessage per line with --output-format stream-json", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, "run", "What is 6*7?", "--output-format", "stream-json", "--cwd", workdir],
+      {
+        env: env(),
+      },
+    );
+    const messages = stdout
+      .trim()
+      .split("\n")
+      .map((line) => SDKMessage.parse(JSON.parse(line)));
+    expect(messages.map((m) => m.type)).toEqual(["system", "assistant", "result"]);
+    expect(messages.at(-1)).toMatchObject({
+      type: "result",
+      subtype: "success",
+      result: "The answer is 42.",
+    });
+  });
+
+  it("prints the final answer with --output-format text, and the result with json", async () => {
+    const text = await run(
+      process.execPath,
+      [CLI, "run", "hi", "--model", "openai/gpt-5", "--cwd", workdir],
+      { env: env() },
+    );
+    expect(text.stdout).toBe("The answer is 42.\n");
+    const json = await run(
+      process.execPath,
+      [CLI, "run", "hi", "--output-format", "json", "--cwd", workdir],
+      { env: env() },
+    );
+    expect(JSON.parse(json.stdout)).toMatchObject({ type: "result", subtype: "success", num_turns: 1 });
+  });
+
+  it("exits non-zero with a clear message when the API key is missing", async () => {
+    const error = await run(process.execPath, [CLI, "run", "hi", "--cwd", workdir], {
+      env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: mock.baseURL },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(error).toMatchObject({ code: 1, stderr: expect.stringContaining("ANTHROPIC_API_KEY") });
+  });
+});
+
+describe("gyre run --loop-control asks the person and goes on", () => {
+  it("sends the answer typed on stdin back to the model in the same session", async () => {
+    const server = await startMockLLM({
+      script: {
+        turns: [
+          { content: [{ type: "tool_use", name: "ask_question", input: { question: "Which branch?", options: ["main", "dev"] } }] },
+          { content: [{ type: "tool_use", name: "task_completion", input: { result: "Deployed dev." } }] },
+        ],
+      },
+    });
+    try {
+      const child = spawn(process.execPath, [CLI, "run", "deploy", "--loop-control", "--setting-sources", "", "--no-session-persistence"], {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: server.baseURL },
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout?.on("data", (chunk) => (stdout += chunk));
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk;
+        if (stderr.includes("Which branch?") && stderr.includes("> ")) child.stdin?.end("2\n");
+      });
+      const code = await new Promise((resolve) => child.on("close", resolve));
+      expect(code).toBe(0);
+      expect(stdout).toContain("Deployed dev.");
+      // The answer (option 2) reached the model as the next user message.
+      expect(JSON.stringify(server.requests[1]?.body)).toContain('"dev"');
+    } finally {
+      await server.close();
+    }
+  });
+});
