@@ -1,3 +1,4 @@
+import { ABORTED, untilAborted } from "../async/until-aborted.js";
 import { errorMessage } from "../errors/index.js";
 import type { HookCallback } from "./config.js";
 import type { HookInput } from "./events.js";
@@ -57,30 +58,4 @@ export async function runCallback(run: CallbackRun, input: HookInput): Promise<H
     clearTimeout(timer);
     run.signal?.removeEventListener("abort", onRunAbort);
   }
-}
-
-const ABORTED = Symbol("aborted");
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.resolve(ABORTED);
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      promise.catch(() => {});
-      resolve(ABORTED);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { ABORTED, untilAborted } from "../async/until-aborted.js";
 import { errorMessage, GyreError } from "../errors/index.js";
 import type { ToolRegistry } from "./registry.js";
 import type { AnyTool, ToolContext, ToolOutput, ToolResult } from "./tool.js";
@@ -132,28 +133,11 @@ class CallTimeout {
   }
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      promise.catch(() => {});
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+/** `promise`'s outcome, or a rejection with the signal's reason as soon as it aborts. */
+async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  const value = await untilAborted(promise, signal);
+  if (value === ABORTED) throw signal.reason;
+  return value;
 }
 
 function normalize(output: ToolOutput): ToolResult {
