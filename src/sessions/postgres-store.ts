@@ -14,6 +14,7 @@ import {
   decodeState,
   messageNotFound,
   newSessionRecord,
+  sessionRecordFromRow,
   sessionRowValues,
   type SessionRecord,
   sessionExists,
@@ -297,16 +298,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   #decode(row: SessionRow): SessionRecord {
-    return {
-      id: row.id,
-      cwd: row.cwd,
-      title: row.title,
-      createdAt: Number(row.created_at),
-      updatedAt: Number(row.updated_at),
-      parentId: row.parent_id,
-      forkedFromMessage: row.forked_from_message,
-      state: decodeState(row.state, this.#where(row.id)),
-    };
+    return sessionRecordFromRow(row, decodeState(row.state, this.#where(row.id)));
   }
 
   #where(sessionId: string): string {

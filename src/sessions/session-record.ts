@@ -46,6 +46,31 @@ export function sessionRowValues(record: SessionRecord): Array<string | number |
   ];
 }
 
+/** A session row as either SQL store reads it (`pg` returns `bigint` columns as strings). */
+export interface SessionRowLike {
+  id: string;
+  cwd: string;
+  title: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+  parent_id: string | null;
+  forked_from_message: string | null;
+}
+
+/** A session row as a record, with the reducer state the caller decoded from its `state`. */
+export function sessionRecordFromRow(row: SessionRowLike, state: DeriveState): SessionRecord {
+  return {
+    id: row.id,
+    cwd: row.cwd,
+    title: row.title,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    parentId: row.parent_id,
+    forkedFromMessage: row.forked_from_message,
+    state,
+  };
+}
+
 /** The reducer state as stored; anything else is a `session_store_error` naming `where`. */
 export function decodeState(text: unknown, where: string): DeriveState {
   const parsed = DeriveState.safeParse(parseStored(text, where));

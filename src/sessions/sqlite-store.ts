@@ -13,6 +13,7 @@ import {
   decodeState,
   messageNotFound,
   newSessionRecord,
+  sessionRecordFromRow,
   sessionRowValues,
   replayDerived,
   type SessionRecord,
@@ -304,16 +305,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   #decode(row: SessionRow): SessionRecord {
-    return {
-      id: row.id,
-      cwd: row.cwd,
-      title: row.title,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      parentId: row.parent_id,
-      forkedFromMessage: row.forked_from_message,
-      state: this.#decodeState(row.id, row.state),
-    };
+    return sessionRecordFromRow(row, this.#decodeState(row.id, row.state));
   }
 
   #decodeState(sessionId: string, text: string): DeriveState {
