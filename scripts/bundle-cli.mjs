@@ -1,7 +1,11 @@
-// Bundle the CLI into dist/bin/ so `gyre` starts fast: one ESM graph of a few chunks loads
-// far quicker than hundreds of small modules (measured in bench/cli.bench.mjs). Native
-// addons and pg stay external; provider packages stay separate chunks, loaded on demand.
+// Bundle the CLI into dist/bin/ so `gyre` starts fast. The CLI (src/cli/main.ts) becomes one
+// CommonJS file, cli-<hash>.cjs: one file loads far quicker than hundreds of small modules,
+// and, unlike an ES module on Node 20, a script can be compiled with V8's code cache.
+// dist/bin/gyre.js (src/cli/launch.ts) starts it through that cache (bench/cli.bench.mjs
+// measures both). Native addons and pg stay external.
 import { chmodSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
 import { build } from "esbuild";
 
 /**
@@ -48,18 +52,82 @@ const zod3EnumOnly = {
   },
 };
 
+/**
+ * better-sqlite3 stays external (a native addon), and a bundled `import Database from
+ * "better-sqlite3"` would require its JavaScript at start. Gyre only ever calls
+ * `new Database(...)`, so the CLI gets a stand-in that requires the package at the first
+ * open: a run opens its session store after the first model request is sent.
+ */
+const lazySqlite = {
+  name: "lazy-better-sqlite3",
+  setup(build) {
+    build.onResolve({ filter: /^better-sqlite3$/ }, (args) =>
+      args.namespace === "lazy-better-sqlite3" ? { path: args.path, external: true } : { path: "lazy", namespace: "lazy-better-sqlite3" },
+    );
+    build.onLoad({ filter: /.*/, namespace: "lazy-better-sqlite3" }, () => ({
+      contents:
+        "let Database;\n" +
+        "export default function LazyDatabase(...args) {\n" +
+        '  Database ??= require("better-sqlite3");\n' +
+        "  return new Database(...args);\n" +
+        "}\n",
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * fdir (tinyglobby's crawler) loads picomatch at start with a runtime `require`, which
+ * resolves and compiles it from node_modules (~5 ms) though the bundle holds it already.
+ * Its bundled copy is handed over instead; if fdir changes that code, the build warns and
+ * leaves fdir as it is.
+ */
+const fdirBundledPicomatch = {
+  name: "fdir-bundled-picomatch",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const lookup = /__require\.resolve\("picomatch"\);\s*pm = __require\("picomatch"\);/;
+      if (!lookup.test(source)) {
+        return { contents: source, loader: "js", warnings: [{ text: "fdir no longer loads picomatch as expected" }] };
+      }
+      return {
+        contents: `import __bundledPicomatch from "picomatch";\n${source.replace(lookup, "pm = __bundledPicomatch;")}`,
+        loader: "js",
+      };
+    });
+  },
+};
+
 rmSync("dist/bin", { recursive: true, force: true });
-await build({
-  entryPoints: { gyre: "src/cli/main.ts" },
+const cli = await build({
+  entryPoints: { cli: "src/cli/main.ts" },
+  // The content hash in the name keys the code cache: a rebuilt CLI never meets stale bytecode.
+  entryNames: "[name]-[hash]",
+  outExtension: { ".js": ".cjs" },
   outdir: "dist/bin",
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   external: ["better-sqlite3", "@lydell/node-pty", "pg"],
-  banner: { js: "import { createRequire as __gyreRequire } from 'node:module'; const require = __gyreRequire(import.meta.url);" },
-  plugins: [zodEnglishOnly, zod3EnumOnly],
+  // Bundled ES modules that read import.meta.url (fdir's createRequire) get the bundle's URL.
+  define: { "import.meta.url": "__gyreImportMetaUrl" },
+  banner: { js: 'var __gyreImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [zodEnglishOnly, zod3EnumOnly, lazySqlite, fdirBundledPicomatch],
+  minify: true,
+  metafile: true,
+  logLevel: "warning",
+});
+const [cliFile] = Object.keys(cli.metafile.outputs);
+await build({
+  entryPoints: { gyre: "src/cli/launch.ts" },
+  outdir: "dist/bin",
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  define: { GYRE_CLI_BUNDLE: JSON.stringify(`./${basename(cliFile)}`) },
   minify: true,
   logLevel: "warning",
 });

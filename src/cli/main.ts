@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { errorMessage, isGyreError } from "../errors/index.js";
 
 const USAGE = `gyre — an agent runtime

@@ -1,0 +1,118 @@
+// The `gyre` executable starts the bundled CLI through V8's code cache (src/cli/launch.ts,
+// src/cli/code-cache.ts). These run the built files as real processes: dist/cli for the
+// cache on its own, dist/bin for the CLI.
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+const exec = promisify(execFile);
+const CODE_CACHE = resolve("dist/cli/code-cache.js");
+const CLI = resolve("dist/bin/gyre.js");
+
+/** Runs `bundle` through runWithCodeCache, as the launcher does for the command `run`. */
+const LAUNCH = `
+  const { codeCacheFile, runWithCodeCache } = await import(process.env.CODE_CACHE);
+  runWithCodeCache(process.env.BUNDLE, codeCacheFile(process.env.BUNDLE, "run"));
+`;
+
+/** A CommonJS bundle that reports what it was given and exits with $EXIT_CODE. */
+const BUNDLE = `
+  const path = require("node:path");
+  console.log(JSON.stringify({
+    file: path.basename(__filename),
+    dirname: __dirname === path.dirname(__filename),
+    exports: module.exports === exports && this === exports,
+  }));
+  process.exitCode = Number(process.env.EXIT_CODE || 0);
+`;
+
+let dir: string;
+let cacheRoot: string;
+let bundle: string;
+
+beforeAll(() => {
+  for (const built of [CODE_CACHE, CLI])
+    if (!existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first (npm test does)`);
+});
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "gyre-code-cache-"));
+  cacheRoot = join(dir, "cache");
+  bundle = join(dir, "cli-TEST.cjs");
+  writeFileSync(bundle, BUNDLE);
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function launch(env: Record<string, string> = {}): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", LAUNCH], {
+      env: { ...process.env, CODE_CACHE, BUNDLE: bundle, NODE_COMPILE_CACHE: cacheRoot, ...env },
+    });
+    return { code: 0, stdout };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string };
+    if (typeof failed.code !== "number") throw error;
+    return { code: failed.code, stdout: failed.stdout ?? "" };
+  }
+}
+
+function cacheFiles(): string[] {
+  const folder = join(cacheRoot, "gyre");
+  return existsSync(folder) ? readdirSync(folder).map((name) => join(folder, name)) : [];
+}
+
+describe("runWithCodeCache", () => {
+  it("runs the bundle as CommonJS, with require, module, exports, __filename and __dirname", async () => {
+    const { code, stdout } = await launch();
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ file: "cli-TEST.cjs", dirname: true, exports: true });
+  });
+
+  it("writes the cache after a successful run, and the next run uses it as it is", async () => {
+    await launch();
+    const [file, ...others] = cacheFiles();
+    expect(others).toEqual([]);
+    expect(file).toMatch(new RegExp(`cli-TEST\\.cjs\\.run\\.${process.version}-${process.arch}\\.v8cache$`));
+    const written = { bytes: readFileSync(file!), mtimeMs: statSync(file!).mtimeMs };
+
+    const again = await launch();
+    expect(JSON.parse(again.stdout)).toMatchObject({ file: "cli-TEST.cjs" });
+    // Accepted by V8, so not written again.
+    expect({ bytes: readFileSync(file!), mtimeMs: statSync(file!).mtimeMs }).toEqual(written);
+  });
+
+  it("writes no cache after a failed run", async () => {
+    expect((await launch({ EXIT_CODE: "1" })).code).toBe(1);
+    expect(cacheFiles()).toEqual([]);
+  });
+
+  it("ignores a damaged cache and replaces it", async () => {
+    await launch();
+    const [file] = cacheFiles();
+    const garbage = Buffer.alloc(statSync(file!).size, 0x5a);
+    writeFileSync(file!, garbage);
+
+    const { code, stdout } = await launch();
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ file: "cli-TEST.cjs" });
+    expect(readFileSync(file!).equals(garbage)).toBe(false);
+  });
+
+  it("writes nothing with NODE_DISABLE_COMPILE_CACHE", async () => {
+    expect((await launch({ NODE_DISABLE_COMPILE_CACHE: "1" })).code).toBe(0);
+    expect(existsSync(cacheRoot)).toBe(false);
+  });
+});
+
+describe("the gyre executable", () => {
+  it("prints the same with a fresh and with a warm code cache, which it fills", async () => {
+    const env = { ...process.env, NODE_COMPILE_CACHE: cacheRoot };
+    const cold = await exec(process.execPath, [CLI, "--version"], { env });
+    const warm = await exec(process.execPath, [CLI, "--version"], { env });
+    expect(cold.stdout).toBe("gyre 0.1.0\n");
+    expect(warm.stdout).toBe(cold.stdout);
+    expect(readdirSync(cacheRoot, { recursive: true }).length).toBeGreaterThan(0);
+  });
+});
