@@ -1,9 +1,12 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { accessSync, closeSync, constants, existsSync, openSync, readSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import {
   conversationFromMessages,
+  defaultSqlitePath,
   FILE_EDIT_TOOLS,
   openSqliteSessionStore,
   type SessionLock,
@@ -13,22 +16,50 @@ import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
 import type { HistoryEntry } from "./to-prompt.js";
 
+/** A store with this run's session in it, locked for the run. */
+interface OpenedSession {
+  store: SessionStore;
+  lock: SessionLock;
+}
+
+/** A store not opened yet: how to open it, the messages recorded meanwhile, and what opens it. */
+interface DeferredStore {
+  open: () => Promise<OpenedSession>;
+  waiting: SDKMessage[];
+  onRequestSent: (() => void) | undefined;
+}
+
+/** Published by Node's fetch (undici) once a request, body included, is written to the socket. */
+const REQUEST_SENT = "undici:request:bodySent";
+
 /**
  * A run's link to its session store: which session it writes, the history it resumes
  * from, the lock that keeps other loops out, and file checkpoints before edits.
  * With `persistSession: false` every method is a no-op and the history is empty.
+ *
+ * A new session in the default SQLite store is opened once the first model request has
+ * been sent, while the process waits for the answer, instead of delaying the request.
+ * What is recorded before (init, prompt, hook reports, retries) waits in order and is
+ * stored first; the model's answer, and everything after, waits until the store is open.
  */
 export class Persistence {
   /** tool_use id → uuid of the assistant message that made the call (for checkpoints). */
   readonly #callers = new Map<string, string>();
+  /** The session's store and lock; a promise while a deferred store opens; undefined when nothing is kept. */
+  #session: OpenedSession | Promise<OpenedSession> | undefined;
+  /** A deferred store, until it starts opening. */
+  #deferred: DeferredStore | undefined;
 
   private constructor(
     readonly sessionId: string,
     readonly history: HistoryEntry[],
-    readonly store: SessionStore | undefined,
-    private readonly lock: SessionLock | undefined,
+    session: OpenedSession | undefined,
+    openLater: (() => Promise<OpenedSession>) | undefined,
     private readonly ownsStore: boolean,
-  ) {}
+  ) {
+    this.#session = session;
+    this.#deferred = openLater && { open: openLater, waiting: [], onRequestSent: undefined };
+  }
 
   /**
    * Opens the store and the session the options ask for: a new one (`proposedId`),
@@ -46,28 +77,35 @@ export class Persistence {
         );
       return new Persistence(proposedId, [], undefined, undefined, false);
     }
+    // A new session (random id) in the default store: opened once the first request is out.
+    const fresh = !wantsResume && options.sessionId === undefined && options.resumeSessionAt === undefined;
+    if (fresh && !options.sessionStore) {
+      const path = defaultSqlitePath(cwd);
+      if (canOpenLater(path))
+        return new Persistence(proposedId, [], undefined, () => openNewSession(path, proposedId, cwd), true);
+    }
     const ownsStore = !options.sessionStore;
     const store = options.sessionStore ?? openSqliteSessionStore({ cwd });
     let lock: SessionLock | undefined;
     try {
       const sourceId =
         options.resume ?? (options.continue ? (await store.latestSession(cwd))?.id : undefined);
-      let sessionId: string;
       if (sourceId === undefined) {
         if (options.resumeSessionAt !== undefined)
           throw new GyreError("config_error", "resumeSessionAt needs resume or continue");
-        sessionId = (await store.createSession({ id: proposedId, cwd })).id;
-      } else if (options.forkSession || options.resumeSessionAt !== undefined) {
+        const session = await createLocked(store, proposedId, cwd);
+        return new Persistence(session.lock.sessionId, [], session, undefined, ownsStore);
+      }
+      let sessionId = sourceId;
+      if (options.forkSession || options.resumeSessionAt !== undefined) {
         const fork = await store.forkSession(sourceId, {
           ...(options.resumeSessionAt !== undefined ? { upTo: options.resumeSessionAt } : {}),
         });
         sessionId = fork.id;
-      } else {
-        sessionId = sourceId;
       }
       lock = await store.acquireLock(sessionId);
-      const history = sourceId === undefined ? [] : toHistory(await store.getSessionMessages(sessionId));
-      return new Persistence(sessionId, history, store, lock, ownsStore);
+      const history = toHistory(await store.getSessionMessages(sessionId));
+      return new Persistence(sessionId, history, { store, lock }, undefined, ownsStore);
     } catch (error) {
       await lock?.release();
       if (ownsStore) await store.close();
@@ -75,14 +113,20 @@ export class Persistence {
     }
   }
 
-  /** Stores a message (stream events are skipped) before it reaches the caller. */
+  /** Stores a message (stream events are skipped) before it reaches the caller, except as said above. */
   async record(message: SDKMessage): Promise<void> {
-    if (!this.store || message.type === "stream_event") return;
+    if (message.type === "stream_event") return;
     if (message.type === "assistant") {
       for (const block of message.message.content)
         if (block.type === "tool_use") this.#callers.set(block.id, message.uuid);
     }
-    await this.store.append(this.sessionId, message);
+    if (this.#deferred) {
+      if (message.type === "system" || message.type === "user") return this.#defer(this.#deferred, message);
+      this.#openDeferred();
+    }
+    if (this.#session === undefined) return;
+    const { store } = await this.#session;
+    await store.append(this.sessionId, message);
   }
 
   /**
@@ -91,14 +135,15 @@ export class Persistence {
    */
   withCheckpoints(tool: AnyTool): AnyTool {
     const field = FILE_EDIT_TOOLS[tool.name];
-    const store = this.store;
-    if (!store || field === undefined) return tool;
+    if ((this.#session === undefined && !this.#deferred) || field === undefined) return tool;
     return {
       ...tool,
       execute: async (input, context) => {
         const path = (input as Record<string, unknown>)[field];
         const caller = this.#callers.get(context.toolUseId);
-        if (typeof path === "string" && caller !== undefined) {
+        // The call's assistant message is recorded, so the store is open or opening.
+        if (typeof path === "string" && caller !== undefined && this.#session !== undefined) {
+          const { store } = await this.#session;
           const filePath = resolve(context.cwd, path);
           const before = await contentOf(filePath);
           if (before !== undefined) await store.saveCheckpoint(this.sessionId, caller, filePath, before);
@@ -108,15 +153,102 @@ export class Persistence {
     };
   }
 
-  /** Releases the lock and closes a store this run opened. */
+  /** Stores messages still waiting, releases the lock and closes a store this run opened. */
   async close(): Promise<void> {
+    this.#openDeferred();
+    if (this.#session === undefined) return;
+    const { store, lock } = await this.#session;
     try {
-      await this.lock?.release();
+      await lock.release();
     } finally {
-      if (this.ownsStore) await this.store?.close();
+      if (this.ownsStore) await store.close();
     }
   }
+
+  /** Queues a message for the deferred store; the first one starts listening for the request. */
+  #defer(deferred: DeferredStore, message: SDKMessage): void {
+    deferred.waiting.push(message);
+    if (deferred.onRequestSent) return;
+    // Opened on the next turn of the event loop, not inside undici's write.
+    deferred.onRequestSent = () => setImmediate(() => this.#openDeferred());
+    subscribe(REQUEST_SENT, deferred.onRequestSent);
+  }
+
+  /** Starts opening a deferred store that has messages waiting; they are stored first. */
+  #openDeferred(): void {
+    const deferred = this.#deferred;
+    if (!deferred) return;
+    this.#deferred = undefined;
+    if (deferred.onRequestSent) unsubscribe(REQUEST_SENT, deferred.onRequestSent);
+    if (deferred.waiting.length === 0) return;
+    const opening = (async () => {
+      const session = await deferred.open();
+      try {
+        for (const message of deferred.waiting) await session.store.append(this.sessionId, message);
+      } catch (error) {
+        await session.lock.release();
+        await session.store.close();
+        throw error;
+      }
+      this.#session = session;
+      return session;
+    })();
+    // A failure surfaces at the next record() or at close().
+    opening.catch(() => {});
+    this.#session = opening;
+  }
 }
+
+/** Creates the session `id` in `store` and locks it. */
+async function createLocked(store: SessionStore, id: string, cwd: string): Promise<OpenedSession> {
+  const sessionId = (await store.createSession({ id, cwd })).id;
+  return { store, lock: await store.acquireLock(sessionId) };
+}
+
+/** Opens the SQLite store at `path` with the new session `id` in it, locked; closed again on failure. */
+async function openNewSession(path: string, id: string, cwd: string): Promise<OpenedSession> {
+  const store = openSqliteSessionStore({ path });
+  try {
+    return await createLocked(store, id, cwd);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/**
+ * True when opening the store at `path` can wait: the file starts with SQLite's header (or
+ * is empty), or it does not exist yet and its folder (or the folder's parent) is writable.
+ * Anything else is opened at once, so its error comes before any model request.
+ */
+function canOpenLater(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return false;
+    const folder = dirname(path);
+    return writable(existsSync(folder) ? folder : dirname(folder));
+  }
+  try {
+    const header = Buffer.alloc(SQLITE_HEADER.length);
+    const read = readSync(fd, header, 0, header.length, 0);
+    return read === 0 || header.equals(SQLITE_HEADER);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writable(folder: string): boolean {
+  try {
+    accessSync(folder, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
 
 /** The loop's history from stored messages, made valid (unfinished tool calls closed). */
 export function toHistory(messages: readonly SDKMessage[]): HistoryEntry[] {

@@ -76,7 +76,10 @@ export function query(params: QueryParams): Query {
   return generator as unknown as Query;
 }
 
-/** Opens the session (resume, lock) and persists every message before the caller sees it. */
+/**
+ * Opens the session (resume, lock) and persists every message before the caller sees it
+ * (a new session's first messages are stored once its store is open: see Persistence).
+ */
 async function* run(
   prompt: QueryPrompt,
   options: QueryOptions,
