@@ -2,7 +2,7 @@
 // src/cli/code-cache.ts). These run the built files as real processes: dist/cli for the
 // cache on its own, dist/bin for the CLI.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -98,6 +98,16 @@ describe("runWithCodeCache", () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ file: "cli-TEST.cjs" });
     expect(readFileSync(file!).equals(garbage)).toBe(false);
+  });
+
+  it("removes the caches of other bundles (earlier builds) when it writes one", async () => {
+    const folder = join(cacheRoot, "gyre");
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const old = join(folder, `cli-OLD.cjs.run.${process.version}-${process.arch}.v8cache`);
+    writeFileSync(old, "old bytecode");
+    await launch();
+    expect(existsSync(old)).toBe(false);
+    expect(cacheFiles()).toHaveLength(1);
   });
 
   it("writes nothing with NODE_DISABLE_COMPILE_CACHE", async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -47,7 +47,7 @@ export function runWithCodeCache(bundle: string, cacheFile: string | undefined):
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     process.once("exit", (code) => {
       // A failed run (a missing key, a bad flag) has used too little of the CLI to be worth caching.
-      if (code === 0) writeCache(cacheFile, script.createCachedData());
+      if (code === 0) writeCache(cacheFile, script.createCachedData(), basename(bundle));
     });
   }
   const module = { exports: {} };
@@ -63,12 +63,18 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-function writeCache(file: string, data: Buffer): void {
-  // Written aside and renamed, so a concurrent start never reads half a file.
+/**
+ * Writes the cache aside and renames it, so a concurrent start never reads half a file,
+ * then removes the caches of other bundles (earlier builds) from the folder.
+ */
+function writeCache(file: string, data: Buffer, bundleName: string): void {
   const partial = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(partial, data, { mode: 0o600 });
     renameSync(partial, file);
+    const folder = dirname(file);
+    for (const name of readdirSync(folder))
+      if (!name.startsWith(`${bundleName}.`)) rmSync(join(folder, name), { force: true });
   } catch {
     // No cache this time.
   }
