@@ -5,7 +5,8 @@ import { spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { glob } from "tinyglobby";
-import { globOptions, globTool } from "../dist/tools/builtin/glob-tool.js";
+import { crawlGlob } from "../dist/tools/builtin/glob-crawl.js";
+import { globOptions, globTool, skippedFolders } from "../dist/tools/builtin/glob-tool.js";
 import { grepTool } from "../dist/tools/builtin/grep/index.js";
 import { ToolSession } from "../dist/tools/index.js";
 
@@ -49,9 +50,9 @@ function rg(args) {
   });
 }
 
-function line(label, tool, base, baseName) {
+function line(label, tool, base, baseName, toolName = "tool") {
   const ms = (value) => `${value.toFixed(0)} ms`;
-  console.log(`${label}: ${(tool / base).toFixed(2)}x (tool ${ms(tool)}, ${baseName} ${ms(base)})`);
+  console.log(`${label}: ${(tool / base).toFixed(2)}x (${toolName} ${ms(tool)}, ${baseName} ${ms(base)})`);
 }
 
 async function benchGrep(pattern, path) {
@@ -75,6 +76,13 @@ async function benchGlob(pattern, path) {
     GLOB_RUNS,
   );
   line(`glob tool/tinyglobby "${pattern}" in ${path}`, viaTool, direct, "tinyglobby");
+  // The tool's crawl alone (no mtimes, no formatting) against the same baseline.
+  const [crawl, direct2] = await medians(
+    () => crawlGlob(pattern, cwd, skippedFolders(pattern)),
+    () => glob(pattern, { cwd, ...globOptions(pattern) }),
+    GLOB_RUNS,
+  );
+  line(`glob fast crawl/tinyglobby "${pattern}" in ${path}`, crawl, direct2, "tinyglobby", "crawl");
 }
 
 const started = performance.now();

@@ -3,22 +3,34 @@ import { statSync } from "node:fs";
 const STAT_OPTIONS = { throwIfNoEntry: false } as const;
 
 /**
- * The first `limit` of `paths` (relative to the directory `root`) in newest-modified-first
- * order, ties by path (code unit order); a path that no longer exists counts as oldest.
- * The result is exactly the head of a full sort, but only the top `limit` are ever sorted:
- * the rest are turned away by one comparison against the worst kept entry.
- *
- * Stats are synchronous: one `statSync` per path beats callback or promise stats (each pays
- * a thread-pool round trip and a callback) and, the crawl having left the event loop busy,
- * running them during the crawl wins nothing either.
+ * The `mtimeMs` of the file at `path`; 0 (oldest) for one that is gone or cannot be read.
+ * Synchronous: a callback or promise stat costs the main thread more (a thread-pool round
+ * trip and a callback) than the stat itself.
  */
-export function newestFirst(paths: readonly string[], root: string, limit: number): string[] {
-  const count = paths.length;
-  const base = root.endsWith("/") ? root : `${root}/`;
-  const times = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    times[i] = statSync(base + paths[i], STAT_OPTIONS)?.mtimeMs ?? 0;
+export function modifiedTime(path: string): number {
+  try {
+    return statSync(path, STAT_OPTIONS)?.mtimeMs ?? 0;
+  } catch {
+    return 0;
   }
+}
+
+/** `modifiedTime` of each of `paths` (relative to the directory `root`). */
+export function modifiedTimes(paths: readonly string[], root: string): Float64Array {
+  const base = root.endsWith("/") ? root : `${root}/`;
+  const times = new Float64Array(paths.length);
+  for (let i = 0; i < paths.length; i++) times[i] = modifiedTime(base + paths[i]);
+  return times;
+}
+
+/**
+ * The first `limit` of `paths` in newest-modified-first order by `times` (one per path),
+ * ties by path (code unit order). The result is exactly the head of a full sort, but only
+ * the top `limit` are ever sorted: the rest are turned away by one comparison against the
+ * worst kept entry.
+ */
+export function newestFirst(paths: readonly string[], times: ArrayLike<number>, limit: number): string[] {
+  const count = paths.length;
   /** Whether entry `a` comes before entry `b` in the output. */
   const before = (a: number, b: number): boolean => {
     const ta = times[a] as number;

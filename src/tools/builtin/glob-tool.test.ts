@@ -82,6 +82,19 @@ describe("Glob", () => {
     expect(await glob({ pattern: join(root, "src", "*.md") })).toBe("src/readme.md");
   });
 
+  it("orders the same when tinyglobby runs a pattern the fast crawl leaves to it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gyre-glob-escaped-"));
+    try {
+      write(dir, "a[1].txt", 1);
+      write(dir, "b[1].txt", 3);
+      write(dir, "c[1].txt", 2);
+      // Escaped brackets are left to tinyglobby.
+      expect(await glob({ pattern: "*\\[1\\].txt" }, dir)).toBe("b[1].txt\nc[1].txt\na[1].txt");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("says No files found when nothing matches", async () => {
     expect(await glob({ pattern: "**/*.rs" })).toBe("No files found");
   });

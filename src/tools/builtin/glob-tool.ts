@@ -4,7 +4,8 @@ import { z } from "zod";
 import { GyreError } from "../../errors/index.js";
 import { defineTool } from "../define-tool.js";
 import type { Tool } from "../tool.js";
-import { newestFirst } from "./glob-order.js";
+import { crawlGlob } from "./glob-crawl.js";
+import { modifiedTimes, newestFirst } from "./glob-order.js";
 import { resolveSearchRoot } from "./grep/search-root.js";
 
 /** Glob's input, field for field as Claude Code's Glob tool takes it. */
@@ -36,7 +37,7 @@ const DESCRIPTION = `Find files by name with a glob pattern.
 - Use Glob to find files by name; use Grep to search file contents.`;
 
 /**
- * The Glob tool (Claude Code compatible): tinyglobby matching under `path` (default: the
+ * The Glob tool (Claude Code compatible): tinyglobby's matching under `path` (default: the
  * cwd), paths relative to the cwd, newest-modified first, at most `maxResults` of them.
  */
 export function globTool(options: GlobToolOptions = {}): Tool<GlobInput> {
@@ -52,16 +53,12 @@ export function globTool(options: GlobToolOptions = {}): Tool<GlobInput> {
         throw new GyreError("tool_error", `Path is not a directory: ${input.path}`, { toolName: "Glob" });
       }
       const pattern = isAbsolute(input.pattern) ? relative(root.path, input.pattern) : input.pattern;
-      const matches = await glob(pattern, {
-        cwd: root.path,
-        ...globOptions(pattern),
-        signal: context.signal,
-      });
+      const matches = await findFiles(pattern, root.path, context.signal);
       const prefix =
         root.display === "" ? "" : root.display.endsWith("/") ? root.display : `${root.display}/`;
-      const shown = newestFirst(matches, root.path, maxResults).map((path) => prefix + path);
-      const more = matches.length - shown.length;
-      const data = { filenames: shown, numFiles: matches.length, truncated: more > 0 };
+      const shown = newestFirst(matches.paths, matches.times, maxResults).map((path) => prefix + path);
+      const more = matches.paths.length - shown.length;
+      const data = { filenames: shown, numFiles: matches.paths.length, truncated: more > 0 };
       if (shown.length === 0) return { content: "No files found", data };
       const note =
         more > 0
@@ -73,20 +70,42 @@ export function globTool(options: GlobToolOptions = {}): Tool<GlobInput> {
   });
 }
 
+/** Folders Glob skips wherever they are, unless the pattern names them. */
+const SKIPPED_FOLDERS = [".git", "node_modules"] as const;
+
+/** The folders of `SKIPPED_FOLDERS` that `pattern` does not name. */
+export function skippedFolders(pattern: string): string[] {
+  return SKIPPED_FOLDERS.filter((name) => !pattern.includes(name));
+}
+
 /**
  * The tinyglobby options Glob uses for `pattern`: files only, no dot entries unless the
- * pattern names them, symlinked folders not followed, and `.git` and `node_modules`
+ * pattern names them, symlinks (to files or folders) skipped, and `.git` and `node_modules`
  * skipped unless the pattern names them. Exported so the benchmark runs the same search.
  */
 export function globOptions(pattern: string) {
-  const ignore: string[] = [];
-  if (!pattern.includes(".git")) ignore.push("**/.git/**");
-  if (!pattern.includes("node_modules")) ignore.push("**/node_modules/**");
   return {
-    ignore,
+    ignore: skippedFolders(pattern).map((name) => `**/${name}/**`),
     dot: false,
     onlyFiles: true,
     expandDirectories: false,
     followSymbolicLinks: false,
   };
+}
+
+interface Matches {
+  paths: string[];
+  /** Each path's `mtimeMs`. */
+  times: ArrayLike<number>;
+}
+
+/**
+ * The files under `root` that `pattern` matches, relative to `root`, with their modification
+ * times: our own crawl when it reproduces tinyglobby exactly, else tinyglobby itself.
+ */
+async function findFiles(pattern: string, root: string, signal: AbortSignal): Promise<Matches> {
+  const crawl = crawlGlob(pattern, root, skippedFolders(pattern), { signal, modifiedTimes: true });
+  if (crawl !== undefined) return crawl;
+  const paths = await glob(pattern, { cwd: root, ...globOptions(pattern), signal });
+  return { paths, times: modifiedTimes(paths, root) };
 }
