@@ -135,8 +135,8 @@ function collect(walk: Walk, folder: string, entries: Dirent[], found: (subfolde
   const relative = folder.slice(rootLength);
   for (const entry of entries) {
     if (entry.isFile()) {
-      const path = relative + entry.name;
-      if (plan.matchesFile(path)) result.paths.push(path);
+      const path = plan.matchFile(relative, entry.name);
+      if (path !== undefined) result.paths.push(path);
     } else if (entry.isDirectory()) {
       const subfolder = `${folder}${entry.name}/`;
       if (!plan.skipsFolder(entry.name, subfolder, rootLength)) found(subfolder);

@@ -8,8 +8,11 @@ import picomatch from "picomatch";
 export interface GlobPlan {
   /** The folder to crawl, relative to the search root, as `/`-ended prefix (`""` for the root). */
   base: string;
-  /** Whether the file at `path` (relative to the search root) is a match. */
-  matchesFile(path: string): boolean;
+  /**
+   * The path of the file `name` in the folder `folder` (relative to the search root, `""` or
+   * ending in `/`) if it is a match, else `undefined`.
+   */
+  matchFile(folder: string, name: string): string | undefined;
   /**
    * Whether to skip the folder `name` at `path.slice(start, -1)` (relative to the search
    * root); `path` is its full path ending in `/`, as the crawler has it, so that the common
@@ -72,7 +75,11 @@ export function planGlob(pattern: string, skipped: readonly string[]): GlobPlan 
   const isPartialMatch = partialMatcher(parts);
   return {
     base,
-    matchesFile: (path) => path.endsWith(suffix) && isMatch(path) && !isIgnored(path, 0, path.length),
+    matchFile(folder, name) {
+      if (!name.endsWith(suffix)) return undefined;
+      const path = folder + name;
+      return isMatch(path) && !isIgnored(path, 0, path.length) ? path : undefined;
+    },
     skipsFolder(name, path, start) {
       if (skipsDotFolders && name.startsWith(".")) return true;
       const end = path.length - 1;
@@ -126,7 +133,8 @@ function dotFoldersHoldNoMatch(parts: readonly string[]): boolean {
 /**
  * Literal text every match ends with (for a pattern without groups, braces or classes):
  * the trailing run of plain characters of a last part made only of them, `*` and `?`
- * (`.js` of `**\/*.js`). Checking it first spares the regex most non-matching files.
+ * (`.js` of `**\/*.js`). Checking a file's name for it first spares most non-matching
+ * files the path and the regex.
  */
 function requiredSuffix(lastPart: string): string {
   return /^[\w.*?-]+$/.test(lastPart) ? (/[\w.-]*$/.exec(lastPart)?.[0] ?? "") : "";
