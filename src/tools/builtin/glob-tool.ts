@@ -48,7 +48,7 @@ export function globTool(options: GlobToolOptions = {}): Tool<GlobInput> {
     inputSchema: GlobInput,
     readOnly: true,
     async execute(input, context) {
-      const root = await resolveSearchRoot(input.path, context.cwd, "Glob");
+      const root = resolveSearchRoot(input.path, context.cwd, "Glob");
       if (root.isFile) {
         throw new GyreError("tool_error", `Path is not a directory: ${input.path}`, { toolName: "Glob" });
       }

@@ -39,7 +39,7 @@ export function grepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
     readOnly: true,
     async execute(input, context) {
       const backend = chooseBackend(backendChoice, options.ripgrepPath);
-      const root = await resolveSearchRoot(input.path, context.cwd, "Grep");
+      const root = resolveSearchRoot(input.path, context.cwd, "Grep");
       const mode = input.output_mode ?? "files_with_matches";
       const around = input["-C"] ?? input.context ?? 0;
       const request: SearchRequest = {
