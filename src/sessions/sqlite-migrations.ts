@@ -1,5 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { GyreError } from "../errors/index.js";
+import { keepAlive } from "./sqlite-keep-alive.js";
 
 export interface Migration {
   version: number;
@@ -120,12 +121,15 @@ export function migrateSqlite(
   db.exec(
     "CREATE TABLE IF NOT EXISTS gyre_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
   );
-  const applied = db.prepare<[number], { version: number }>(
-    "SELECT version FROM gyre_migrations WHERE version = ?",
+  // Kept alive for the reason in sqlite-keep-alive.ts.
+  const applied = keepAlive(
+    db.prepare<[number], { version: number }>("SELECT version FROM gyre_migrations WHERE version = ?"),
   );
-  const record = db.prepare("INSERT INTO gyre_migrations (version, name, applied_at) VALUES (?, ?, ?)");
-  const newest = db.prepare<[], { version: number | null }>(
-    "SELECT MAX(version) AS version FROM gyre_migrations",
+  const record = keepAlive(
+    db.prepare("INSERT INTO gyre_migrations (version, name, applied_at) VALUES (?, ?, ?)"),
+  );
+  const newest = keepAlive(
+    db.prepare<[], { version: number | null }>("SELECT MAX(version) AS version FROM gyre_migrations"),
   );
   const known = migrations.reduce((max, migration) => Math.max(max, migration.version), 0);
   const found = newest.get()?.version ?? 0;

@@ -23,6 +23,7 @@ import {
   withSessionId,
 } from "./session-record.js";
 import { SqliteLocks } from "./sqlite-lock.js";
+import { keepAlive } from "./sqlite-keep-alive.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { prepareStatements, type SessionRow, type Statements } from "./sqlite-statements.js";
 import type { ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
@@ -58,12 +59,14 @@ export function openSqliteSessionStore(options: SqliteSessionStoreOptions = {}):
   let db: Database.Database | undefined;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path);
-    db.pragma("journal_mode = WAL");
-    db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-    db.pragma("busy_timeout = 10000");
+    // Kept alive, with every statement prepared on it, for the reason in sqlite-keep-alive.ts;
+    // pragmas go through exec, which makes no statement object (db.pragma() would).
+    db = keepAlive(new Database(path));
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+    db.exec("PRAGMA busy_timeout = 10000");
     migrateSqlite(db);
-    return new SqliteSessionStore(db, path, prepareStatements(db), options);
+    return new SqliteSessionStore(db, path, keepAlive(prepareStatements(db)), options);
   } catch (error) {
     db?.close();
     throw storeError(path, error);
