@@ -27,7 +27,8 @@ export interface HookRunnerOptions {
   cwd: string;
   sessionId: string;
   transcriptPath?: string;
-  permissionMode?: string;
+  /** The run's permission mode, or a function that reads it as it is now (it can change mid-run). */
+  permissionMode?: string | (() => string);
   /** Timeout for hooks that set none (default 60,000 ms). */
   defaultTimeoutMs?: number;
   /** Shell for command hooks (default: `$SHELL` when POSIX, else `/bin/sh`). */
@@ -109,13 +110,12 @@ export class HookRunner {
   }
 
   #input<E extends HookEventName>(event: E, fields: HookEventFields<E>): HookInputFor<E> {
+    const mode = this.#options.permissionMode;
     const base = {
       session_id: this.#options.sessionId,
       transcript_path: this.#options.transcriptPath ?? "",
       cwd: this.#options.cwd,
-      ...(this.#options.permissionMode !== undefined
-        ? { permission_mode: this.#options.permissionMode }
-        : {}),
+      ...(mode !== undefined ? { permission_mode: typeof mode === "function" ? mode() : mode } : {}),
     };
     return { ...base, ...fields, hook_event_name: event } as unknown as HookInputFor<E>;
   }

@@ -1,17 +1,22 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import type { ResolvedModel } from "../model/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import type { LoopConfig, LoopState } from "./loop-state.js";
 import { type ModelStepOutcome, modelStep } from "./model-step.js";
 import { toPrompt } from "./to-prompt.js";
 
-/** One model call for the current history, with the run's tools and retry policy. */
+/**
+ * One model call for the current history, with the run's tools and retry policy, to `model`
+ * (the run's current one, which `Query.setModel` may change while the call runs).
+ */
 export async function* callModel(
   config: LoopConfig,
   state: LoopState,
+  model: ResolvedModel = config.model,
 ): AsyncGenerator<SDKMessage, ModelStepOutcome> {
   const outcome = yield* modelStep({
-    model: config.model,
+    model,
     callOptions: callOptions(config, state),
     signal: config.signal,
     retry: config.retry,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
 import { CostTracker, type ResolvedModel } from "../model/index.js";
-import type { SDKMessage, TerminalReason, Usage } from "../protocol/index.js";
+import type { PermissionMode, SDKMessage, TerminalReason, Usage } from "../protocol/index.js";
 import { type RewindFilesResult, rewindFiles } from "../sessions/index.js";
 import { ToolSession } from "../tools/index.js";
 import { MessageStamp } from "./messages.js";
@@ -10,6 +10,7 @@ import type { QueryOptions, QueryParams, QueryPrompt } from "./options.js";
 import { Persistence } from "./persistence.js";
 import { textOf, userTurns, withContext } from "./prompt-turns.js";
 import { resultMessage } from "./result.js";
+import { RunControls } from "./run-controls.js";
 import { type LoopState, newLoopState, runLoop } from "./run-loop.js";
 import { setupRun, startModel } from "./setup.js";
 import { reportHookOutcome } from "./tool-gate.js";
@@ -24,6 +25,17 @@ const GYRE_VERSION = "0.1.0";
 export interface Query extends AsyncGenerator<SDKMessage, void> {
   /** Stop the run: the model call or running tools are cancelled; a `result` still follows. */
   interrupt(): Promise<void>;
+  /**
+   * Change the permission mode from the next tool call on (as in the Claude Agent SDK).
+   * An unknown mode is a `config_error`.
+   */
+  setPermissionMode(mode: PermissionMode): Promise<void>;
+  /**
+   * Use another model (`"provider/model-id"`; none: the run's own) from the next model call
+   * on. A model that cannot be resolved (unknown provider, missing key) rejects, and the run
+   * goes on with the model it had.
+   */
+  setModel(model?: string): Promise<void>;
   /** Compact the conversation before the next model call (`instructions` guide the summary). */
   compact(instructions?: string): void;
   /** The session's id; with `continue` or a fork, final once the first message is out. */
@@ -51,7 +63,8 @@ export function query(params: QueryParams): Query {
   const controller = options.abortController ?? new AbortController();
   const costs = new CostTracker();
   const state = newLoopState(costs);
-  const inner = run(params.prompt, options, live, controller, state);
+  const controls = new RunControls();
+  const inner = run(params.prompt, options, live, controller, state, controls);
   const generator = Object.assign(inner, {
     rewindFiles: (messageUuid: string, rewind: { dryRun?: boolean } = {}) =>
       rewindFiles(live.sessionId, messageUuid, {
@@ -65,6 +78,8 @@ export function query(params: QueryParams): Query {
     async interrupt() {
       if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "Interrupted"));
     },
+    setPermissionMode: (mode: PermissionMode) => controls.setPermissionMode(mode),
+    setModel: (model?: string) => controls.setModel(model),
   });
   Object.defineProperties(generator, {
     sessionId: { get: () => live.sessionId },
@@ -86,6 +101,7 @@ async function* run(
   live: { proposedId: string; sessionId: string },
   controller: AbortController,
   state: LoopState,
+  controls: RunControls,
 ): AsyncGenerator<SDKMessage, void> {
   // The provider package loads while the session store opens.
   const model = startModel(options);
@@ -93,7 +109,7 @@ async function* run(
   live.sessionId = persistence.sessionId;
   state.history.push(...persistence.history);
   try {
-    for await (const message of runSession(prompt, options, persistence, controller, state, model)) {
+    for await (const message of runSession(prompt, options, persistence, controller, state, model, controls)) {
       await persistence.record(message);
       yield message;
     }
@@ -109,6 +125,7 @@ async function* runSession(
   controller: AbortController,
   state: LoopState,
   pendingModel: Promise<ResolvedModel>,
+  controls: RunControls,
 ): AsyncGenerator<SDKMessage, void> {
   const sessionId = persistence.sessionId;
   const cwd = resolve(options.cwd ?? process.cwd());
@@ -126,7 +143,13 @@ async function* runSession(
       costs: state.costs,
       signal: controller.signal,
     });
-    const { config, model, hooks, permissionMode, pending } = setup;
+    const { config, model, hooks, pending, policy } = setup;
+    await controls.attach({
+      setPermissionMode: (mode) => policy.setMode(mode),
+      switchModel: setup.switchModel,
+    });
+    // A mode set before the run started is the one it starts in.
+    const permissionMode = policy.mode;
     const { registry } = config;
     yield stamp.stamp({
       type: "system",

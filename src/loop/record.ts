@@ -5,18 +5,21 @@ import type {
   ToolUseBlock,
   UserContentBlock,
 } from "../protocol/index.js";
+import type { ResolvedModel } from "../model/index.js";
 import type { LoopConfig, LoopState } from "./loop-state.js";
 
 // Every message that joins the history goes through here, so the history the model sees
 // and the messages the caller (and the session store) sees cannot drift apart.
 
+/** Records an answer of `model` (default: the run's current model), costed at its prices. */
 export function recordAssistant(
   config: LoopConfig,
   state: LoopState,
   message: SDKAssistantMessage["message"],
   error?: string,
+  model: ResolvedModel = config.model,
 ): SDKAssistantMessage {
-  const cost = config.costs.add(config.model.id, message.usage, config.model.info);
+  const cost = config.costs.add(model.id, message.usage, model.info);
   state.history.push({ role: "assistant", message });
   state.lastAssistant = message;
   const extra: Partial<SDKAssistantMessage> = { cost_usd: cost };

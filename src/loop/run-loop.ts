@@ -49,17 +49,20 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
   ): AsyncGenerator<SDKMessage, NextStep> {
     const compacted = yield* compactIfNeeded(cfg, st);
     if (compacted.next === "stop") return compacted;
-    let outcome = yield* callModel(cfg, st);
+    // The model this call goes to: Query.setModel during the call applies to the next one.
+    let model = cfg.model;
+    let outcome = yield* callModel(cfg, st, model);
     if (outcome.kind === "failed" && cfg.compactor && isPromptTooLongError(outcome.error)) {
       // The provider counted more than we estimated: compact once and try again.
       const retried = yield* compact(cfg, st, "auto", undefined, true);
       if (retried.next === "stop") return retried;
-      outcome = yield* callModel(cfg, st);
+      model = cfg.model;
+      outcome = yield* callModel(cfg, st, model);
     }
     if (outcome.kind !== "message") {
       if (outcome.partial) {
         const why = outcome.kind === "aborted" ? "interrupted" : outcome.error.message;
-        yield recordAssistant(cfg, st, outcome.partial, why);
+        yield recordAssistant(cfg, st, outcome.partial, why, model);
         const orphans = toolUses(outcome.partial.content);
         if (orphans.length > 0)
           yield recordUser(cfg, st, unanswered(orphans, `the model call failed: ${why}`), undefined);
@@ -69,7 +72,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
       return { next: "stop", reason: "model_error", errors: [outcome.error.message] };
     }
     st.turns++;
-    const message = recordAssistant(cfg, st, outcome.message);
+    const message = recordAssistant(cfg, st, outcome.message, undefined, model);
     yield message;
     const calls = toolUses(outcome.message.content);
     const overBudget = checkBudget(cfg, st);

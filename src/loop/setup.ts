@@ -25,6 +25,10 @@ export interface RunSetup {
   permissionMode: PermissionMode;
   /** Messages the tool gate produced between loop messages (hook reports). */
   pending: SDKMessage[];
+  /** The run's permission policy; `Query.setPermissionMode` changes its mode. */
+  policy: PermissionPolicy;
+  /** Resolves `spec` (default: the run's own model) and uses it from the next model call on. */
+  switchModel: (spec: string | undefined) => Promise<void>;
 }
 
 export interface SetupInput {
@@ -47,7 +51,7 @@ export interface SetupInput {
  */
 export function startModel(options: QueryOptions): Promise<ResolvedModel> {
   return quiet(
-    resolveModel(options.model ?? options.env?.GYRE_MODEL ?? process.env.GYRE_MODEL ?? DEFAULT_MODEL, {
+    resolveModel(modelSpec(options), {
       env: options.env,
       providers: options.providers,
       pricing: options.pricing,
@@ -84,7 +88,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       deny: disallowed,
       additionalDirectories: options.additionalDirectories ?? [],
     });
-    const hooks = await hookRunner(options, settings, cwd, sessionId, permissionMode);
+    const hooks = await hookRunner(options, settings, cwd, sessionId, () => policy.mode);
     const pending: SDKMessage[] = [];
     const gate = new ToolGate({
       policy,
@@ -97,16 +101,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       emit: (message) => pending.push(message),
     });
     const systemPrompt = await pendingPrompt;
-    const compactor =
-      options.compaction === false
-        ? undefined
-        : new Compactor({
-            model,
-            systemPrompt,
-            tools: registry.definitions(),
-            providerOptions: options.providerOptions,
-            ...(typeof options.compaction === "object" ? options.compaction : {}),
-          });
+    const compactor = compactorFor(options, model, systemPrompt, registry);
     const config: LoopConfig = {
       model,
       systemPrompt,
@@ -136,7 +131,40 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       maxOutputTokens: options.maxOutputTokens,
       providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
     };
-  return { config, model, hooks, permissionMode, pending };
+  const switchModel = async (spec: string | undefined) => {
+    const next = await resolveModel(spec ?? modelSpec(options), {
+      env: options.env,
+      providers: options.providers,
+      pricing: options.pricing,
+    });
+    // Compaction thresholds and server-side options depend on the model: rebuilt for it.
+    const nextCompactor = compactorFor(options, next, systemPrompt, registry);
+    config.model = next;
+    config.compactor = nextCompactor;
+    config.providerOptions = mergeProviderOptions(options.providerOptions, nextCompactor?.providerOptions());
+  };
+  return { config, model, hooks, permissionMode, pending, policy, switchModel };
+}
+
+function compactorFor(
+  options: QueryOptions,
+  model: ResolvedModel,
+  systemPrompt: string,
+  registry: ToolRegistry,
+): Compactor | undefined {
+  if (options.compaction === false) return undefined;
+  return new Compactor({
+    model,
+    systemPrompt,
+    tools: registry.definitions(),
+    providerOptions: options.providerOptions,
+    ...(typeof options.compaction === "object" ? options.compaction : {}),
+  });
+}
+
+/** The model a run asks for: the option, else `GYRE_MODEL`, else the default. */
+function modelSpec(options: QueryOptions): NonNullable<QueryOptions["model"]> {
+  return options.model ?? options.env?.GYRE_MODEL ?? process.env.GYRE_MODEL ?? DEFAULT_MODEL;
 }
 
 /** Settings files of the given scopes; none by default, so a library run is not shaped by files on the machine. */
@@ -164,7 +192,7 @@ async function hookRunner(
   settings: LoadedSettings,
   cwd: string,
   sessionId: string,
-  permissionMode: string,
+  permissionMode: () => string,
 ): Promise<HookRunner | undefined> {
   if (!options.hooks && settings.hooks.length === 0) return undefined;
   const { HookRunner } = await import("../hooks/index.js");
