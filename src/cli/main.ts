@@ -21,7 +21,7 @@ Options of run:
   --setting-sources user,project,local    settings files to read (default: all)
   --loop-control                          add task_completion, ask_question and converse; questions are
                                           asked on the terminal and the run goes on with the answer
-  --max-retries N
+  --max-retries N  --fallback-model provider/model-id   used for the rest of the run when a call fails for good
   --resume ID  --continue  --fork-session  continue a stored session (or the latest one)
   --no-session-persistence                save nothing
 `;

@@ -17,6 +17,7 @@ export async function runCommand(args: string[]): Promise<number> {
     options: {
       "output-format": { type: "string", default: "text" },
       model: { type: "string" },
+      "fallback-model": { type: "string" },
       "max-turns": { type: "string" },
       "max-budget-usd": { type: "string" },
       "max-retries": { type: "string" },
@@ -49,6 +50,7 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   const options: QueryOptions = {
     model: values.model,
+    fallbackModel: values["fallback-model"],
     maxTurns: number(values["max-turns"], "--max-turns"),
     maxBudgetUsd: number(values["max-budget-usd"], "--max-budget-usd"),
     maxRetries: number(values["max-retries"], "--max-retries"),

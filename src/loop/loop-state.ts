@@ -13,6 +13,10 @@ import type { ToolGate } from "./tool-gate.js";
 /** Everything one run needs, resolved from the options before the first turn. */
 export interface LoopConfig {
   model: ResolvedModel;
+  /** `fallbackModel`, resolved; the run switches to it once when a model call fails for good. */
+  fallbackModel: ResolvedModel | undefined;
+  /** Makes `model` the run's model from the next call on (compaction follows it). */
+  useModel: (model: ResolvedModel) => void;
   systemPrompt: string;
   registry: ToolRegistry;
   session: ToolSession;

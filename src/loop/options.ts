@@ -37,6 +37,12 @@ export interface QueryOptions {
   includePartialMessages?: boolean;
   /** Retries of a failed model call (rate limits, overload, cut streams). Default 10. */
   maxRetries?: number;
+  /**
+   * A model (`"provider/model-id"`) the run switches to, for the rest of the run, when a model
+   * call fails for good (after its retries). Resolved up front: a bad one fails before any
+   * request. The switch is reported as a `system` message of subtype `model_fallback`.
+   */
+  fallbackModel?: string;
   canUseTool?: CanUseTool;
   /** Hook callbacks by event, as in the Claude Agent SDK. Settings-file hooks run too. */
   hooks?: HookCallbacks;

@@ -59,6 +59,20 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
       model = cfg.model;
       outcome = yield* callModel(cfg, st, model);
     }
+    const fallback = cfg.fallbackModel;
+    if (outcome.kind === "failed" && fallback && model !== fallback) {
+      // Failed for good, retries included: the rest of the run uses the fallback model.
+      yield cfg.stamp.stamp({
+        type: "system",
+        subtype: "model_fallback",
+        from_model: model.id,
+        to_model: fallback.id,
+        error: outcome.error.message,
+      });
+      cfg.useModel(fallback);
+      model = fallback;
+      outcome = yield* callModel(cfg, st, model);
+    }
     if (outcome.kind !== "message") {
       if (outcome.partial) {
         const why = outcome.kind === "aborted" ? "interrupted" : outcome.error.message;

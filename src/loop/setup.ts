@@ -51,11 +51,7 @@ export interface SetupInput {
  */
 export function startModel(options: QueryOptions): Promise<ResolvedModel> {
   return quiet(
-    resolveModel(modelSpec(options), {
-      env: options.env,
-      providers: options.providers,
-      pricing: options.pricing,
-    }),
+    resolveModel(modelSpec(options), resolveOptions(options)),
   );
 }
 
@@ -68,11 +64,14 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     // Started together, awaited in order: the model's provider import, the settings files
     // and the system prompt's file reads overlap, and the first failure is still the model's.
     const pendingModel = input.model ?? startModel(options);
+    const pendingFallback =
+      options.fallbackModel === undefined ? undefined : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
     const pendingSettings = quiet(readSettings(cwd, options.settingSources ?? []));
     const pendingPrompt = quiet(
       new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
     );
     const model = await pendingModel;
+    const fallbackModel = await pendingFallback;
     const settings = await pendingSettings;
     const disallowed = options.disallowedTools ?? [];
     const tools = resolveTools(options.tools, cwd).map((tool) => persistence.withCheckpoints(tool));
@@ -104,6 +103,14 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     const compactor = compactorFor(options, model, systemPrompt, registry);
     const config: LoopConfig = {
       model,
+      fallbackModel,
+      useModel: (next) => {
+        // Compaction thresholds and server-side options depend on the model: rebuilt for it.
+        const nextCompactor = compactorFor(options, next, systemPrompt, registry);
+        config.model = next;
+        config.compactor = nextCompactor;
+        config.providerOptions = mergeProviderOptions(options.providerOptions, nextCompactor?.providerOptions());
+      },
       systemPrompt,
       registry,
       session,
@@ -132,16 +139,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
     };
   const switchModel = async (spec: string | undefined) => {
-    const next = await resolveModel(spec ?? modelSpec(options), {
-      env: options.env,
-      providers: options.providers,
-      pricing: options.pricing,
-    });
-    // Compaction thresholds and server-side options depend on the model: rebuilt for it.
-    const nextCompactor = compactorFor(options, next, systemPrompt, registry);
-    config.model = next;
-    config.compactor = nextCompactor;
-    config.providerOptions = mergeProviderOptions(options.providerOptions, nextCompactor?.providerOptions());
+    config.useModel(await resolveModel(spec ?? modelSpec(options), resolveOptions(options)));
   };
   return { config, model, hooks, permissionMode, pending, policy, switchModel };
 }
@@ -160,6 +158,10 @@ function compactorFor(
     providerOptions: options.providerOptions,
     ...(typeof options.compaction === "object" ? options.compaction : {}),
   });
+}
+
+function resolveOptions(options: QueryOptions) {
+  return { env: options.env, providers: options.providers, pricing: options.pricing };
 }
 
 /** The model a run asks for: the option, else `GYRE_MODEL`, else the default. */

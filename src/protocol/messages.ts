@@ -78,6 +78,20 @@ export const SDKHookResponseMessage = z.object({
 });
 export type SDKHookResponseMessage = z.infer<typeof SDKHookResponseMessage>;
 
+/**
+ * Gyre addition: the model call failed for good (retries included) and the run goes on with
+ * `fallbackModel`, for the rest of the run.
+ */
+export const SDKModelFallbackMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("model_fallback"),
+  ...Base,
+  from_model: z.string(),
+  to_model: z.string(),
+  error: z.string(),
+});
+export type SDKModelFallbackMessage = z.infer<typeof SDKModelFallbackMessage>;
+
 export const APIAssistantMessage = z.object({
   id: z.string(),
   type: z.literal("message"),
@@ -215,6 +229,7 @@ export const SDKSystemMessage = z.discriminatedUnion("subtype", [
   SDKCompactBoundaryMessage,
   SDKTodoMessage,
   SDKHookResponseMessage,
+  SDKModelFallbackMessage,
 ]);
 export type SDKSystemMessage = z.infer<typeof SDKSystemMessage>;
 
