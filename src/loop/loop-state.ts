@@ -36,6 +36,10 @@ export interface LoopConfig {
   /** Loop-control tools are on: an answer without a tool call gets a reminder. */
   loopControl: boolean;
   maxToolReminders: number;
+  /** `outputFormat` is set: the run must end through the StructuredOutput tool. */
+  structuredOutput: boolean;
+  /** Reminders to call StructuredOutput before the run gives up (default 3). */
+  maxStructuredOutputRetries: number;
   /** Client-side compaction; undefined when turned off. */
   compactor: Compactor | undefined;
   toolTimeoutMs: number | undefined;

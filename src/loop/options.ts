@@ -5,6 +5,7 @@ import type { PricingTable, ProviderConfig } from "../model/index.js";
 import type { CanUseTool } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessage } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
+import type { OutputFormat } from "../tools/builtin/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { RetryPolicy } from "./retry.js";
 
@@ -43,6 +44,16 @@ export interface QueryOptions {
    * request. The switch is reported as a `system` message of subtype `model_fallback`.
    */
   fallbackModel?: string;
+  /**
+   * Ask for the final answer as structured output (as in the Claude Agent SDK):
+   * `{ type: "json_schema", schema }` with a JSON Schema of an object (or a zod object schema).
+   * The model answers through a `StructuredOutput` tool whose input is validated against it;
+   * the result carries it as `structured_output`. A model that ends without a valid call is
+   * reminded `maxStructuredOutputRetries` times (default 3), then the run ends with subtype
+   * `error_max_structured_output_retries`.
+   */
+  outputFormat?: OutputFormat;
+  maxStructuredOutputRetries?: number;
   canUseTool?: CanUseTool;
   /** Hook callbacks by event, as in the Claude Agent SDK. Settings-file hooks run too. */
   hooks?: HookCallbacks;

@@ -24,6 +24,8 @@ export interface RunEnding {
   /** Replaces the last assistant text as the result (loop-control and stop-at tools). */
   resultText?: string;
   question?: { question: string; options?: string[] };
+  /** The validated answer of the `StructuredOutput` tool (`outputFormat`). */
+  structuredOutput?: unknown;
 }
 
 const SUBTYPE: Record<TerminalReason, ResultSubtype> = {
@@ -41,6 +43,7 @@ const SUBTYPE: Record<TerminalReason, ResultSubtype> = {
   doom_loop: "error_during_execution",
   hook_stopped: "error_during_execution",
   permission_denied: "error_during_execution",
+  structured_output_missing: "error_max_structured_output_retries",
 };
 
 /** The final `result` message of a run. */
@@ -69,6 +72,7 @@ export function resultMessage(
   });
   if (isError) message.errors = ending.errors ?? [];
   if (ending.question) message.question = ending.question;
+  if (ending.structuredOutput !== undefined) message.structured_output = ending.structuredOutput;
   return message;
 }
 

@@ -21,6 +21,10 @@ const TOOL_REMINDER =
   "You answered without calling a tool. Call task_completion when the task is done, ask_question when you need " +
   "the person's input, converse to reply to them, or another tool to keep working.";
 
+const STRUCTURED_OUTPUT_REMINDER =
+  "You must give your final answer by calling the StructuredOutput tool with input that matches its schema. " +
+  "Call it now.";
+
 const CONTINUE_PROMPT =
   "Your previous response was cut off because it reached the maximum output length. Continue exactly where you left off.";
 
@@ -33,6 +37,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
   let continuations = 0;
   let stopHookRuns = 0;
   let reminders = 0;
+  let outputReminders = 0;
   let step: NextStep = { next: "continue" };
   while (step.next === "continue") {
     step = checkLimits(config, state);
@@ -118,6 +123,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
           reason: tools.stop,
           resultText: tools.endRun.result,
           question: tools.endRun.question,
+          structuredOutput: tools.endRun.structuredOutput,
         };
       }
       if (tools.stop)
@@ -144,6 +150,20 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
       case "refusal":
         return { next: "stop", reason: "refusal" };
       default:
+        if (cfg.structuredOutput) {
+          // The answer must come through StructuredOutput: ask for it, a bounded number of times.
+          if (outputReminders >= cfg.maxStructuredOutputRetries)
+            return {
+              next: "stop",
+              reason: "structured_output_missing",
+              errors: [
+                `The model ended ${outputReminders + 1} times without a valid StructuredOutput call.`,
+              ],
+            };
+          outputReminders++;
+          yield recordUser(cfg, st, [{ type: "text", text: STRUCTURED_OUTPUT_REMINDER }], undefined);
+          return { next: "continue" };
+        }
         if (cfg.loopControl && reminders < cfg.maxToolReminders) {
           reminders++;
           yield recordUser(cfg, st, [{ type: "text", text: TOOL_REMINDER }], undefined);

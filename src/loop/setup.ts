@@ -6,7 +6,7 @@ import { type CostTracker, type ResolvedModel, resolveModel } from "../model/ind
 import { PermissionPolicy } from "../permissions/index.js";
 import type { PermissionMode, SDKMessage } from "../protocol/index.js";
 import { type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
-import { defaultTools, loopControlTools } from "../tools/builtin/index.js";
+import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
 import type { LoopConfig } from "./loop-state.js";
@@ -76,6 +76,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     const disallowed = options.disallowedTools ?? [];
     const tools = resolveTools(options.tools, cwd).map((tool) => persistence.withCheckpoints(tool));
     if (options.loopControlTools) tools.push(...loopControlTools());
+    if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
     const registry = new ToolRegistry(tools, {
       disallowed: disallowed.filter((rule) => !rule.includes("(")),
     });
@@ -132,6 +133,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
       stopAtTools: new Set(options.stopAtTools ?? []),
       loopControl: options.loopControlTools === true,
+      structuredOutput: options.outputFormat !== undefined,
+      maxStructuredOutputRetries: options.maxStructuredOutputRetries ?? 3,
       maxToolReminders: options.maxToolReminders ?? 3,
       compactor,
       toolTimeoutMs: options.toolTimeoutMs,

@@ -175,6 +175,7 @@ export const ResultSubtype = z.enum([
   "error_max_turns",
   "error_max_budget_usd",
   "error_during_execution",
+  "error_max_structured_output_retries",
 ]);
 export type ResultSubtype = z.infer<typeof ResultSubtype>;
 
@@ -197,6 +198,7 @@ export const TerminalReason = z.enum([
   "requires_action",
   "question",
   "context_overflow",
+  "structured_output_missing",
 ]);
 export type TerminalReason = z.infer<typeof TerminalReason>;
 
@@ -218,6 +220,8 @@ export const SDKResultMessage = z.object({
   /** Error texts, present on error subtypes. */
   errors: z.array(z.string()).optional(),
   terminal_reason: TerminalReason,
+  /** With `outputFormat`: the validated answer the model gave through `StructuredOutput`. */
+  structured_output: z.unknown().optional(),
   /** Gyre addition: the run ended by asking the person this (the `ask_question` tool). */
   question: z.object({ question: z.string(), options: z.array(z.string()).optional() }).optional(),
 });

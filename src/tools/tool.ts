@@ -44,7 +44,12 @@ export interface ToolResult {
    * End the run after this turn (loop-control tools): `result` becomes the run's final
    * answer; a `question` makes the run end by asking the person.
    */
-  endRun?: { result: string; question?: { question: string; options?: string[] } };
+  endRun?: {
+    result: string;
+    question?: { question: string; options?: string[] };
+    /** The run's structured answer (`outputFormat`), set as the result's `structured_output`. */
+    structuredOutput?: unknown;
+  };
 }
 
 /** A tool's `execute` may return plain text or a full result. */
