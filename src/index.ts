@@ -4,5 +4,5 @@ export * from "./loop/index.js";
 export * from "./model/index.js";
 export * from "./protocol/index.js";
 export * from "./sessions/index.js";
-export { type DefaultToolsOptions, defaultTools } from "./tools/builtin/index.js";
+export { type DefaultToolsOptions, defaultTools, type OutputFormat } from "./tools/builtin/index.js";
 export * from "./tools/index.js";
