@@ -53,6 +53,15 @@ export async function runQuery(
   return messages;
 }
 
+/** The tool_result blocks of the run's user messages, in order. */
+export function toolResults(messages: SDKMessage[]) {
+  return messages.flatMap((m) =>
+    m.type === "user" && Array.isArray(m.message.content)
+      ? m.message.content.filter((b) => b.type === "tool_result")
+      : [],
+  );
+}
+
 export function resultOf(messages: SDKMessage[]): Extract<SDKMessage, { type: "result" }> {
   const result = messages.at(-1);
   if (result?.type !== "result") throw new Error(`last message is ${result?.type}, not result`);

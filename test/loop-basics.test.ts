@@ -2,18 +2,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool, type SDKMessage, SDKMessage as SDKMessageSchema } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
-import { calculator, FORMATS, resultOf, runQuery, withMock } from "./helpers.js";
+import { calculator, FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 function types(messages: SDKMessage[]): string[] {
   return messages.map((m) => (m.type === "system" ? `system:${m.subtype}` : m.type));
-}
-
-function toolResults(messages: SDKMessage[]) {
-  return messages.flatMap((m) =>
-    m.type === "user" && Array.isArray(m.message.content)
-      ? m.message.content.filter((b) => b.type === "tool_result")
-      : [],
-  );
 }
 
 describe.each(FORMATS)("loop over $name", (format) => {

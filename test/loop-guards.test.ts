@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, type SDKMessage } from "../src/index.js";
+import { defineTool } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
-import { FORMATS, resultOf, runQuery, withMock } from "./helpers.js";
+import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 const ledger = defineTool({
   name: "ledger",
@@ -13,14 +13,6 @@ const ledger = defineTool({
   inputSchema: z.object({ entry: z.string() }),
   execute: ({ entry }) => `recorded ${entry}`,
 });
-
-function toolResults(messages: SDKMessage[]) {
-  return messages.flatMap((m) =>
-    m.type === "user" && Array.isArray(m.message.content)
-      ? m.message.content.filter((b) => b.type === "tool_result")
-      : [],
-  );
-}
 
 const [anthropic, responses] = FORMATS;
 

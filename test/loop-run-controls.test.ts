@@ -5,7 +5,7 @@ import { z } from "zod";
 import { defineTool, query, type SDKMessage } from "../src/index.js";
 import { isGyreError } from "../src/errors/index.js";
 import { mockTurn } from "../src/testing/index.js";
-import { FORMATS, mockEnv, resultOf, withMock } from "./helpers.js";
+import { FORMATS, mockEnv, resultOf, toolResults, withMock } from "./helpers.js";
 
 const ledger = defineTool({
   name: "ledger",
@@ -20,14 +20,6 @@ const OTHER_MODEL: Record<string, string> = {
   "openai-responses": "openai/gpt-5-mini",
   "openai-chat": "openai-chat/gpt-4o-mini",
 };
-
-function toolResults(messages: SDKMessage[]) {
-  return messages.flatMap((m) =>
-    m.type === "user" && Array.isArray(m.message.content)
-      ? m.message.content.filter((b) => b.type === "tool_result")
-      : [],
-  );
-}
 
 /** The model id a request body names (every wire format has a top-level `model`). */
 function requestedModel(body: unknown): string {

@@ -3,9 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isGyreError } from "../src/errors/index.js";
-import type { SDKMessage } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
-import { FORMATS, resultOf, runQuery, withMock } from "./helpers.js";
+import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 const weather = {
   type: "object",
@@ -16,14 +15,6 @@ const weather = {
   required: ["city", "celsius"],
   additionalProperties: false,
 };
-
-function toolResults(messages: SDKMessage[]) {
-  return messages.flatMap((m) =>
-    m.type === "user" && Array.isArray(m.message.content)
-      ? m.message.content.filter((b) => b.type === "tool_result")
-      : [],
-  );
-}
 
 describe.each(FORMATS)("outputFormat over $name", (format) => {
   it("ends with the validated answer as structured_output; the model sees the schema", async () => {
