@@ -53,6 +53,11 @@ export async function runQuery(
   return messages;
 }
 
+/** The model id a request body names (every wire format has a top-level `model`). */
+export function requestedModel(body: unknown): string {
+  return String((body as { model?: unknown }).model);
+}
+
 /** The tool_result blocks of the run's user messages, in order. */
 export function toolResults(messages: SDKMessage[]) {
   return messages.flatMap((m) =>

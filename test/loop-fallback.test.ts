@@ -4,15 +4,13 @@ import { describe, expect, it } from "vitest";
 import { isGyreError } from "../src/errors/index.js";
 import type { SDKMessage } from "../src/index.js";
 import { mockFault, mockTurn } from "../src/testing/index.js";
-import { calculator, FORMATS, resultOf, runQuery, withMock } from "./helpers.js";
+import { calculator, FORMATS, requestedModel, resultOf, runQuery, withMock } from "./helpers.js";
 
 const FALLBACK: Record<string, string> = {
   anthropic: "anthropic/claude-haiku-4-5",
   "openai-responses": "openai/gpt-5-mini",
   "openai-chat": "openai-chat/gpt-4o-mini",
 };
-
-const requestedModel = (body: unknown) => String((body as { model?: unknown }).model);
 
 describe.each(FORMATS)("fallbackModel over $name", (format) => {
   const fallback = FALLBACK[format.name] as string;

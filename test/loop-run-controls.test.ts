@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool, query, type SDKMessage } from "../src/index.js";
 import { isGyreError } from "../src/errors/index.js";
-import { mockTurn } from "../src/testing/index.js";
-import { FORMATS, mockEnv, resultOf, toolResults, withMock } from "./helpers.js";
+import { type MockLLMServer, mockTurn } from "../src/testing/index.js";
+import { type Format, FORMATS, mockEnv, requestedModel, resultOf, toolResults, withMock } from "./helpers.js";
 
 const ledger = defineTool({
   name: "ledger",
@@ -21,9 +21,18 @@ const OTHER_MODEL: Record<string, string> = {
   "openai-chat": "openai-chat/gpt-4o-mini",
 };
 
-/** The model id a request body names (every wire format has a top-level `model`). */
-function requestedModel(body: unknown): string {
-  return String((body as { model?: unknown }).model);
+/** A run with the ledger tool that may call it without asking. */
+function ledgerQuery(server: MockLLMServer, format: Format) {
+  return query({
+    prompt: "go",
+    options: {
+      model: format.model,
+      env: mockEnv(server),
+      tools: [ledger],
+      permissionMode: "bypassPermissions",
+      persistSession: false,
+    },
+  });
 }
 
 describe.each(FORMATS)("run controls over $name", (format) => {
@@ -84,16 +93,7 @@ describe.each(FORMATS)("run controls over $name", (format) => {
     const script = { turns: [mockTurn.toolUse("ledger", { entry: "x" }), mockTurn.text("ok")] };
     await withMock(script, async (server) => {
       const other = OTHER_MODEL[format.name] as string;
-      const q = query({
-        prompt: "go",
-        options: {
-          model: format.model,
-          env: mockEnv(server),
-          tools: [ledger],
-          permissionMode: "bypassPermissions",
-          persistSession: false,
-        },
-      });
+      const q = ledgerQuery(server, format);
       const messages: SDKMessage[] = [];
       for await (const message of q) {
         messages.push(message);
@@ -110,16 +110,7 @@ describe.each(FORMATS)("run controls over $name", (format) => {
   it("setModel to a model that cannot be resolved rejects clearly; the run goes on with its model", async () => {
     const script = { turns: [mockTurn.toolUse("ledger", { entry: "x" }), mockTurn.text("ok")] };
     await withMock(script, async (server) => {
-      const q = query({
-        prompt: "go",
-        options: {
-          model: format.model,
-          env: mockEnv(server),
-          tools: [ledger],
-          permissionMode: "bypassPermissions",
-          persistSession: false,
-        },
-      });
+      const q = ledgerQuery(server, format);
       const messages: SDKMessage[] = [];
       let failure: unknown;
       for await (const message of q) {
