@@ -4,6 +4,8 @@ import type { PermissionMode, PermissionSettings, SourcedRule } from "../permiss
 import { readSettingsFile } from "./read-settings-file.js";
 import type { SettingsFile } from "./schema.js";
 import { type SettingsScope, type SettingsSource, settingsSources } from "./sources.js";
+import { findTrustedFolder, realOrResolved } from "./trust.js";
+import { type IgnoredProjectSettings, restrictUntrusted } from "./untrusted.js";
 
 /** A settings file that was found and read. */
 export interface LoadedSettingsFile extends SettingsSource {
@@ -35,33 +37,68 @@ export interface LoadedSettings extends PermissionSettings {
   model?: string;
   /** Every top-level key merged (later file wins), unknown keys included, `hooks` excluded. */
   merged: Record<string, unknown>;
-  /** The files that were found, lowest precedence first. */
+  /**
+   * The files that were found, lowest precedence first; an untrusted project's files hold
+   * only what was applied of them.
+   */
   files: LoadedSettingsFile[];
+  /**
+   * With `requireTrust`, when the folder is not trusted: what its project and local files
+   * asked for that was not applied. Absent when nothing was ignored.
+   */
+  ignored?: IgnoredProjectSettings;
 }
 
 export interface LoadSettingsOptions {
   /** The project directory: its `.gyre/` and `.claude/` settings apply. */
   cwd: string;
-  /** Home directory for user settings; defaults to the OS home (inject it in tests). */
+  /**
+   * Home directory for user settings and the trust record (`.gyre/trusted-folders.json`);
+   * defaults to the OS home (inject it in tests).
+   */
   home?: string;
+  /** Which scopes to read; default all. */
+  sources?: readonly SettingsScope[];
+  /**
+   * Apply project and local files in full only if the person trusted `cwd` (or a folder
+   * above it) with `gyre trust`; otherwise only their deny and ask rules apply and the rest
+   * is reported in `ignored`. The CLI sets this. Default false: a caller that names the
+   * files to read has chosen to trust them. User settings are always trusted.
+   */
+  requireTrust?: boolean;
 }
 
 /**
  * Load and merge user, project and local settings from `.gyre/` and Claude Code's
  * `.claude/` folders (see `settingsSources` for the order). Rule lists and additional
  * directories concatenate across files; scalars come from the highest-precedence file that
- * sets them (local > project > user). Throws a `config_error` naming the file when a file
- * is unreadable, not JSON, or of the wrong shape.
+ * sets them (local > project > user). With `requireTrust`, an untrusted folder's project
+ * and local files contribute only deny and ask rules. Throws a `config_error` naming the
+ * file when a file (or the trust record) is unreadable, not JSON, or of the wrong shape.
  */
 export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
   const home = options.home ?? homedir();
-  const sources = settingsSources({ cwd: options.cwd, home });
+  const scopes = options.sources;
+  const sources = settingsSources({ cwd: options.cwd, home }).filter(
+    (source) => !scopes || scopes.includes(source.scope),
+  );
   const read = await Promise.all(sources.map((source) => readSettingsFile(source.path)));
-  const files = sources.flatMap((source, index) => {
+  const files: LoadedSettingsFile[] = sources.flatMap((source, index) => {
     const settings = read[index];
     return settings ? [{ ...source, settings }] : [];
   });
-  return mergeSettings(files, home);
+  const needTrust = options.requireTrust === true && files.some((file) => file.scope !== "user");
+  if (!needTrust || (await findTrustedFolder(options.cwd, { home }))) return mergeSettings(files, home);
+  const ignoredFiles: IgnoredProjectSettings["files"] = [];
+  const applied = files.map((file) => {
+    if (file.scope === "user") return file;
+    const { settings, ignored } = restrictUntrusted(file.settings);
+    if (ignored.length > 0) ignoredFiles.push({ path: file.path, ignored });
+    return { ...file, settings };
+  });
+  const merged = mergeSettings(applied, home);
+  if (ignoredFiles.length === 0) return merged;
+  return { ...merged, ignored: { folder: await realOrResolved(options.cwd), files: ignoredFiles } };
 }
 
 /** Merge already-read files, lowest precedence first. */
