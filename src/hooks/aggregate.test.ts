@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aggregate } from "./aggregate.js";
+import type { HookEventName } from "./events.js";
 import type { HookRunResult } from "./outcome.js";
 import type { SyncHookJSONOutput } from "./output.js";
 
@@ -120,21 +121,72 @@ describe("aggregate", () => {
     ]);
   });
 
-  it("collects failed hooks as errors alongside the others' effects", () => {
-    const failed: HookRunResult = {
+  describe("a failed hook", () => {
+    const failed = (event: HookEventName): HookRunResult => ({
       ok: false,
-      source: { kind: "command", name: "./x.sh" },
-      error: {
-        event: "PreToolUse",
-        hook: "./x.sh",
-        kind: "exit_code",
-        message: "exited with 1",
-        exitCode: 1,
-      },
-    };
-    const outcome = aggregate("PreToolUse", [failed, pre({ permissionDecision: "allow" })]);
-    expect(outcome.permissionDecision).toBe("allow");
-    expect(outcome.errors).toEqual([failed.error]);
+      source: { kind: "command", name: "./guard.sh" },
+      error: { event, hook: "./guard.sh", kind: "exit_code", message: "Hook command exited with 1: boom" },
+    });
+
+    it("denies a PreToolUse call even when another hook allows it, naming the hook and why", () => {
+      const outcome = aggregate("PreToolUse", [failed("PreToolUse"), pre({ permissionDecision: "allow" })]);
+      expect(outcome.permissionDecision).toBe("deny");
+      const why = 'PreToolUse hook "./guard.sh" failed: Hook command exited with 1: boom';
+      expect(outcome.permissionDecisionReason).toContain(why);
+      expect(outcome.failure).toBe(why);
+      expect(outcome.errors).toEqual([expect.objectContaining({ kind: "exit_code", hook: "./guard.sh" })]);
+    });
+
+    it("joins its reason with another hook's deny", () => {
+      const outcome = aggregate("PreToolUse", [
+        pre({ permissionDecision: "deny", permissionDecisionReason: "no rm" }),
+        failed("PreToolUse"),
+      ]);
+      expect(outcome.permissionDecisionReason).toMatch(/^no rm\nPreToolUse hook "\.\/guard\.sh" failed/);
+    });
+
+    it("blocks a prompt, and tells the model after a tool ran", () => {
+      for (const event of ["UserPromptSubmit", "PostToolUse", "PostToolUseFailure"] as const) {
+        const outcome = aggregate(event, [failed(event), ok({})]);
+        expect(outcome.block?.reason).toContain(`${event} hook "./guard.sh" failed`);
+        expect(outcome.continue).toBe(true);
+      }
+    });
+
+    it("ends the run from a Stop hook instead of letting it count as success", () => {
+      for (const event of ["Stop", "SubagentStop"] as const) {
+        const outcome = aggregate(event, [failed(event)]);
+        expect(outcome).toMatchObject({ continue: false, stopReason: expect.stringContaining("failed") });
+        expect(outcome.block).toBeUndefined();
+      }
+    });
+
+    it("is only reported on events that cannot block", () => {
+      const outcome = aggregate("SessionStart", [failed("SessionStart")]);
+      expect(outcome).toMatchObject({ continue: true, failure: expect.stringContaining("./guard.sh") });
+      expect(outcome.block).toBeUndefined();
+      expect(outcome.permissionDecision).toBeUndefined();
+    });
+
+    it("counts output meant for another event as a failure", () => {
+      const outcome = aggregate("PreToolUse", [
+        ok({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "x" } }),
+      ]);
+      expect(outcome.permissionDecision).toBe("deny");
+    });
+
+    it("caps the hook text and the message that reach the model", () => {
+      const long: HookRunResult = {
+        ok: false,
+        source: { kind: "command", name: "x".repeat(5000) },
+        error: { event: "PreToolUse", hook: "x".repeat(5000), kind: "exit_code", message: "y".repeat(50_000) },
+      };
+      expect(aggregate("PreToolUse", [long]).failure?.length).toBeLessThan(2100);
+    });
+
+    it("leaves no failure when every hook worked", () => {
+      expect(aggregate("PreToolUse", [pre({ permissionDecision: "allow" })]).failure).toBeUndefined();
+    });
   });
 
   describe("PermissionRequest", () => {
@@ -152,6 +204,23 @@ describe("aggregate", () => {
         request({ behavior: "deny", interrupt: true }),
       ]);
       expect(outcome.permissionRequest).toEqual({ behavior: "deny", message: "not here", interrupt: true });
+    });
+
+    it("ignores every allow when a hook failed, but keeps a deny", () => {
+      const failed: HookRunResult = {
+        ok: false,
+        source: { kind: "callback", name: "callback guard" },
+        error: { event: "PermissionRequest", hook: "callback guard", kind: "threw", message: "threw: x" },
+      };
+      const allowed = aggregate("PermissionRequest", [
+        request({ behavior: "allow", updatedInput: { command: "rm -rf /" } }),
+        failed,
+      ]);
+      expect(allowed.permissionRequest).toBeUndefined();
+      expect(allowed.updatedInput).toBeUndefined();
+      expect(allowed.failure).toContain("callback guard");
+      const denied = aggregate("PermissionRequest", [failed, request({ behavior: "deny", message: "no" })]);
+      expect(denied.permissionRequest).toEqual({ behavior: "deny", message: "no" });
     });
 
     it("allow keeps the last updatedInput and merges updatedPermissions", () => {

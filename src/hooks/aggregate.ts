@@ -1,5 +1,11 @@
 import type { HookEventName } from "./events.js";
-import { emptyOutcome, type HookOutcome, type HookRunResult, type HookSource } from "./outcome.js";
+import {
+  emptyOutcome,
+  type HookError,
+  type HookOutcome,
+  type HookRunResult,
+  type HookSource,
+} from "./outcome.js";
 import type { PermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
 
 const RANK: Record<PermissionDecision, number> = { allow: 1, ask: 2, deny: 3 };
@@ -7,6 +13,8 @@ const RANK: Record<PermissionDecision, number> = { allow: 1, ask: 2, deny: 3 };
 interface Collected {
   decisions: Array<{ decision: PermissionDecision; reason?: string }>;
   requests: PermissionRequestDecision[];
+  /** A PermissionRequest hook failed: no hook's allow counts. */
+  requestFailed: boolean;
   stopReasons: string[];
   blockReasons: string[];
 }
@@ -14,12 +22,19 @@ interface Collected {
 /**
  * Combine the results of every hook that ran for one event, in configuration order:
  * deny beats ask beats allow, the last `updatedInput` wins, context and messages are
- * concatenated, any `continue: false` stops, any block blocks.
+ * concatenated, any `continue: false` stops, any block blocks. A failed hook blocks wherever
+ * its success could have (see `failClosed`).
  */
 export function aggregate(event: HookEventName, results: HookRunResult[]): HookOutcome {
   const outcome = emptyOutcome(event);
   outcome.hookCount = results.length;
-  const collected: Collected = { decisions: [], requests: [], stopReasons: [], blockReasons: [] };
+  const collected: Collected = {
+    decisions: [],
+    requests: [],
+    requestFailed: false,
+    stopReasons: [],
+    blockReasons: [],
+  };
   for (const result of results) {
     if (!result.ok) {
       outcome.errors.push(result.error);
@@ -31,13 +46,16 @@ export function aggregate(event: HookEventName, results: HookRunResult[]): HookO
         event,
         hook: result.source.name,
         kind: "invalid_output",
-        message: `hookSpecificOutput.hookEventName is "${specific.hookEventName}" but the event is "${event}"; output ignored.`,
+        message:
+          `hookSpecificOutput.hookEventName is "${specific.hookEventName}" but the event is "${event}": ` +
+          "the output is not for this event.",
       });
       continue;
     }
     applyCommon(outcome, collected, result.output, result.source, event);
     applySpecific(outcome, collected, result.output);
   }
+  failClosed(outcome, collected);
   finish(outcome, collected);
   return outcome;
 }
@@ -92,6 +110,59 @@ function applySpecific(outcome: HookOutcome, collected: Collected, output: SyncH
   }
 }
 
+/**
+ * A hook that failed — threw, crashed, was killed, timed out, was interrupted, could not
+ * start, printed more than the limit or output we cannot read — said nothing we can trust,
+ * and had it worked it might have blocked. So, by event:
+ * - PreToolUse: deny the call. Stricter than Claude Code, which treats exit codes other than
+ *   0 and 2 (and timeouts) as non-blocking: a guard that crashes on odd input from the model
+ *   would otherwise let exactly that input through.
+ * - PermissionRequest: no hook's allow counts; a hook's deny still denies; otherwise the
+ *   gate goes on to `canUseTool`, or denies when there is none.
+ * - UserPromptSubmit: the prompt is blocked (it may be what a filter hook exists to stop).
+ * - PostToolUse / PostToolUseFailure: the tool has run; the model is told the hook failed.
+ * - Stop / SubagentStop: the run stops as `hook_stopped`, not as a success. Blocking would
+ *   send the model back to work on a failure it cannot fix.
+ * - Other events cannot block: the failure is only reported.
+ */
+function failClosed(outcome: HookOutcome, collected: Collected): void {
+  if (outcome.errors.length === 0) return;
+  const failure = outcome.errors.map(describeFailure).join("\n");
+  outcome.failure = failure;
+  switch (outcome.event) {
+    case "PreToolUse":
+      collected.decisions.push({
+        decision: "deny",
+        reason: `${failure}\nA PreToolUse hook that fails counts as a deny, so the call was not run.`,
+      });
+      return;
+    case "PermissionRequest":
+      collected.requestFailed = true;
+      return;
+    case "UserPromptSubmit":
+    case "PostToolUse":
+    case "PostToolUseFailure":
+      collected.blockReasons.push(failure);
+      return;
+    case "Stop":
+    case "SubagentStop":
+      outcome.continue = false;
+      collected.stopReasons.push(failure);
+      return;
+    default:
+      return;
+  }
+}
+
+const MAX_FAILURE_TEXT = 2000;
+
+/** One line naming a failed hook and why; hook text and message are capped (they reach the model). */
+function describeFailure(error: HookError): string {
+  const hook = error.hook.length > 200 ? `${error.hook.slice(0, 200)}…` : error.hook;
+  const text = `${error.event} hook ${JSON.stringify(hook)} failed: ${error.message}`;
+  return text.length > MAX_FAILURE_TEXT ? `${text.slice(0, MAX_FAILURE_TEXT)}…` : text;
+}
+
 function finish(outcome: HookOutcome, collected: Collected): void {
   if (collected.decisions.length > 0) {
     const winner = collected.decisions.reduce((best, next) =>
@@ -103,17 +174,20 @@ function finish(outcome: HookOutcome, collected: Collected): void {
       .map((entry) => entry.reason as string);
     if (reasons.length > 0) outcome.permissionDecisionReason = reasons.join("\n");
   }
-  if (collected.requests.length > 0) {
-    outcome.permissionRequest = combineRequests(collected.requests);
-    if (outcome.permissionRequest.behavior === "allow" && outcome.permissionRequest.updatedInput) {
-      outcome.updatedInput = outcome.permissionRequest.updatedInput;
-    }
+  const request = combineRequests(collected.requests, collected.requestFailed);
+  if (request) {
+    outcome.permissionRequest = request;
+    if (request.behavior === "allow" && request.updatedInput) outcome.updatedInput = request.updatedInput;
   }
   if (collected.stopReasons.length > 0) outcome.stopReason = collected.stopReasons.join("\n");
   if (collected.blockReasons.length > 0) outcome.block = { reason: collected.blockReasons.join("\n") };
 }
 
-function combineRequests(requests: PermissionRequestDecision[]): PermissionRequestDecision {
+function combineRequests(
+  requests: PermissionRequestDecision[],
+  failed: boolean,
+): PermissionRequestDecision | undefined {
+  if (requests.length === 0) return undefined;
   const denies = requests.filter((request) => request.behavior === "deny");
   if (denies.length > 0) {
     const messages = denies.map((deny) => deny.message).filter((message): message is string => !!message);
@@ -123,6 +197,7 @@ function combineRequests(requests: PermissionRequestDecision[]): PermissionReque
       interrupt: denies.some((deny) => deny.interrupt === true) || undefined,
     };
   }
+  if (failed) return undefined;
   let updatedInput: Record<string, unknown> | undefined;
   const updatedPermissions: unknown[] = [];
   for (const request of requests) {

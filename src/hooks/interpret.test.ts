@@ -106,4 +106,30 @@ describe("interpretCommandExit", () => {
       error: { kind: "spawn_failed" },
     });
   });
+
+  it("fails a hook whose stdout went past the limit, whatever its exit", () => {
+    for (const exitCode of [0, 2, null]) {
+      expect(run("PreToolUse", { exitCode, stdoutOverflow: 1024 })).toMatchObject({
+        ok: false,
+        error: { kind: "output_too_large", message: expect.stringContaining("1024 bytes") },
+      });
+    }
+  });
+
+  it("fails a hook whose output could not be read", () => {
+    expect(run("PreToolUse", { readError: "EIO" })).toMatchObject({
+      ok: false,
+      error: { kind: "unreadable", message: expect.stringContaining("EIO") },
+    });
+  });
+
+  it("names the signal and says when stderr was cut", () => {
+    expect(run("PreToolUse", { exitCode: null, signal: "SIGSEGV" })).toMatchObject({
+      error: { message: expect.stringContaining("SIGSEGV") },
+    });
+    expect(run("PreToolUse", { exitCode: 2, stderr: "no", stderrTruncated: true })).toMatchObject({
+      ok: true,
+      output: { hookSpecificOutput: { permissionDecisionReason: "no …(cut)" } },
+    });
+  });
 });

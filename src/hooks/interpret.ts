@@ -8,9 +8,11 @@ const PLAIN_STDOUT_IS_CONTEXT = new Set<HookEventName>(["UserPromptSubmit", "Ses
 
 /**
  * Translate a command hook's exit into hook JSON output, Claude Code's rules:
- * exit 0 → stdout is the JSON output when it is JSON (plain text is context for
- * UserPromptSubmit/SessionStart and ignored elsewhere); exit 2 → a blocking error whose
- * stderr is the reason (see `blockingOutput`); any other exit → a reported error.
+ * exit 0 → stdout is the JSON output when it starts with `{` (plain text is context for
+ * UserPromptSubmit/SessionStart and ignored elsewhere, as in Claude Code); exit 2 → a
+ * blocking error whose stderr is the reason (see `blockingOutput`). Everything else fails
+ * the hook: any other exit, a signal, a timeout, an abort, stdout past its limit or
+ * unreadable, `{…` that does not parse. What a failure does per event is `aggregate`'s call.
  */
 export function interpretCommandExit(
   event: HookEventName,
@@ -30,16 +32,26 @@ export function interpretCommandExit(
     },
   });
   if (exit.spawnError) return fail("spawn_failed", `Hook command could not start: ${exit.spawnError}`);
+  if (exit.stdoutOverflow !== undefined) {
+    return fail(
+      "output_too_large",
+      `Hook command printed more than ${exit.stdoutOverflow} bytes on stdout (the limit) and was stopped.`,
+    );
+  }
   if (exit.timedOut) return fail("timeout", `Hook command timed out and was killed: ${source.name}`);
   if (exit.aborted) return fail("aborted", `Hook command was interrupted: ${source.name}`);
+  if (exit.readError) return fail("unreadable", `Hook output could not be read: ${exit.readError}`);
+  const stderr = exit.stderr.trim() + (exit.stderrTruncated ? " …(cut)" : "");
   if (exit.exitCode === 0) return interpretStdout(event, source, exit.stdout, fail);
-  const stderr = exit.stderr.trim();
   if (exit.exitCode === 2) {
     const output = blockingOutput(event, stderr || `Blocked by hook: ${source.name}`);
     if (output) return { ok: true, source, output };
     return fail("exit_code", `Hook command exited with 2 on ${event}, which cannot block${suffix(stderr)}`);
   }
-  const how = exit.exitCode === null ? "was killed by a signal" : `exited with ${exit.exitCode}`;
+  const how =
+    exit.exitCode === null
+      ? `was killed by a signal${exit.signal ? ` (${exit.signal})` : ""}`
+      : `exited with ${exit.exitCode}`;
   return fail("exit_code", `Hook command ${how}${suffix(stderr)}`);
 }
 

@@ -1,7 +1,10 @@
 import type { HookEventName } from "./events.js";
 import type { PermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
 
-/** Why a hook failed. None of these stop the run; they are reported in `HookOutcome.errors`. */
+/**
+ * Why a hook failed. Each is reported in `HookOutcome.errors`, and on events where the hook's
+ * success could have blocked, acts as a block (see `aggregate`).
+ */
 export type HookErrorKind =
   /** A callback threw or rejected. */
   | "threw"
@@ -9,13 +12,20 @@ export type HookErrorKind =
   | "exit_code"
   /** A command could not be started (shell missing, cwd gone, ...). */
   | "spawn_failed"
-  /** Output was not JSON, or JSON that does not fit the hook output schema. */
+  /** Output starts with `{` but does not parse, or does not fit the hook output schema. */
   | "invalid_output"
+  /** stdout went past the limit; the hook was killed and its output not read. */
+  | "output_too_large"
+  /** Reading the hook's stdout or stderr failed. */
+  | "unreadable"
   | "timeout"
   /** The run's signal aborted while the hook ran. */
   | "aborted";
 
-/** A hook that failed, as data for the caller (never sent to the model). */
+/**
+ * A hook that failed, as data for the caller. Only `HookOutcome.failure` (a summary naming
+ * the hook) can reach the model, as the reason a call was denied.
+ */
 export interface HookError {
   event: HookEventName;
   /** The command text, or `callback <name>` for callbacks. */
@@ -74,6 +84,12 @@ export interface HookOutcome {
    */
   block?: { reason: string };
   errors: HookError[];
+  /**
+   * Set when any hook failed (`errors` is not empty): one line per failed hook naming it and
+   * saying why. Where the hook's success could have blocked, `aggregate` has already made
+   * the failure block; this is the reason to give.
+   */
+  failure?: string;
 }
 
 /** The outcome of an event with no hooks: nothing changes. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultShell, runCommand } from "./run-command.js";
+import { defaultShell, MAX_HOOK_STDERR_BYTES, runCommand } from "./run-command.js";
 
 describe("defaultShell", () => {
   it("uses $SHELL when it is a POSIX shell, else /bin/sh", () => {
@@ -39,5 +39,48 @@ describe("runCommand", () => {
     controller.abort();
     const exit = await runCommand({ ...base, command: "true", stdin: "", signal: controller.signal });
     expect(exit).toMatchObject({ aborted: true, exitCode: null });
+  });
+
+  it("stops a hook whose stdout goes past the limit and keeps none of it", async () => {
+    const exit = await runCommand({
+      ...base,
+      maxStdoutBytes: 1000,
+      command: "head -c 5000 /dev/zero | tr '\\0' x; echo done >&2; exec sleep 100",
+      stdin: "",
+    });
+    expect(exit).toMatchObject({ stdoutOverflow: 1000, stdout: "", timedOut: false, signal: "SIGKILL" });
+  });
+
+  it("keeps stdout of exactly the limit", async () => {
+    const exit = await runCommand({
+      ...base,
+      maxStdoutBytes: 1000,
+      command: "head -c 1000 /dev/zero",
+      stdin: "",
+    });
+    expect(exit.stdoutOverflow).toBeUndefined();
+    expect(exit.stdout).toHaveLength(1000);
+    expect(exit.exitCode).toBe(0);
+  });
+
+  it("drains stderr past its limit without failing the hook", async () => {
+    const exit = await runCommand({
+      ...base,
+      command: `head -c ${MAX_HOOK_STDERR_BYTES + 100_000} /dev/zero | tr '\\0' e >&2; echo '{}'`,
+      stdin: "",
+    });
+    expect(exit).toMatchObject({ exitCode: 0, stdout: "{}\n", stderrTruncated: true });
+    expect(exit.stderr).toHaveLength(MAX_HOOK_STDERR_BYTES);
+  });
+
+  it("decodes UTF-8 split across reads", async () => {
+    // 400 kB of 3-byte characters, shifted by one byte: reads end mid-character.
+    const exit = await runCommand({ ...base, command: "printf x; yes '€' | head -n 100000", stdin: "" });
+    expect(exit.stdout).toBe(`x${"€\n".repeat(100_000)}`);
+  });
+
+  it("reports the signal that killed the hook", async () => {
+    const exit = await runCommand({ ...base, command: "kill -TERM $$", stdin: "" });
+    expect(exit).toMatchObject({ exitCode: null, signal: "SIGTERM", timedOut: false });
   });
 });

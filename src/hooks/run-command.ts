@@ -5,10 +5,21 @@ import { basename } from "node:path";
 export interface CommandExit {
   /** Exit code; `null` when killed by a signal or never started. */
   exitCode: number | null;
+  /** The signal that ended the process, when one did. */
+  signal?: NodeJS.Signals;
   stdout: string;
   stderr: string;
   timedOut: boolean;
   aborted: boolean;
+  /**
+   * Set to the limit (bytes) when stdout went past it: the hook was killed and `stdout` is
+   * empty. Never read as an answer — a cut deny must not become "no decision".
+   */
+  stdoutOverflow?: number;
+  /** stderr went past its limit; `stderr` holds its start, the rest was read and dropped. */
+  stderrTruncated?: boolean;
+  /** Reading stdout or stderr failed: what the hook said is unknown. */
+  readError?: string;
   /** Set when the process could not be started. */
   spawnError?: string;
 }
@@ -22,10 +33,18 @@ export interface CommandRun {
   timeoutMs: number;
   shell: string;
   signal?: AbortSignal;
+  /** stdout bytes kept before the hook counts as failed (default `MAX_HOOK_STDOUT_BYTES`). */
+  maxStdoutBytes?: number;
 }
 
-/** Output beyond this is dropped; hooks talk in small JSON documents. */
-const MAX_CAPTURE = 1024 * 1024;
+/**
+ * stdout past this fails the hook. As large as the biggest tool input we accept (64 MiB),
+ * so a PreToolUse hook can hand back any input it was given through `updatedInput`.
+ */
+export const MAX_HOOK_STDOUT_BYTES = 64 * 1024 * 1024;
+
+/** stderr kept (the exit-2 reason, error reports); the rest is drained and dropped. */
+export const MAX_HOOK_STDERR_BYTES = 1024 * 1024;
 
 const POSIX_SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh"]);
 
@@ -38,10 +57,38 @@ export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {
   return shell && POSIX_SHELLS.has(basename(shell)) ? shell : "/bin/sh";
 }
 
+/** Bytes of one stream, kept up to a limit; memory never grows past it. */
+class Capture {
+  readonly #chunks: Buffer[] = [];
+  #bytes = 0;
+  overflowed = false;
+
+  constructor(readonly limit: number) {}
+
+  /** Keeps what fits; returns false once the stream has gone past the limit. */
+  add(chunk: Buffer): boolean {
+    if (this.overflowed) return false;
+    const room = this.limit - this.#bytes;
+    if (chunk.length > room) {
+      if (room > 0) this.#chunks.push(chunk.subarray(0, room));
+      this.#bytes = this.limit;
+      this.overflowed = true;
+      return false;
+    }
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    return true;
+  }
+
+  text(): string {
+    return Buffer.concat(this.#chunks).toString("utf8");
+  }
+}
+
 /**
  * Run a hook command as `shell -c command` in its own process group, with the input on
- * stdin. On timeout or abort the whole group is killed (so `sleep` children die too) and
- * the result says so. Never rejects.
+ * stdin. On timeout, abort or stdout past its limit the whole group is killed (so `sleep`
+ * children die too) and the result says so. Never rejects.
  */
 export function runCommand(run: CommandRun): Promise<CommandExit> {
   return new Promise((resolve) => {
@@ -50,6 +97,8 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
       resolve({ ...result, aborted: true });
       return;
     }
+    const stdout = new Capture(run.maxStdoutBytes ?? MAX_HOOK_STDOUT_BYTES);
+    const stderr = new Capture(MAX_HOOK_STDERR_BYTES);
     const windows = process.platform === "win32";
     const child = windows
       ? spawn(run.command, { cwd: run.cwd, env: run.env, shell: true, stdio: "pipe" })
@@ -70,11 +119,17 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
       settled = true;
       clearTimeout(timer);
       run.signal?.removeEventListener("abort", onAbort);
+      // Output past the limit is never read, so it is not decoded either.
+      if (stdout.overflowed) result.stdoutOverflow = stdout.limit;
+      else result.stdout = stdout.text();
+      result.stderr = stderr.text();
+      if (stderr.overflowed) result.stderrTruncated = true;
       resolve(result);
     };
-    const stop = (reason: "timedOut" | "aborted") => {
-      // A hook that already exited but left a child holding its pipes is not a timeout.
-      if (!exited) result[reason] = true;
+    const stop = (reason: "timedOut" | "aborted" | "overflow") => {
+      // A hook that already exited but left a child holding its pipes is not a timeout;
+      // output past the limit is incomplete whoever wrote it (`settle` records that).
+      if (!exited && reason !== "overflow") result[reason] = true;
       killGroup();
       child.stdout.destroy();
       child.stderr.destroy();
@@ -84,24 +139,27 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
     const timer = setTimeout(() => stop("timedOut"), run.timeoutMs);
     run.signal?.addEventListener("abort", onAbort, { once: true });
 
-    child.stdout.setEncoding("utf8");
-    child.stderr.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      if (result.stdout.length < MAX_CAPTURE) result.stdout += chunk;
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (!stdout.add(chunk)) stop("overflow");
     });
-    child.stderr.on("data", (chunk: string) => {
-      if (result.stderr.length < MAX_CAPTURE) result.stderr += chunk;
-    });
+    // stderr past its limit is drained, not a failure: exit 0 ignores it and exit 2 needs only its start.
+    child.stderr.on("data", (chunk: Buffer) => stderr.add(chunk));
+    const onReadError = (error: Error) => {
+      result.readError ??= error.message;
+    };
+    child.stdout.on("error", onReadError);
+    child.stderr.on("error", onReadError);
     // A hook that never reads stdin makes the write fail with EPIPE; that is not an error.
     child.stdin.on("error", () => {});
     child.on("error", (error) => {
       result.spawnError = error.message;
       settle();
     });
-    child.on("exit", (code) => {
+    child.on("exit", (code, signal) => {
       exited = true;
       result.exitCode = code;
-      if (result.timedOut || result.aborted) settle();
+      if (signal) result.signal = signal;
+      if (result.timedOut || result.aborted || stdout.overflowed) settle();
     });
     child.on("close", settle);
     child.stdin.end(run.stdin);

@@ -148,22 +148,42 @@ describe("HookRunner with settings command hooks", () => {
     expect(outcome.block).toEqual({ reason: "lint: 3 errors" });
   });
 
-  it("reports other non-zero exits without blocking", async () => {
+  it("denies a PreToolUse call when the hook exits with a code other than 0 or 2", async () => {
     const hook = script("fail.sh", `#!/bin/sh\necho "jq: not found" >&2\nexit 1\n`);
     const outcome = await runnerFor("PreToolUse", [hook]).run("PreToolUse", bashCall("ls"));
-    expect(outcome.permissionDecision).toBeUndefined();
+    expect(outcome.permissionDecision).toBe("deny");
+    expect(outcome.permissionDecisionReason).toContain(`PreToolUse hook ${JSON.stringify(hook)} failed`);
+    expect(outcome.permissionDecisionReason).toContain("jq: not found");
     expect(outcome.continue).toBe(true);
     expect(outcome.errors).toEqual([
       expect.objectContaining({ hook, kind: "exit_code", exitCode: 1, stderr: "jq: not found" }),
     ]);
   });
 
-  it("reports stdout that is not valid JSON", async () => {
+  it("denies when stdout starts like JSON but does not parse", async () => {
     const outcome = await runnerFor("PreToolUse", [`echo '{"permissionDecision": '`]).run(
       "PreToolUse",
       bashCall("ls"),
     );
     expect(outcome.errors).toEqual([expect.objectContaining({ kind: "invalid_output" })]);
+    expect(outcome.permissionDecision).toBe("deny");
+  });
+
+  it("reads a deny far larger than 1 MiB completely", async () => {
+    const reason = "r".repeat(3 * 1024 * 1024);
+    const hook = script(
+      "big.mjs",
+      `#!/usr/bin/env node\nprocess.stdout.write(JSON.stringify({hookSpecificOutput:{hookEventName:"PreToolUse",permissionDecision:"deny",permissionDecisionReason:"r".repeat(${reason.length})}}));\n`,
+    );
+    const outcome = await runnerFor("PreToolUse", [hook]).run("PreToolUse", bashCall("ls"));
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.permissionDecision).toBe("deny");
+    expect(outcome.permissionDecisionReason).toBe(reason);
+  });
+
+  it("lets plain text on exit 0 decide nothing, as in Claude Code", async () => {
+    const outcome = await runnerFor("PreToolUse", ["echo 'checked: fine'"]).run("PreToolUse", bashCall("ls"));
+    expect(outcome.errors).toEqual([]);
     expect(outcome.permissionDecision).toBeUndefined();
   });
 
@@ -193,6 +213,7 @@ describe("HookRunner with settings command hooks", () => {
   it("reports a command that cannot start", async () => {
     const outcome = await runnerFor("Stop", ["./does-not-exist.sh"]).run("Stop", { stop_hook_active: false });
     expect(outcome.block).toBeUndefined();
+    expect(outcome.continue).toBe(false);
     expect(outcome.errors).toEqual([expect.objectContaining({ kind: "exit_code", exitCode: 127 })]);
   });
 
@@ -204,7 +225,7 @@ describe("HookRunner with settings command hooks", () => {
       bashCall("ls"),
     );
     expect(outcome.errors).toEqual([expect.objectContaining({ hook, kind: "timeout" })]);
-    expect(outcome.permissionDecision).toBeUndefined();
+    expect(outcome.permissionDecision).toBe("deny");
     const sleepPid = Number(readFileSync(pidFile, "utf8"));
     await processGone(sleepPid);
   });

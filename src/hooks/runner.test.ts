@@ -218,6 +218,33 @@ describe("HookRunner with callbacks", () => {
     ]);
   });
 
+  it("denies a PreToolUse call when a callback throws or times out, even if another allows it", async () => {
+    const allow: HookCallback = () => ({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" },
+    });
+    const runner = new HookRunner({
+      ...base,
+      callbacks: {
+        PreToolUse: [
+          {
+            hooks: [
+              allow,
+              function guard() {
+                throw new TypeError("cannot read properties of undefined");
+              },
+            ],
+          },
+          { hooks: [async function slow() { return new Promise(() => {}); }], timeout: 0.05 },
+        ],
+      },
+    });
+    const outcome = await runner.run("PreToolUse", bashCall);
+    expect(outcome.permissionDecision).toBe("deny");
+    expect(outcome.permissionDecisionReason).toContain('"callback guard" failed');
+    expect(outcome.permissionDecisionReason).toContain('"callback slow" failed');
+    expect(outcome.errors.map((error) => error.kind)).toEqual(["threw", "timeout"]);
+  });
+
   it("reports a callback whose output does not fit the schema", async () => {
     const runner = new HookRunner({
       ...base,

@@ -51,7 +51,8 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 /**
  * Runs the hooks configured for an event and combines what they say into one
  * `HookOutcome`. Matching hooks run in parallel; a hook that throws, crashes, prints
- * invalid output or times out is reported in `outcome.errors` and never makes `run` reject.
+ * invalid or too much output or times out is reported in `outcome.errors`, never makes
+ * `run` reject, and blocks wherever its success could have (see `aggregate`).
  */
 export class HookRunner {
   /** Settings entries that were skipped (unsupported events or hook types). */

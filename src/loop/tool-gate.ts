@@ -36,7 +36,9 @@ type Ask = { reason: string; suggestions?: PermissionUpdate[]; kind: "permission
  * Decides whether one validated tool call runs, in Claude Code's order: doom-loop check,
  * PreToolUse hooks (which may allow, deny, ask or rewrite the input), the permission
  * policy, then — when someone must be asked — PermissionRequest hooks and `canUseTool`.
- * When nobody can be asked, the answer is no.
+ * When nobody can be asked, the answer is no. A hook that fails never approves: a failed
+ * PreToolUse hook denies the call (`aggregate` makes it a deny), a failed PermissionRequest
+ * hook leaves the question to `canUseTool`.
  */
 export class ToolGate {
   constructor(readonly config: ToolGateConfig) {}
@@ -76,6 +78,14 @@ export class ToolGate {
           stop: "hook_stopped",
         };
       }
+      // A deny (a failed hook's too) stands whatever input another hook rewrote.
+      if (outcome.permissionDecision === "deny") {
+        return {
+          behavior: "deny",
+          denial: true,
+          message: outcome.permissionDecisionReason ?? `A hook denied ${tool.name}.`,
+        };
+      }
       if (outcome.updatedInput !== undefined) {
         const parsed = tool.inputSchema.safeParse(outcome.updatedInput);
         if (!parsed.success) {
@@ -87,20 +97,13 @@ export class ToolGate {
         }
         current = parsed.data;
       }
-      if (outcome.permissionDecision === "deny") {
-        return {
-          behavior: "deny",
-          denial: true,
-          message: outcome.permissionDecisionReason ?? `A hook denied ${tool.name}.`,
-        };
-      }
       if (outcome.permissionDecision === "allow") return { behavior: "allow", input: current, context };
       if (outcome.permissionDecision === "ask")
         forceAsk = outcome.permissionDecisionReason ?? "a hook asked for confirmation";
     }
     const verdict: PermissionDecision = forceAsk
       ? { behavior: "ask", reason: forceAsk }
-      : this.config.policy.evaluate({
+      : await this.config.policy.evaluateWhenReady({
           toolName: tool.name,
           input: current,
           sideEffect: tool.sideEffect,
@@ -117,6 +120,9 @@ export class ToolGate {
   }
 
   async #ask(tool: AnyTool, call: ToolCall, input: unknown, ask: Ask): Promise<GateDecision> {
+    // A failed PermissionRequest hook allows nothing (its success might have denied), so the
+    // question goes on to canUseTool, told of the failure — or, with no one to ask, is denied.
+    let hookFailure: string | undefined;
     if (this.config.hooks?.has("PermissionRequest")) {
       const outcome = await this.config.hooks.run(
         "PermissionRequest",
@@ -124,6 +130,7 @@ export class ToolGate {
         { signal: this.config.signal },
       );
       this.#report(outcome);
+      hookFailure = outcome.failure;
       const decision = outcome.permissionRequest;
       if (decision?.behavior === "allow") return this.#allowWith(tool, decision.updatedInput ?? input);
       if (decision?.behavior === "deny") {
@@ -136,6 +143,15 @@ export class ToolGate {
       }
     }
     const canUseTool = this.config.canUseTool;
+    if (!canUseTool && hookFailure) {
+      return {
+        behavior: "deny",
+        denial: true,
+        message:
+          `Permission to use ${tool.name} is required (${ask.reason}). ${hookFailure}\n` +
+          "A PermissionRequest hook that fails cannot approve a call, and no canUseTool callback can be asked.",
+      };
+    }
     if (!canUseTool) {
       return {
         behavior: "deny",
@@ -158,7 +174,7 @@ export class ToolGate {
         signal: this.config.signal,
         suggestions: ask.suggestions ?? [],
         toolUseID: call.id,
-        decisionReason: ask.reason,
+        decisionReason: hookFailure ? `${ask.reason}. ${hookFailure}` : ask.reason,
         kind: ask.kind,
       });
       if (result.behavior === "allow") {
