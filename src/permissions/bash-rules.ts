@@ -1,22 +1,22 @@
 import path from "node:path";
-import { matchesCommand } from "./command-pattern.js";
+import { matchesCommand, matchesCommandText } from "./command-pattern.js";
 import type { CompiledRule } from "./compiled-rule.js";
 import { matchesPathPattern } from "./path-pattern.js";
+import { globMayMatchProtected, isProtectedPath, mentionsProtectedPath } from "./protected-paths.js";
 import { expandHome, resolveRealPath } from "./resolve-path.js";
+import { programName, READ_ONLY_COMMANDS, WRAPPERS } from "./shell/command-kinds.js";
 import {
-  commandText,
+  type ShellAnalysis,
   type ShellCommand,
-  type ShellWord,
-  type SplitResult,
-  unquote,
-  writesFile,
+  type ShellRedirect,
+  wordValues,
 } from "./shell/shell-command.js";
 import { ruleAppliesTo } from "./tool-kinds.js";
 
 /** A Bash call as the rules see it. */
 export interface BashCall {
   raw: string;
-  split: SplitResult;
+  analysis: ShellAnalysis;
   cwd: string;
   home: string;
 }
@@ -24,59 +24,55 @@ export interface BashCall {
 export interface BashAllowResult {
   /** The first rule that allowed a part, when every part was allowed. */
   rule?: CompiledRule;
-  /** Commands (single-spaced text) that no allow rule covers; empty when allowed. */
+  /** Commands (as rule text) that no allow rule covers; empty when allowed. */
   unmatched: string[];
 }
 
-/** Programs that run their arguments as a command; deny and ask rules look through them. */
-const WRAPPERS = new Set([
-  "command",
-  "builtin",
-  "exec",
-  "nohup",
-  "time",
-  "nice",
-  "env",
-  "sudo",
-  "xargs",
-  "timeout",
-]);
 const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd"]);
 const SAFE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
 /**
- * The first deny/ask rule that catches any part of the command line: a `Bash(...)` rule
- * matching any simple command (also with assignments, wrappers like `env`/`sudo` and quotes
- * stripped), or an `Edit(...)` path rule matching a file an output redirection writes.
- * An unparseable line is matched as one string.
+ * The first deny/ask rule that catches any command of the line — including those inside
+ * substitutions, `sh -c '…'` scripts and behind wrappers (`timeout 5 rm`, `env -u X rm`,
+ * `/bin/rm`, `'r'm`) — or an `Edit(...)` path rule matching a file a redirection writes.
  */
-export function findBlockingBashRule(
-  rules: readonly CompiledRule[],
-  call: BashCall,
-): CompiledRule | undefined {
+export function findBlockingBashRule(rules: readonly CompiledRule[], call: BashCall): CompiledRule | undefined {
   const bashRules = rules.filter((rule) => rule.toolName === "Bash");
   const bare = bashRules.find((rule) => !rule.command);
   if (bare) return bare;
-  if (!call.split.ok) {
-    const text = call.raw.trim().replace(/\s+/g, " ");
-    return bashRules.find((rule) => rule.command && matchesCommand(rule.command, text));
+  for (const command of call.analysis.commands) {
+    const texts = blockingCandidates(command);
+    const byCommand = bashRules.find((rule) => texts.some((text) => matchesCommandText(rule.command!, text)));
+    if (byCommand) return byCommand;
   }
   const editRules = rules.filter((rule) => rule.path && ruleAppliesTo(rule.toolName, "Edit"));
-  for (const command of call.split.commands) {
-    const texts = blockingCandidates(command);
-    const byCommand = bashRules.find((rule) => texts.some((text) => matchesCommand(rule.command!, text)));
-    if (byCommand) return byCommand;
-    const targets = writtenFiles(command, call);
-    const byPath = editRules.find((rule) => matchesPathPattern(rule.path!, targets));
-    if (byPath) return byPath;
-  }
+  if (editRules.length === 0) return undefined;
+  const targets = call.analysis.redirects.flatMap((redirect) => writtenFiles(redirect, call));
+  return editRules.find((rule) => matchesPathPattern(rule.path!, targets));
+}
+
+/**
+ * Why a deny/ask rule might catch this line although none matched what the analysis saw:
+ * code it cannot see (expansions that run code, command names decided at run time,
+ * `eval`), or a redirection to a file it cannot name. Such a line must not be allowed
+ * without asking while those rules exist.
+ */
+export function blockingUncertainty(
+  rules: readonly CompiledRule[],
+  call: BashCall,
+): { rule: CompiledRule; reason: string } | undefined {
+  const commandRule = rules.find((rule) => rule.toolName === "Bash" && rule.command);
+  if (commandRule && call.analysis.hidden.length > 0) return { rule: commandRule, reason: call.analysis.hidden[0]! };
+  const editRule = rules.find((rule) => rule.path && ruleAppliesTo(rule.toolName, "Edit"));
+  const unknown = editRule && unknownWriteTarget(call);
+  if (editRule && unknown) return { rule: editRule, reason: unknown };
   return undefined;
 }
 
 /**
- * Whether allow rules cover the whole line: every simple command must match an allow rule
- * (as written, assignments included, with a literal command name), and every output
- * redirection must write a static path inside the workspace. Unparseable lines never match.
+ * Whether allow rules cover the whole line: it must be inert (see `ShellAnalysis.opaque`),
+ * every simple command must match an allow rule word for word (assignments included), and
+ * every output redirection must write a literal path inside the workspace.
  */
 export function matchAllowBashRules(
   rules: readonly CompiledRule[],
@@ -84,71 +80,140 @@ export function matchAllowBashRules(
   inWorkspace: (file: string) => boolean,
 ): BashAllowResult {
   const bashRules = rules.filter((rule) => rule.toolName === "Bash");
-  if (!call.split.ok) return { unmatched: [call.raw] };
   const bare = bashRules.find((rule) => !rule.command);
-  if (bare) return { rule: bare, unmatched: [] };
-  let first: CompiledRule | undefined;
-  const unmatched: string[] = [];
-  // After a `cd`, relative redirection targets no longer resolve against the call's cwd.
-  const movesDirectory = call.split.commands.some((command) =>
-    DIRECTORY_CHANGERS.has(unquote(command.words[0]?.raw ?? "")),
-  );
-  for (const command of call.split.commands) {
-    const text = commandText(command, { withAssignments: true });
-    const redirectsOk = command.redirects.filter(writesFile).every((redirect) => {
-      const target = staticPath(redirect.target, call, movesDirectory);
+  if (bare) {
+    const reason = call.analysis.hidden[0];
+    return reason === undefined ? { rule: bare, unmatched: [] } : { unmatched: [call.raw] };
+  }
+  if (call.analysis.opaque.length > 0) return { unmatched: [call.raw] };
+  const redirectsOk = call.analysis.redirects
+    .filter((redirect) => redirect.writes)
+    .every((redirect) => {
+      const target = staticTarget(redirect, call);
       return target !== undefined && (SAFE_TARGETS.has(target) || inWorkspace(resolveRealPath(target)));
     });
-    if (command.words.length === 0) {
-      if (!redirectsOk) unmatched.push(text);
-      continue;
-    }
-    const rule = command.words[0]!.dynamic
-      ? undefined
-      : bashRules.find((candidate) => matchesCommand(candidate.command!, text));
-    if (rule && redirectsOk) first ??= rule;
-    else unmatched.push(text);
+  let first: CompiledRule | undefined;
+  const unmatched: string[] = [];
+  for (const command of call.analysis.commands) {
+    const argv = wordValues([...command.assignments, ...command.words]);
+    const rule = bashRules.find((candidate) => matchesCommand(candidate.command!, argv));
+    if (rule) first ??= rule;
+    else unmatched.push(ruleText(argv));
   }
+  if (!redirectsOk) return { unmatched: unmatched.length > 0 ? unmatched : [call.raw] };
   if (unmatched.length > 0 || !first) return { unmatched: unmatched.length > 0 ? unmatched : [call.raw] };
   return { rule: first, unmatched: [] };
 }
 
+/**
+ * Why the line may write a protected path (`.git/`, `.gyre/`, settings — see
+ * protected-paths.ts): a redirection there or to a file it cannot name, a command that is
+ * not read-only naming one (also through a symlink or a glob), `git config` setting a value,
+ * or code it cannot see.
+ */
+export function protectedWrite(call: BashCall): string | undefined {
+  const { analysis } = call;
+  if (analysis.hidden.length > 0) return `it cannot be known what the command writes: ${analysis.hidden[0]}`;
+  const unknown = unknownWriteTarget(call);
+  if (unknown) return unknown;
+  for (const redirect of analysis.redirects.filter((r) => r.writes)) {
+    const target = staticTarget(redirect, call)!;
+    if (isProtectedPath(target) || isProtectedPath(resolveRealPath(target))) {
+      return `it writes ${target}, which controls the agent or the repository`;
+    }
+  }
+  for (const command of analysis.commands) {
+    for (const argv of runnableTails(command)) {
+      const reason = protectedArgument(argv, command, call);
+      if (reason) return reason;
+    }
+  }
+  return undefined;
+}
+
+function protectedArgument(argv: string[], command: ShellCommand, call: BashCall): string | undefined {
+  const name = programName(argv[0] ?? "");
+  if (name === "git" && setsGitConfig(argv)) return "`git config` changes the repository's configuration";
+  if (READ_ONLY_COMMANDS.has(name)) return undefined;
+  const words = command.words.slice(command.words.length - argv.length);
+  for (const [i, word] of words.entries()) {
+    if (i === 0) continue;
+    if (!word.literal) return `it cannot be known which files \`${name}\` writes: \`${word.raw}\``;
+    const value = word.literal.value;
+    if (mentionsProtectedPath(value) || (word.literal.glob && globMayMatchProtected(value))) {
+      return `\`${name}\` names ${value}, which controls the agent or the repository`;
+    }
+    if (!value.startsWith("-") && linksToProtected(path.resolve(call.cwd, value))) {
+      return `\`${name}\` names ${value}, which leads to a file that controls the agent or the repository`;
+    }
+  }
+  return undefined;
+}
+
+/** A path that leads, through symlinks or `..`, to a protected one its text does not name. */
+function linksToProtected(file: string): boolean {
+  const real = resolveRealPath(file);
+  return real !== file && isProtectedPath(real);
+}
+
+/** `git config a b`, `git config set …`: anything but reading. */
+function setsGitConfig(argv: readonly string[]): boolean {
+  const at = argv.indexOf("config");
+  if (at < 0) return false;
+  const rest = argv.slice(at + 1);
+  const reads = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list"];
+  return !rest.some((arg) => reads.includes(arg));
+}
+
+/** The command and, behind a wrapper, every tail that may be the command it runs. */
+function runnableTails(command: ShellCommand): string[][] {
+  const argv = wordValues(command.words);
+  if (!WRAPPERS.has(programName(argv[0] ?? ""))) return [argv];
+  return argv.map((_, i) => argv.slice(i));
+}
+
 function blockingCandidates(command: ShellCommand): string[] {
-  const variants: ShellWord[][] = [
-    [...command.assignments, ...command.words],
-    command.words,
-    unwrap(command.words),
-  ];
   const texts = new Set<string>();
-  for (const words of variants) {
-    texts.add(words.map((word) => word.raw).join(" "));
-    texts.add(words.map((word) => (word.dynamic ? word.raw : unquote(word.raw))).join(" "));
+  const withAssignments = wordValues([...command.assignments, ...command.words]);
+  texts.add(withAssignments.join(" "));
+  for (const tail of runnableTails(command)) {
+    texts.add(tail.join(" "));
+    if (tail[0]?.includes("/")) texts.add([programName(tail[0]), ...tail.slice(1)].join(" "));
   }
   return [...texts];
 }
 
-function unwrap(words: readonly ShellWord[]): ShellWord[] {
-  const rest = [...words];
-  while (rest.length > 0 && WRAPPERS.has(unquote(rest[0]!.raw))) {
-    const wrapper = unquote(rest.shift()!.raw);
-    while (rest.length > 0 && /^(-|[A-Za-z_][A-Za-z0-9_]*=)/.test(rest[0]!.raw)) rest.shift();
-    if ((wrapper === "timeout" || wrapper === "nice") && /^\d/.test(rest[0]?.raw ?? "")) rest.shift();
+/** Why some redirection writes a file that cannot be named before the command runs. */
+function unknownWriteTarget(call: BashCall): string | undefined {
+  for (const redirect of call.analysis.redirects.filter((r) => r.writes)) {
+    if (staticTarget(redirect, call) === undefined) {
+      return `it writes to \`${redirect.target.raw}\`, a file known only when it runs`;
+    }
   }
-  return rest;
+  return undefined;
 }
 
-function writtenFiles(command: ShellCommand, call: BashCall): string[] {
-  const files: string[] = [];
-  for (const redirect of command.redirects.filter(writesFile)) {
-    const target = staticPath(redirect.target, call);
-    if (target !== undefined) files.push(target, resolveRealPath(target));
-  }
-  return files;
+function writtenFiles(redirect: ShellRedirect, call: BashCall): string[] {
+  if (!redirect.writes) return [];
+  const target = staticTarget(redirect, call);
+  return target === undefined ? [] : [target, resolveRealPath(target)];
 }
 
-function staticPath(word: ShellWord, call: BashCall, movesDirectory = false): string | undefined {
-  if (word.dynamic) return undefined;
-  const target = expandHome(unquote(word.raw), call.home);
-  if (movesDirectory && !path.isAbsolute(target)) return undefined;
+/** The absolute path a redirection writes, when it is known: literal, no glob, not relative after a `cd`. */
+function staticTarget(redirect: ShellRedirect, call: BashCall): string | undefined {
+  const literal = redirect.target.literal;
+  if (!literal || literal.glob) return undefined;
+  const target = expandHome(literal.value, call.home);
+  if (!path.isAbsolute(target) && movesDirectory(call.analysis)) return undefined;
   return path.resolve(call.cwd, target);
+}
+
+/** After a `cd`, relative paths no longer resolve against the call's cwd. */
+function movesDirectory(analysis: ShellAnalysis): boolean {
+  return analysis.commands.some((command) => DIRECTORY_CHANGERS.has(command.words[0]?.literal?.value ?? ""));
+}
+
+/** A command as the text of an exact rule that would allow it. */
+function ruleText(argv: readonly string[]): string {
+  return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(" ");
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileCommandPattern, matchesCommand } from "./command-pattern.js";
+import { compileCommandPattern, matchesCommand, matchesCommandText } from "./command-pattern.js";
 
 describe("command patterns", () => {
   it.each([
@@ -24,12 +24,22 @@ describe("command patterns", () => {
     ["curl http://a.b/:*", "curl http://a.b/x", false],
     ["curl http://a.b/:*", "curl http://a.b/ -o f", true],
   ])("%j vs %j → %s", (rule, command, expected) => {
-    expect(matchesCommand(compileCommandPattern(rule), command)).toBe(expected);
+    expect(matchesCommand(compileCommandPattern(rule), command.split(" "))).toBe(expected);
+    expect(matchesCommandText(compileCommandPattern(rule), command)).toBe(expected);
   });
 
   it("classifies the forms", () => {
     expect(compileCommandPattern("npm test:*").kind).toBe("prefix");
     expect(compileCommandPattern("npm test").kind).toBe("exact");
     expect(compileCommandPattern("npm * test").kind).toBe("wildcard");
+    expect(compileCommandPattern("npm test && rm x").kind).toBe("never");
+    expect(compileCommandPattern("echo $HOME").kind).toBe("never");
+  });
+
+  it("matches allow rules word for word: a quoted word is one word", () => {
+    expect(matchesCommand(compileCommandPattern("git status:*"), ["git status", "x"])).toBe(false);
+    expect(matchesCommand(compileCommandPattern("git * main"), ["git x", "main"])).toBe(false);
+    expect(matchesCommand(compileCommandPattern("echo 'a b'"), ["echo", "a b"])).toBe(true);
+    expect(matchesCommand(compileCommandPattern("echo 'a b'"), ["echo", "a", "b"])).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-export { type CommandPattern, compileCommandPattern, matchesCommand } from "./command-pattern.js";
+export { type CommandPattern, compileCommandPattern, matchesCommand, matchesCommandText } from "./command-pattern.js";
 export { PermissionMode } from "./mode.js";
 export {
   PermissionPolicy,
@@ -9,8 +9,10 @@ export {
   type RuleWarning,
 } from "./policy.js";
 export { formatRule, type ParsedRule, type PermissionRule, parseRule, type SourcedRule } from "./rule.js";
-export type { ShellCommand, ShellRedirect, ShellWord, SplitResult } from "./shell/shell-command.js";
-export { splitCommand } from "./shell/split-command.js";
+export { isProtectedPath } from "./protected-paths.js";
+export { analyzeShell } from "./shell/analyze.js";
+export { loadShellParser } from "./shell/parser.js";
+export type { ShellAnalysis, ShellCommand, ShellRedirect, ShellWord } from "./shell/shell-command.js";
 export { EDIT_TOOLS, READ_TOOLS } from "./tool-kinds.js";
 export {
   type CanUseTool,

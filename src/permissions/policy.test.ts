@@ -5,13 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SideEffect } from "../tools/index.js";
 import type { PermissionMode } from "./mode.js";
 import { PermissionPolicy, type PermissionPolicyOptions } from "./policy.js";
+import { loadShellParser } from "./shell/parser.js";
 
 let root: string;
 let ws: string;
 let outside: string;
 let home: string;
 
-beforeAll(() => {
+beforeAll(async () => {
+  await loadShellParser();
   root = realpathSync(mkdtempSync(path.join(tmpdir(), "gyre-perm-")));
   ws = path.join(root, "ws");
   outside = path.join(root, "outside");
@@ -220,7 +222,7 @@ describe("Bash rules and compound commands", () => {
     ["npm test | cat", "allow"],
     ['echo "a && rm -rf ~"', "allow"],
     ["echo 'a; rm -rf ~'", "allow"],
-    ["echo $(git status)", "allow"],
+    ["echo $(git status)", "ask"],
     ["cat <<'EOF'\nrm -rf ~\nEOF", "allow"],
     ["cat <<EOF\n$(rm -rf ~)\nEOF", "ask"],
     ["echo x > /etc/passwd", "ask"],

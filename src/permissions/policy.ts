@@ -1,12 +1,14 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import type { SideEffect } from "../tools/index.js";
-import { findBlockingBashRule, matchAllowBashRules } from "./bash-rules.js";
+import { blockingUncertainty, findBlockingBashRule, matchAllowBashRules, protectedWrite } from "./bash-rules.js";
 import { type CompiledRule, compileRule, describeRule, ruleRef } from "./compiled-rule.js";
 import type { PermissionMode } from "./mode.js";
 import { matchesPathPattern } from "./path-pattern.js";
+import { isProtectedPath } from "./protected-paths.js";
 import { expandHome, isInside, resolveRealPath } from "./resolve-path.js";
 import { formatRule, parseRule, type SourcedRule } from "./rule.js";
+import { loadShellParser } from "./shell/parser.js";
 import { classifyRequest, matchesDomain, type Subject } from "./subject.js";
 import { EDIT_TOOLS, inputString, ruleAppliesTo } from "./tool-kinds.js";
 import type { PermissionDecision, PermissionUpdate, RuleBehavior } from "./types.js";
@@ -145,6 +147,15 @@ export class PermissionPolicy {
     }
   }
 
+  /**
+   * Judge one tool call once the shell parser has loaded (Bash calls need it; until then
+   * `evaluate` treats every command as one it cannot read, and asks).
+   */
+  async evaluateWhenReady(request: PermissionRequest): Promise<PermissionDecision> {
+    if (request.toolName === "Bash") await loadShellParser();
+    return this.evaluate(request);
+  }
+
   /** Judge one tool call. */
   evaluate(request: PermissionRequest): PermissionDecision {
     const subject = classifyRequest(request, this.#cwd, this.#home);
@@ -156,6 +167,8 @@ export class PermissionPolicy {
         rule: ruleRef(deny),
       };
     }
+    const unsureDeny = this.#uncertain("deny", request, subject);
+    if (unsureDeny) return unsureDeny;
     if (this.#mode === "plan" && !isReadOnly(request.sideEffect)) {
       return {
         behavior: "deny",
@@ -164,6 +177,12 @@ export class PermissionPolicy {
     }
     const ask = this.#findBlocking("ask", request, subject);
     if (ask) return this.#ask(`${request.toolName} matches ${describeRule(ask)}`, request, subject, ask);
+    const unsureAsk = this.#uncertain("ask", request, subject);
+    if (unsureAsk) return unsureAsk;
+    if (this.#mode !== "bypassPermissions") {
+      const reason = this.#protectedWrite(request, subject);
+      if (reason) return this.#ask(reason, request, subject, undefined, []);
+    }
     if (subject.kind === "file" && request.sideEffect === "mutating" && !this.#inWorkspace(subject.real)) {
       const scoped = this.#rules.allow.find((rule) => rule.path && this.#matchesFile(rule, request, subject));
       if (scoped) return allow(`${request.toolName} is allowed by ${describeRule(scoped)}`, scoped);
@@ -190,17 +209,48 @@ export class PermissionPolicy {
     return this.#ask(`no rule allows ${request.toolName}`, request, subject);
   }
 
+  /**
+   * A Bash line that deny (or ask) rules might catch although none matched what could be
+   * read of it: asked about, never allowed by a rule or a mode (a deny must not turn into
+   * an allow because a command hid itself).
+   */
+  #uncertain(
+    behavior: "deny" | "ask",
+    request: PermissionRequest,
+    subject: Subject,
+  ): PermissionDecision | undefined {
+    if (subject.kind !== "bash") return undefined;
+    const unsure = blockingUncertainty(this.#rules[behavior], subject.call);
+    if (!unsure) return undefined;
+    const reason = `it cannot be ruled out that ${describeRule(unsure.rule)} applies: ${unsure.reason}`;
+    return this.#ask(reason, request, subject, unsure.rule, []);
+  }
+
+  /**
+   * Why this call writes a file that controls the agent or the repository (protected-paths.ts):
+   * Write/Edit to one, or a Bash line that may write one. Asked about in every mode but
+   * `bypassPermissions`, whatever the allow rules say.
+   */
+  #protectedWrite(request: PermissionRequest, subject: Subject): string | undefined {
+    if (subject.kind === "bash") return protectedWrite(subject.call);
+    if (subject.kind === "file" && EDIT_TOOLS.has(request.toolName) && subject.files.some(isProtectedPath)) {
+      return `${subject.real} controls the agent or the repository`;
+    }
+    return undefined;
+  }
+
   #ask(
     reason: string,
     request: PermissionRequest,
     subject: Subject,
     rule?: CompiledRule,
+    suggestionsOverride?: PermissionUpdate[],
   ): PermissionDecision {
     if (this.#mode === "dontAsk") {
       const message = `Permission to use ${request.toolName} was not granted: ${reason}, and dontAsk mode denies instead of asking.`;
       return rule ? { behavior: "deny", message, rule: ruleRef(rule) } : { behavior: "deny", message };
     }
-    const suggestions = this.#suggest(request, subject);
+    const suggestions = suggestionsOverride ?? this.#suggest(request, subject);
     return {
       behavior: "ask",
       reason,
@@ -220,7 +270,7 @@ export class PermissionPolicy {
       const { unmatched } = matchAllowBashRules(this.#rules.allow, subject.call, (file) =>
         this.#inWorkspace(file),
       );
-      if (!subject.call.split.ok) return [];
+      if (subject.call.analysis.opaque.length > 0) return [];
       const rules = [...new Set(unmatched)].map((ruleContent) => ({ toolName: "Bash", ruleContent }));
       return [{ type: "addRules", rules, behavior: "allow", destination: "session" }];
     }

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { BashCall } from "./bash-rules.js";
 import { expandHome, resolveRealPath } from "./resolve-path.js";
-import { splitCommand } from "./shell/split-command.js";
+import { analyzeShell } from "./shell/analyze.js";
 import { inputPath, inputString, SEARCH_TOOLS } from "./tool-kinds.js";
 
 /** What a tool call acts on, as far as rules are concerned. */
@@ -21,14 +21,16 @@ export function classifyRequest(
   const cwd = path.resolve(workspace, request.cwd);
   if (request.toolName === "Bash") {
     const raw = inputString(request.input, "command") ?? "";
-    return { kind: "bash", call: { raw, split: splitCommand(raw), cwd, home } };
+    return { kind: "bash", call: { raw, analysis: analyzeShell(raw, home), cwd, home } };
   }
   if (request.toolName === "WebFetch") {
     return { kind: "url", hostname: hostnameOf(inputString(request.input, "url")) };
   }
   const file = inputPath(request.toolName, request.input);
   if (file === undefined) return { kind: "other" };
-  const lexical = path.resolve(cwd, expandHome(file, home));
+  let lexical = path.resolve(cwd, expandHome(file, home));
+  // An absolute or `../` pattern searches from its own base, not from `path`.
+  if (request.toolName === "Glob") lexical = globBase(lexical, inputString(request.input, "pattern") ?? "", home);
   const real = resolveRealPath(lexical);
   const files = lexical === real ? [lexical] : [lexical, real];
   return { kind: "file", files, real, directory: SEARCH_TOOLS.has(request.toolName) };
@@ -49,4 +51,21 @@ function hostnameOf(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Characters that make a pattern segment a glob in Glob's matcher (picomatch with braces and extglobs). */
+const GLOB_SEGMENT = /[*?[\]{}()!+@\\]/;
+
+/**
+ * The folder a Glob pattern searches: the pattern's literal leading segments resolved from
+ * `root` (`/elsewhere/*` → `/elsewhere`, `../x/**` → the parent's `x`). A `..` after the
+ * first glob segment can climb anywhere, so the base is then the filesystem root.
+ */
+export function globBase(root: string, pattern: string, home: string): string {
+  const segments = expandHome(pattern, home).split("/");
+  const literal: string[] = [];
+  let i = 0;
+  for (; i < segments.length - 1 && !GLOB_SEGMENT.test(segments[i]!); i++) literal.push(segments[i]!);
+  if (segments.slice(i).includes("..")) return path.parse(root).root;
+  return path.resolve(root, literal.join("/") || ".");
 }

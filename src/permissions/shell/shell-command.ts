@@ -1,46 +1,54 @@
-/** One word of a shell command as written. */
+import type { LiteralValue } from "./literal.js";
+
+/** One word of a shell command: its source text, and its value when that is known before it runs. */
 export interface ShellWord {
   /** The source text, quotes and escapes kept. */
   raw: string;
-  /**
-   * True when the word's value is only known at run time: it holds `$var`, `${…}`, `$(…)`,
-   * backticks, arithmetic or a process substitution.
-   */
-  dynamic: boolean;
+  /** Absent when the value is decided at run time (`$var`, `$(…)`, `$'…'`, braces, …). */
+  literal?: LiteralValue;
 }
 
-/** A redirection of one simple command (`> out.txt`, `2>&1`, `<<EOF`). */
+/** A redirection of a command or a compound statement (`> out.txt`, `2>&1`, `<<EOF`). */
 export interface ShellRedirect {
   /** The operator without its file descriptor: `>`, `>>`, `>|`, `&>`, `&>>`, `<`, `<<`, `<<<`, `>&`, `<&`, `<>`. */
   op: string;
   target: ShellWord;
+  /** Whether it opens a file for writing (as opposed to reading, a here-document or an fd copy). */
+  writes: boolean;
 }
 
-/**
- * One simple command of a compound shell command line. Leading reserved words (`if`, `then`,
- * `do`, `!`, `{`, …) are stripped; leading `NAME=value` assignments are kept apart.
- */
+/** One simple command: leading `NAME=value` assignments apart from its words. */
 export interface ShellCommand {
   assignments: ShellWord[];
   words: ShellWord[];
+}
+
+/**
+ * What a command line would do, as far as it can be known without running it.
+ * `opaque` lists why it cannot be proven inert (empty: every node is one the analysis
+ * understands and every word has a known value). `hidden` lists why the commands it runs
+ * cannot all be known — code in expansions, command names decided at run time, builtins
+ * that evaluate their arguments — so no rule can be sure it does not match.
+ */
+export interface ShellAnalysis {
+  /** Every simple command, in source order, including those inside substitutions and `sh -c '…'`. */
+  commands: ShellCommand[];
   redirects: ShellRedirect[];
+  opaque: string[];
+  hidden: string[];
 }
 
-export type SplitResult = { ok: true; commands: ShellCommand[] } | { ok: false; reason: string };
-
-/** The command's words as one string, single-spaced, quotes kept: what rules are matched against. */
-export function commandText(command: ShellCommand, options: { withAssignments?: boolean } = {}): string {
-  const words = options.withAssignments ? [...command.assignments, ...command.words] : command.words;
-  return words.map((word) => word.raw).join(" ");
+/** The values of a command's words, with the source text standing in for unknown ones. */
+export function wordValues(words: readonly ShellWord[]): string[] {
+  return words.map((word) => word.literal?.value ?? word.raw);
 }
 
-/** Whether a redirection writes to a file (as opposed to reading, a heredoc, or an fd duplication). */
-export function writesFile(redirect: ShellRedirect): boolean {
-  if (redirect.op === ">&") return !/^(\d+|-)$/.test(redirect.target.raw);
-  return [">", ">>", ">|", "&>", "&>>", "<>"].includes(redirect.op);
+/** Whether every word's value is known and none is a glob. */
+export function allLiteral(words: readonly ShellWord[]): boolean {
+  return words.every((word) => word.literal !== undefined && !word.literal.glob);
 }
 
-/** The value of a static word with its quotes and escapes removed. */
+/** The value of a static word with its quotes and escapes removed (for rule text, which the user wrote). */
 export function unquote(raw: string): string {
   let out = "";
   let i = 0;

@@ -1,4 +1,47 @@
-import type { ShellCommand, ShellRedirect, ShellWord, SplitResult } from "./shell-command.js";
+// The hand-written splitter Gyre used before the tree-sitter analysis (src/permissions/shell/analyze.ts),
+// kept only as the baseline of bench/permissions.bench.mjs. Not part of the package.
+/** One word of a shell command as written. */
+export interface ShellWord {
+  /** The source text, quotes and escapes kept. */
+  raw: string;
+  /**
+   * True when the word's value is only known at run time: it holds `$var`, `${…}`, `$(…)`,
+   * backticks, arithmetic or a process substitution.
+   */
+  dynamic: boolean;
+}
+
+/** A redirection of one simple command (`> out.txt`, `2>&1`, `<<EOF`). */
+export interface ShellRedirect {
+  /** The operator without its file descriptor: `>`, `>>`, `>|`, `&>`, `&>>`, `<`, `<<`, `<<<`, `>&`, `<&`, `<>`. */
+  op: string;
+  target: ShellWord;
+}
+
+/**
+ * One simple command of a compound shell command line. Leading reserved words (`if`, `then`,
+ * `do`, `!`, `{`, …) are stripped; leading `NAME=value` assignments are kept apart.
+ */
+export interface ShellCommand {
+  assignments: ShellWord[];
+  words: ShellWord[];
+  redirects: ShellRedirect[];
+}
+
+export type SplitResult = { ok: true; commands: ShellCommand[] } | { ok: false; reason: string };
+
+/** The command's words as one string, single-spaced, quotes kept: what rules are matched against. */
+export function commandText(command: ShellCommand, options: { withAssignments?: boolean } = {}): string {
+  const words = options.withAssignments ? [...command.assignments, ...command.words] : command.words;
+  return words.map((word) => word.raw).join(" ");
+}
+
+/** Whether a redirection writes to a file (as opposed to reading, a heredoc, or an fd duplication). */
+export function writesFile(redirect: ShellRedirect): boolean {
+  if (redirect.op === ">&") return !/^(\d+|-)$/.test(redirect.target.raw);
+  return [">", ">>", ">|", "&>", "&>>", "<>"].includes(redirect.op);
+}
+
 
 /**
  * Split a shell command line into the simple commands it would run, following bash's

@@ -1,0 +1,43 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { Language, Parser, type Tree } from "web-tree-sitter";
+
+/**
+ * Bash syntax trees from tree-sitter-bash, run as WebAssembly through web-tree-sitter: a
+ * maintained grammar, one parser for every platform, no native build. Loading is async
+ * (about 40 ms, once per process) but parsing is synchronous (tens of microseconds), so
+ * the permission policy stays synchronous: whoever evaluates Bash calls awaits
+ * `loadShellParser()` first, and until it has loaded every command is treated as unparsed.
+ */
+let parser: Parser | undefined;
+let loading: Promise<void> | undefined;
+let loadError: unknown;
+
+/** Load the parser once; later calls return the same promise. Never rejects. */
+export function loadShellParser(): Promise<void> {
+  loading ??= load().catch((error: unknown) => {
+    loadError = error;
+  });
+  return loading;
+}
+
+/** Why the parser is not available, when loading failed. */
+export function shellParserError(): unknown {
+  return loadError;
+}
+
+/** Parse a command line; `undefined` when the parser has not loaded. The caller deletes the tree. */
+export function parseShell(source: string): Tree | undefined {
+  return parser?.parse(source) ?? undefined;
+}
+
+async function load(): Promise<void> {
+  // Resolved from the package rather than from this file's URL, so the bundled CLI finds them too.
+  const require = createRequire(import.meta.url);
+  const runtime = readFileSync(require.resolve("web-tree-sitter/web-tree-sitter.wasm"));
+  await Parser.init({ wasmBinary: runtime });
+  const grammar = await Language.load(readFileSync(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")));
+  const instance = new Parser();
+  instance.setLanguage(grammar);
+  parser = instance;
+}
