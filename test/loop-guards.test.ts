@@ -77,7 +77,7 @@ describe.each([anthropic, responses])("guard rails through the loop over $name",
     });
   });
 
-  it("reports a crashing hook to the caller and still runs the tool", async () => {
+  it("reports a crashing hook to the caller and denies the call", async () => {
     const script = { turns: [mockTurn.toolUse("ledger", { entry: "x" }), mockTurn.text("ok")] };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, format, "go", {
@@ -97,7 +97,10 @@ describe.each([anthropic, responses])("guard rails through the loop over $name",
       });
       const report = messages.find((m) => m.type === "system" && m.subtype === "hook_response");
       expect(JSON.stringify(report)).toContain("hook exploded");
-      expect(toolResults(messages)[0]?.content).toBe("recorded x");
+      expect(toolResults(messages)[0]).toMatchObject({
+        is_error: true,
+        content: expect.stringContaining("hook exploded"),
+      });
       expect(resultOf(messages).subtype).toBe("success");
     });
   });
