@@ -5,6 +5,9 @@ const USAGE = `gyre — an agent runtime
 Usage:
   gyre run "<prompt>" [options]      run the agent once and print the outcome
   gyre sessions list|show ID|rm ID   list, print or delete the sessions of this project
+  gyre trust [PATH]                  let the settings files of PATH (default: here) and its
+                                     subfolders grant permissions, run hooks and set env
+  gyre trust --list  gyre untrust [PATH]
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic and OpenAI wire formats)
   gyre --version
@@ -18,7 +21,10 @@ Options of run:
   --include-partial-messages              with stream-json: also print stream events
   --permission-mode default|acceptEdits|plan|bypassPermissions|dontAsk
   --add-dir DIR                           another directory edits may touch (repeatable)
-  --setting-sources user,project,local    settings files to read (default: all)
+  --setting-sources user,project,local    settings files to read (default: all); in a folder not
+                                          trusted (gyre trust), project and local files give only
+                                          their deny and ask rules
+  --trust-project                         trust this folder's settings for this run only (CI)
   --loop-control                          add task_completion, ask_question and converse; questions are
                                           asked on the terminal and the run goes on with the answer
   --max-retries N  --fallback-model provider/model-id   used for the rest of the run when a call fails for good
@@ -33,6 +39,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./run-command.js")).runCommand(rest);
     case "sessions":
       return (await import("./sessions-command.js")).sessionsCommand(rest);
+    case "trust":
+      return (await import("./trust-command.js")).trustCommand(rest);
+    case "untrust":
+      return (await import("./trust-command.js")).untrustCommand(rest);
     case "mock-llm":
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
     case "--version":

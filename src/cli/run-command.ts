@@ -1,8 +1,10 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
 import type { QueryOptions } from "../loop/index.js";
 import { query } from "../loop/index.js";
 import { PermissionMode, type SDKMessage } from "../protocol/index.js";
+import { describeIgnoredSettings, loadSettings } from "../settings/index.js";
 import { askPerson } from "./ask-person.js";
 import { PromptQueue } from "./prompt-queue.js";
 
@@ -31,6 +33,7 @@ export async function runCommand(args: string[]): Promise<number> {
       "permission-mode": { type: "string" },
       "add-dir": { type: "string", multiple: true },
       "setting-sources": { type: "string", default: "user,project,local" },
+      "trust-project": { type: "boolean", default: false },
       "loop-control": { type: "boolean", default: false },
       resume: { type: "string", short: "r" },
       continue: { type: "boolean", short: "c", default: false },
@@ -63,6 +66,8 @@ export async function runCommand(args: string[]): Promise<number> {
     loopControlTools: values["loop-control"],
     additionalDirectories: values["add-dir"],
     settingSources: list(values["setting-sources"]) as QueryOptions["settingSources"],
+    // A flag, not an env var or a settings key: a repository cannot set it for itself.
+    requireProjectTrust: !values["trust-project"],
     resume: values.resume,
     continue: values.continue,
     forkSession: values["fork-session"],
@@ -73,6 +78,7 @@ export async function runCommand(args: string[]): Promise<number> {
       append: values["append-system-prompt"],
     },
   };
+  if (options.requireProjectTrust) await reportIgnoredSettings(options);
   const controller = new AbortController();
   options.abortController = controller;
   const onSignal = () => controller.abort();
@@ -101,6 +107,19 @@ export async function runCommand(args: string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   return exitCode;
+}
+
+/** One stderr line when this folder's project settings are not trusted and partly ignored. */
+async function reportIgnoredSettings(options: QueryOptions): Promise<void> {
+  const sources = options.settingSources ?? [];
+  if (!sources.includes("project") && !sources.includes("local")) return;
+  // The run loads them again and reports a bad file in its own result; nothing to say here then.
+  const loaded = await loadSettings({
+    cwd: resolve(options.cwd ?? process.cwd()),
+    sources,
+    requireTrust: true,
+  }).catch(() => undefined);
+  if (loaded?.ignored) process.stderr.write(`gyre: ${describeIgnoredSettings(loaded.ignored)}\n`);
 }
 
 function printResult(message: Extract<SDKMessage, { type: "result" }>, format: OutputFormat): void {

@@ -66,6 +66,12 @@ export interface QueryOptions {
    * for programs that must not be influenced by files on the machine.
    */
   settingSources?: Array<"user" | "project" | "local">;
+  /**
+   * Apply `project`/`local` settings in full only if the person trusted `cwd` (`gyre trust`);
+   * otherwise only their deny and ask rules. Default false: listing them in `settingSources`
+   * trusts them. The CLI sets it.
+   */
+  requireProjectTrust?: boolean;
   /** Identical consecutive tool calls that count as a doom loop (default 3; 0 turns detection off). */
   doomLoopThreshold?: number;
   /**

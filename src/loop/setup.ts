@@ -66,7 +66,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     const pendingModel = input.model ?? startModel(options);
     const pendingFallback =
       options.fallbackModel === undefined ? undefined : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
-    const pendingSettings = quiet(readSettings(cwd, options.settingSources ?? []));
+    const pendingSettings = quiet(
+      readSettings(cwd, options.settingSources ?? [], options.requireProjectTrust === true),
+    );
     const pendingPrompt = quiet(
       new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
     );
@@ -176,13 +178,10 @@ function modelSpec(options: QueryOptions): NonNullable<QueryOptions["model"]> {
 async function readSettings(
   cwd: string,
   scopes: ReadonlyArray<"user" | "project" | "local">,
+  requireTrust: boolean,
 ): Promise<LoadedSettings> {
   if (scopes.length === 0) return mergeSettings([], homedir());
-  const loaded = await loadSettings({ cwd });
-  return mergeSettings(
-    loaded.files.filter((file) => scopes.includes(file.scope)),
-    homedir(),
-  );
+  return loadSettings({ cwd, sources: scopes, requireTrust });
 }
 
 /** Marks a promise's rejection as handled; awaiting it later still throws. */
