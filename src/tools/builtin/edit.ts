@@ -70,7 +70,8 @@ async function editForModel(input: EditInput, context: ToolContext): Promise<Too
     const edited = applyEdit(file, input, path);
     const encoded = encodeTextFile(edited.text, file.format);
     if (!encoded.ok) throw unencodableError(path, file.format, encoded.character, "Edit");
-    recordFileState(context.session, realPath, await writeAndSnapshot(realPath, encoded.bytes));
+    const written = await writeAndSnapshot(realPath, encoded.bytes, { toolName: "Edit", displayPath: path });
+    recordFileState(context.session, realPath, written);
     const data = { filePath: path, replacements: edited.count };
     if (input.replace_all) {
       return {
@@ -123,7 +124,8 @@ async function createWithEdit(
   await mkdir(dirname(realPath), { recursive: true });
   const encoded = encodeTextFile(content, NEW_FILE_FORMAT);
   if (!encoded.ok) throw unencodableError(path, NEW_FILE_FORMAT, encoded.character, "Edit");
-  recordFileState(context.session, realPath, await writeAndSnapshot(realPath, encoded.bytes));
+  const written = await writeAndSnapshot(realPath, encoded.bytes, { toolName: "Edit", displayPath: path });
+  recordFileState(context.session, realPath, written);
   return { content: `File created successfully at: ${path}`, data: { filePath: path, replacements: 0 } };
 }
 

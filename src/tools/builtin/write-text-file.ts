@@ -1,5 +1,6 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { GyreError } from "../../errors/index.js";
+import { atomicWriteFile } from "./atomic-write.js";
 import type { FileSnapshot } from "./file-state.js";
 import { sha256 } from "./file-state.js";
 import {
@@ -78,10 +79,16 @@ export function unencodableError(path: string, format: TextFileFormat, character
   );
 }
 
-/** Write bytes and return the snapshot to record, so a following Edit sees the file as read. */
-export async function writeAndSnapshot(realPath: string, bytes: Buffer): Promise<FileSnapshot> {
-  await writeFile(realPath, bytes);
-  const after = await stat(realPath);
+/**
+ * Write bytes atomically (the old file or the new one, never a mix; see {@link atomicWriteFile})
+ * and return the snapshot to record, so a following Edit sees the file as read.
+ */
+export async function writeAndSnapshot(
+  realPath: string,
+  bytes: Buffer,
+  options: { toolName: string; displayPath: string },
+): Promise<FileSnapshot> {
+  const after = await atomicWriteFile(realPath, bytes, options);
   return { mtimeMs: after.mtimeMs, size: after.size, sha256: sha256(bytes) };
 }
 

@@ -62,7 +62,8 @@ async function writeForModel(input: WriteInput, context: ToolContext): Promise<T
       await mkdir(dirname(realPath), { recursive: true });
     }
     const { bytes, savedAs } = encodeForWrite(input.content, format);
-    recordFileState(context.session, realPath, await writeAndSnapshot(realPath, bytes));
+    const written = await writeAndSnapshot(realPath, bytes, { toolName: "Write", displayPath: path });
+    recordFileState(context.session, realPath, written);
     const data = { type: existing ? "update" : "create", filePath: path, encoding: describeFormat(savedAs) };
     if (!existing) return { content: `File created successfully at: ${path}`, data };
     const note =
