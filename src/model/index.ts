@@ -1,6 +1,7 @@
 export { costOf } from "./cost.js";
 export { CostTracker } from "./cost-tracker.js";
 export { DEFAULT_PRICING, lookupModelInfo, ModelInfo, type PricingTable, Rates } from "./pricing.js";
+export { providerKeyEnvNames } from "./provider-key-env.js";
 export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";
 export { type Env, type ResolvedModel, type ResolveModelOptions, resolveModel } from "./resolve-model.js";
 export {

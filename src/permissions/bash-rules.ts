@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import { matchesCommand, matchesCommandText } from "./command-pattern.js";
 import type { CompiledRule } from "./compiled-rule.js";
@@ -143,15 +144,25 @@ function protectedArgument(argv: string[], command: ShellCommand, call: BashCall
     if (mentionsProtectedPath(value) || (word.literal.glob && globMayMatchProtected(value))) {
       return `\`${name}\` names ${value}, which controls the agent or the repository`;
     }
-    if (!value.startsWith("-") && linksToProtected(path.resolve(call.cwd, value))) {
+    if (!value.startsWith("-") && linksToProtected(path.resolve(call.cwd, value), call.cwd)) {
       return `\`${name}\` names ${value}, which leads to a file that controls the agent or the repository`;
     }
   }
   return undefined;
 }
 
-/** A path that leads, through symlinks or `..`, to a protected one its text does not name. */
-function linksToProtected(file: string): boolean {
+/**
+ * A path that leads, through a symlink, to a protected one its text does not name. Only a
+ * path whose first component exists can go through one: a single lstat rules out the
+ * usual arguments (`test`, `status`, `-la`) before any resolving.
+ */
+function linksToProtected(file: string, cwd: string): boolean {
+  const relative = path.relative(cwd, file);
+  if (relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)) {
+    const first = path.join(cwd, relative.split(path.sep)[0]!);
+    const stat = lstatSync(first, { throwIfNoEntry: false });
+    if (!stat || (!stat.isSymbolicLink() && first === file)) return false;
+  }
   const real = resolveRealPath(file);
   return real !== file && isProtectedPath(real);
 }

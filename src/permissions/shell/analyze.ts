@@ -1,8 +1,8 @@
-import type { Node } from "web-tree-sitter";
 import { evaluates, isDangerousVariable, programName, shellScript, WRAPPERS } from "./command-kinds.js";
 import { readLiteral } from "./literal.js";
 import { parseShell } from "./parser.js";
 import type { ShellAnalysis, ShellCommand, ShellRedirect, ShellWord } from "./shell-command.js";
+import { childForField, copyTree, namedChildren, type SyntaxNode } from "./syntax-tree.js";
 import { wordValues } from "./shell-command.js";
 
 /** `sh -c 'sh -c …'` is followed this deep; deeper is hidden. */
@@ -102,15 +102,16 @@ export function analyzeShell(source: string, home: string, depth = 0): ShellAnal
   if (/[\0\r]/.test(source)) return unreadable("control characters in the command");
   const tree = parseShell(source);
   if (!tree) return unreadable("the shell parser is not loaded");
+  let root: SyntaxNode;
   try {
-    const root = tree.rootNode;
-    if (root.hasError) unreadable("the command does not parse as bash");
-    new Analyzer(source, home, depth, result).visit(root);
-    checkCoverage(source, root, result);
-    return result;
+    if (tree.rootNode.hasError) unreadable("the command does not parse as bash");
+    root = copyTree(tree);
   } finally {
     tree.delete();
   }
+  new Analyzer(source, home, depth, result).visit(root);
+  checkCoverage(source, root, result);
+  return result;
 }
 
 class Analyzer {
@@ -121,10 +122,10 @@ class Analyzer {
     readonly result: ShellAnalysis,
   ) {}
 
-  visit(node: Node): void {
+  visit(node: SyntaxNode): void {
     const type = node.type;
-    if (!node.isNamed) return;
-    if (type === "compound_statement" && node.child(0)?.type === "((") {
+    if (!node.named) return;
+    if (type === "compound_statement" && node.children[0]?.type === "((") {
       this.#hidden("arithmetic can run code");
       return this.#children(node);
     }
@@ -139,7 +140,7 @@ class Analyzer {
       case "variable_assignment":
         return this.#bareAssignments([node]);
       case "variable_assignments":
-        return this.#bareAssignments(node.namedChildren.filter((child) => child !== null));
+        return this.#bareAssignments(namedChildren(node));
       case "file_redirect":
       case "heredoc_redirect":
       case "herestring_redirect":
@@ -147,8 +148,8 @@ class Analyzer {
       case "expansion":
         this.#opaque("parameter expansion");
         // `${x}` only substitutes; `${x@P}`, `${a[i]}`, `${x:-$(…)}` can run code.
-        if (!/^\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[#?$!*@-])\}$/.test(node.text)) {
-          this.#hidden(`\`${clip(node.text)}\` can run code`);
+        if (!/^\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[#?$!*@-])\}$/.test(this.#text(node))) {
+          this.#hidden(`\`${clip(this.#text(node))}\` can run code`);
         }
         return this.#children(node);
       case "ERROR":
@@ -164,18 +165,18 @@ class Analyzer {
     this.#children(node);
   }
 
-  #children(node: Node): void {
-    for (const child of node.namedChildren) if (child) this.visit(child);
+  #children(node: SyntaxNode): void {
+    for (const child of node.children) if (child.named) this.visit(child);
   }
 
-  #command(node: Node): void {
+  #command(node: SyntaxNode): void {
     const command: ShellCommand = { assignments: [], words: [] };
-    for (const child of node.namedChildren) {
-      if (!child) continue;
+    for (const child of node.children) {
+      if (!child.named) continue;
       if (child.type === "variable_assignment") command.assignments.push(this.#assignment(child));
       else if (child.type.endsWith("_redirect")) this.#redirect(child);
       else if (child.type === "command_name") {
-        const name = child.namedChildren[0];
+        const name = namedChildren(child)[0];
         if (name) command.words.push(this.#word(name));
       } else command.words.push(this.#word(child));
     }
@@ -220,30 +221,30 @@ class Analyzer {
     if (inner.redirects.some((redirect) => redirect.writes)) this.#opaque("a shell script that writes files");
   }
 
-  #bareAssignments(nodes: Node[]): void {
+  #bareAssignments(nodes: SyntaxNode[]): void {
     this.result.commands.push({ assignments: nodes.map((node) => this.#assignment(node)), words: [] });
   }
 
-  #assignment(node: Node): ShellWord {
-    const name = node.childForFieldName("name");
-    const value = node.childForFieldName("value");
+  #assignment(node: SyntaxNode): ShellWord {
+    const name = childForField(node, "name");
+    const value = childForField(node, "value");
     if (name?.type !== "variable_name") {
       this.#opaque("an array element assignment");
       this.#hidden("an array subscript can run code");
-    } else if (isDangerousVariable(name.text)) {
-      this.#hidden(`assigning ${name.text} changes what runs`);
+    } else if (isDangerousVariable(this.#text(name))) {
+      this.#hidden(`assigning ${this.#text(name)} changes what runs`);
     }
-    const raw = node.text;
+    const raw = this.#text(node);
     if (!value) return { raw, literal: { value: raw, glob: false } };
     const word = this.#word(value);
     if (!word.literal || name?.type !== "variable_name") return { raw };
     // Globs are not expanded in assignments.
-    const assigned = raw.slice(0, value.startIndex - node.startIndex);
+    const assigned = raw.slice(0, value.start - node.start);
     return { raw, literal: { value: `${assigned}${word.literal.value}`, glob: false } };
   }
 
-  #word(node: Node): ShellWord {
-    const raw = node.text;
+  #word(node: SyntaxNode): ShellWord {
+    const raw = this.#text(node);
     if (isLiteralShaped(node)) {
       const literal = readLiteral(raw, this.home);
       if (literal) return { raw, literal };
@@ -254,16 +255,16 @@ class Analyzer {
     return { raw };
   }
 
-  #redirect(node: Node): void {
+  #redirect(node: SyntaxNode): void {
     if (node.type === "heredoc_redirect") return this.#heredoc(node);
-    const target = node.childForFieldName("destination") ?? node.namedChildren.at(-1);
-    const op = node.children.find((child) => child && !child.isNamed)?.type ?? "";
+    const target = childForField(node, "destination") ?? namedChildren(node).at(-1);
+    const op = node.children.find((child) => !child.named)?.type ?? "";
     if (node.type === "herestring_redirect" || !target) {
       if (target) this.#word(target);
       else this.#opaque("a redirection without a target");
       return;
     }
-    if (node.namedChildren.filter((child) => child?.type !== "file_descriptor").length !== 1) {
+    if (namedChildren(node).filter((child) => child.type !== "file_descriptor").length !== 1) {
       this.#opaque("a redirection with several targets");
     }
     const word = this.#word(target);
@@ -279,35 +280,39 @@ class Analyzer {
    * or backslash; and the body must end exactly where bash ends it: at the first line that
    * is the delimiter (after leading tabs, for `<<-`).
    */
-  #heredoc(node: Node): void {
-    const start = node.namedChildren.find((child) => child?.type === "heredoc_start");
-    const body = node.namedChildren.find((child) => child?.type === "heredoc_body");
-    const end = node.namedChildren.find((child) => child?.type === "heredoc_end");
-    for (const child of node.namedChildren) {
-      if (child && !/^heredoc_(start|body|end)$/.test(child.type)) this.visit(child);
+  #heredoc(node: SyntaxNode): void {
+    const start = node.children.find((child) => child.type === "heredoc_start");
+    const body = node.children.find((child) => child.type === "heredoc_body");
+    const end = node.children.find((child) => child.type === "heredoc_end");
+    for (const child of node.children) {
+      if (child.named && !/^heredoc_(start|body|end)$/.test(child.type)) this.visit(child);
     }
-    const delimiter = start ? readLiteral(start.text, "") : undefined;
+    const delimiter = start ? readLiteral(this.#text(start), "") : undefined;
     if (!start || !end || !delimiter || delimiter.glob) {
       this.#opaque("a here-document");
       this.#hidden("a here-document bash may read differently");
       return;
     }
-    const stripTabs = node.children.some((child) => child?.type === "<<-");
-    const quoted = /['"\\]/.test(start.text);
-    const bodyStart = body?.startIndex ?? end.startIndex;
-    const lines = this.source.slice(bodyStart, end.startIndex).split("\n").slice(0, -1);
-    const endLine = lineAround(this.source, end.startIndex, end.endIndex);
+    const stripTabs = node.children.some((child) => child.type === "<<-");
+    const quoted = /['"\\]/.test(this.#text(start));
+    const bodyStart = body?.start ?? end.start;
+    const lines = this.source.slice(bodyStart, end.start).split("\n").slice(0, -1);
+    const endLine = lineAround(this.source, end.start, end.end);
     const isDelimiter = (line: string) => (stripTabs ? line.replace(/^\t+/, "") : line) === delimiter.value;
     if (lines.some(isDelimiter) || !isDelimiter(endLine)) {
       this.#opaque("a here-document");
       this.#hidden("a here-document bash may read differently");
       return;
     }
-    if (!quoted && body && /[$`\\]/.test(body.text)) {
+    if (!quoted && body && /[$`\\]/.test(this.#text(body))) {
       this.#opaque("a here-document with expansions");
       this.#children(body);
     }
-    this.result.redirects.push({ op: stripTabs ? "<<-" : "<<", target: { raw: start.text }, writes: false });
+    this.result.redirects.push({ op: stripTabs ? "<<-" : "<<", target: { raw: this.#text(start) }, writes: false });
+  }
+
+  #text(node: SyntaxNode): string {
+    return this.source.slice(node.start, node.end);
   }
 
   #opaque(reason: string): void {
@@ -320,9 +325,9 @@ class Analyzer {
   }
 }
 
-function isLiteralShaped(node: Node): boolean {
+function isLiteralShaped(node: SyntaxNode): boolean {
   if (!LITERAL_PARTS.has(node.type)) return false;
-  for (const child of node.namedChildren) if (child && !isLiteralShaped(child)) return false;
+  for (const child of node.children) if (child.named && !isLiteralShaped(child)) return false;
   return true;
 }
 
@@ -331,30 +336,32 @@ function isLiteralShaped(node: Node): boolean {
  * blanks, newlines and line continuations; a comment only where bash starts one. Text it
  * skipped would be text bash runs and the analysis never saw.
  */
-function checkCoverage(source: string, root: Node, result: ShellAnalysis): void {
+function checkCoverage(source: string, root: SyntaxNode, result: ShellAnalysis): void {
   let position = 0;
   const fail = (reason: string) => {
     if (!result.hidden.includes(reason)) result.hidden.push(reason);
     if (!result.opaque.includes(reason)) result.opaque.push(reason);
   };
-  const walk = (node: Node): boolean => {
-    if (node.childCount === 0 || node.type === "heredoc_body" || node.type === "comment") {
-      if (node.startIndex < position) return true;
-      const gap = source.slice(position, node.startIndex);
+  const walk = (node: SyntaxNode): boolean => {
+    if (node.children.length === 0 || node.type === "heredoc_body" || node.type === "comment") {
+      if (node.start < position) return true;
+      const gap = source.slice(position, node.start);
       if (!/^([ \t\n]|\\\n)*$/.test(gap)) {
         fail("the parser skipped part of the command");
         return false;
       }
-      if (node.type === "comment" && node.startIndex > 0 && !/[ \t\n;&|()<>]/.test(source[node.startIndex - 1]!)) {
+      if (node.type === "comment" && node.start > 0 && !/[ \t\n;&|()<>]/.test(source[node.start - 1]!)) {
         fail("a comment where bash sees none");
         return false;
       }
-      position = Math.max(position, node.endIndex);
-      const allowed = !node.isNamed && node.parent ? TOKENS[node.parent.type] : undefined;
-      if (allowed && !allowed.includes(node.type)) fail(`\`${clip(node.text)}\` where bash may read it otherwise`);
+      position = Math.max(position, node.end);
+      const allowed = !node.named && node.parent ? TOKENS[node.parent.type] : undefined;
+      if (allowed && !allowed.includes(node.type)) {
+        fail(`\`${clip(source.slice(node.start, node.end))}\` where bash may read it otherwise`);
+      }
       return true;
     }
-    for (const child of node.children) if (child && !walk(child)) return false;
+    for (const child of node.children) if (!walk(child)) return false;
     return true;
   };
   if (walk(root) && !/^([ \t\n]|\\\n)*$/.test(source.slice(position))) fail("the parser skipped part of the command");
@@ -367,7 +374,7 @@ function lineAround(source: string, start: number, end: number): string {
   return source.slice(from, to < 0 ? source.length : to);
 }
 
-function describe(node: Node): string {
+function describe(node: SyntaxNode): string {
   return node.type.replace(/_/g, " ");
 }
 

@@ -129,4 +129,41 @@ describe("background shells", () => {
     await context.session.dispose();
     expect(allDead(pids)).toBe(true);
   });
+
+  it("leaves what a finished shell started running until KillShell, which then stops it", async () => {
+    const context = createTestToolContext();
+    const file = join(tempDir(), "pids");
+    const id = await start(context, `setsid sleep 1000 > /dev/null 2>&1 & echo $! > ${file}`);
+    await backgroundShellsOf(context.session).get(id)?.ended;
+    const [pid] = await waitFor(() => pidsIn(file).length === 1 && pidsIn(file), { what: "the pid" });
+    expect((await read(context, id)).content).toContain("<status>completed</status>");
+    expect(isProcessAlive(pid!)).toBe(true);
+
+    const killed = (await killShell.execute({ shell_id: id }, context)) as ToolResult;
+    expect(killed.content).toBe(`Shell ${id} had already ended (completed); 1 process it left running was stopped.`);
+    expect(isProcessAlive(pid!)).toBe(false);
+    expect(await killShell.execute({ shell_id: id }, context)).toMatchObject({ isError: true });
+  });
+
+  it("keeps a shell running while a process it started still writes its output", async () => {
+    const context = createTestToolContext();
+    const gate = join(tempDir(), "gate");
+    const id = await start(context, `(while [ ! -e ${gate} ]; do sleep 0.02; done; echo late) & echo early`);
+    await readUntil(context, id, (seen) => seen.includes("early"));
+    expect((await read(context, id)).content).toContain("<status>running</status>");
+    writeFileSync(gate, "");
+    const rest = await readUntil(context, id, (seen) => seen.includes("<status>completed</status>"));
+    expect(rest).toContain("late");
+  });
+
+  it("stops, when the session ends, what finished shells left running", async () => {
+    const context = createTestToolContext();
+    const file = join(tempDir(), "pids");
+    const id = await start(context, `nohup sleep 1000 > /dev/null 2>&1 & echo $! > ${file}`);
+    await backgroundShellsOf(context.session).get(id)?.ended;
+    const [pid] = await waitFor(() => pidsIn(file).length === 1 && pidsIn(file), { what: "the pid" });
+    expect(isProcessAlive(pid!)).toBe(true);
+    await context.session.dispose();
+    expect(isProcessAlive(pid!)).toBe(false);
+  });
 });

@@ -1,9 +1,11 @@
 import type { ToolSession } from "../../tool-session.js";
 import type { CommandExit, CommandProcess, StartCommandOptions } from "./command-process.js";
-import { OutputCapture, outputSpillPath } from "./output-capture.js";
+import { OutputCapture } from "./output-capture.js";
+import type { StopReport } from "./process-tree.js";
+import { type SpillDirectory, spillDirectoryOf } from "./spill-directory.js";
 import { startCommand } from "./start-command.js";
 
-/** `completed` is exit code 0, `failed` any other end, `killed` stopped by KillShell or the session ending. */
+/** `completed`: exit code 0; `failed`: any other end; `killed`: by KillShell or the session ending. */
 export type ShellStatus = "running" | "completed" | "failed" | "killed";
 
 /** A command started with `run_in_background`. */
@@ -20,12 +22,15 @@ export interface BackgroundShell {
   readonly ended: Promise<void>;
 }
 
+/** How long a stop waits for the output to close once the processes are gone. */
+const OUTPUT_CLOSE_WAIT_MS = 1_000;
+
 class Shell implements BackgroundShell {
   status: ShellStatus = "running";
   exit: CommandExit | undefined;
   readonly startedAt = new Date();
   readonly ended: Promise<void>;
-  #killing: Promise<void> | undefined;
+  #stopping: Promise<StopReport> | undefined;
 
   constructor(
     readonly id: string,
@@ -43,28 +48,49 @@ class Shell implements BackgroundShell {
     });
   }
 
-  kill(): Promise<void> {
-    if (this.status !== "running") return this.#killing ?? this.ended;
-    this.status = "killed";
-    this.#killing ??= this.process.kill().then(() => this.ended);
-    return this.#killing;
+  /**
+   * Stop the shell's processes: the shell and all it started while it runs, whatever it left
+   * running once it has ended. Resolves with what was verified.
+   */
+  stop(): Promise<StopReport> {
+    if (this.status === "running") this.status = "killed";
+    this.#stopping ??= this.process
+      .kill()
+      .then(async (report) => {
+        // Output closes once its writers are gone; one that cannot be found must not hang us.
+        if (report.survivors.length === 0) await Promise.race([this.ended, delay(OUTPUT_CLOSE_WAIT_MS)]);
+        return report;
+      })
+      .finally(() => {
+        this.#stopping = undefined;
+      });
+    return this.#stopping;
   }
 }
 
 /**
- * The background shells of one session, with ids `bash_1`, `bash_2`, ... Every shell is
- * stopped when the session is disposed.
+ * The background shells of one session, with ids `bash_1`, `bash_2`, ... A shell owns the
+ * processes it starts until KillShell stops it or the session is disposed, which stops every
+ * shell and whatever the ended ones left running.
  */
 export class BackgroundShells {
   readonly #shells = new Map<string, Shell>();
+  readonly #spills: SpillDirectory | undefined;
   #next = 1;
 
+  /** `spills`: where long outputs are saved (none: memory only). */
+  constructor(spills?: SpillDirectory) {
+    this.#spills = spills;
+  }
+
   async start(
-    options: StartCommandOptions & { pty?: boolean; sessionId: string; description?: string },
+    options: StartCommandOptions & { pty?: boolean; description?: string; maxOutputFileBytes?: number },
   ): Promise<BackgroundShell> {
     const id = `bash_${this.#next++}`;
-    const output = new OutputCapture({ spillPath: outputSpillPath(options.sessionId, id) });
-    const shell = new Shell(id, options.command, options.description, output, await startCommand(options));
+    const spills = this.#spills;
+    const output = new OutputCapture({ openSpill: () => spills?.create(id, options.maxOutputFileBytes) });
+    const process = await startCommand({ ...options, background: true });
+    const shell = new Shell(id, options.command, options.description, output, process);
     this.#shells.set(id, shell);
     return shell;
   }
@@ -77,26 +103,32 @@ export class BackgroundShells {
     return [...this.#shells.values()];
   }
 
-  /** Stop a running shell's whole process tree; resolves once it has ended. */
-  async kill(id: string): Promise<BackgroundShell | undefined> {
+  /**
+   * Stop a shell's processes (a running shell becomes `killed`); resolves once they are
+   * gone, with the report of what was verified. Undefined for an unknown id.
+   */
+  async kill(id: string): Promise<{ shell: BackgroundShell; report: StopReport } | undefined> {
     const shell = this.#shells.get(id);
-    if (shell) await shell.kill();
-    return shell;
+    if (!shell) return undefined;
+    return { shell, report: await shell.stop() };
   }
 
-  /** Stop every shell that is still running. */
+  /** Stop every shell, and what ended shells left running. */
   async killAll(): Promise<void> {
-    const running = [...this.#shells.values()].filter((shell) => shell.status === "running");
-    await Promise.all(running.map((shell) => shell.kill()));
+    await Promise.all([...this.#shells.values()].map((shell) => shell.stop()));
   }
 }
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const KEY = Symbol("gyre.bash.backgroundShells");
 
 /** The session's background shells, created on first use with cleanup registered on the session. */
 export function backgroundShellsOf(session: ToolSession): BackgroundShells {
   return session.get(KEY, () => {
-    const shells = new BackgroundShells();
+    // Registered first so that it is disposed last: shells stop writing before their files go.
+    const spills = spillDirectoryOf(session);
+    const shells = new BackgroundShells(spills);
     session.onDispose(() => shells.killAll());
     return shells;
   });

@@ -151,21 +151,31 @@ describe("Bash (foreground)", () => {
     await running;
   });
 
-  it("returns when the shell exits even if a child it forked keeps the output open", async () => {
+  it("returns when the shell exits even if a child it forked keeps the output open, and stops it", async () => {
     const file = join(tempDir(), "pids");
     const result = await runBash({ command: `(sleep 100 & echo $! > ${file}); echo done` });
     expect(result.isError).toBe(false);
-    expect(result.content).toMatch(/^done\nNote: processes started by this command/);
+    expect(result.content).toBe(
+      "done\nNote: 1 process this command left running was stopped when it exited. " +
+        "Use run_in_background for long-running processes.",
+    );
+    expect(result.data).toMatchObject({ processesStopped: 1 });
     await expectAllDead(pidsIn(file));
   });
 
-  it("leaves alone a child that detached from the output", async () => {
+  it("stops what a command left running when it exits, detached or in a new session", async () => {
     const file = join(tempDir(), "pids");
-    const result = await runBash({ command: `sleep 100 > /dev/null 2>&1 & echo $! > ${file}; echo done` });
-    expect(result.content).toBe("done");
-    const [pid] = pidsIn(file);
-    expect(isProcessAlive(pid!)).toBe(true);
-    process.kill(pid!, "SIGKILL");
+    const result = await runBash({
+      command:
+        `sleep 100 > /dev/null 2>&1 & echo $! > ${file}; setsid sleep 100 > /dev/null 2>&1 & echo $! >> ${file}; ` +
+        `nohup sleep 100 > /dev/null 2>&1 & echo $! >> ${file}; echo done`,
+    });
+    expect(result.content).toMatch(/^done\nNote: 3 processes this command left running were stopped when it exited/);
+    expect(result.isError).toBe(false);
+    const pids = pidsIn(file);
+    expect(pids).toHaveLength(3);
+    // Checked at once: the call returns only after it verified they are gone.
+    expect(pids.filter((pid) => isProcessAlive(pid))).toEqual([]);
   });
 
   it("keeps memory bounded for 50 MB of output and saves all of it to a file", async () => {
@@ -186,6 +196,45 @@ describe("Bash (foreground)", () => {
     expect(Number(match![2])).toBe(size);
     expect(statSync(match![3]!).size).toBe(size);
     expect(result.data).toMatchObject({ outputChars: size, outputPath: match![3] });
+  });
+
+  it("caps the output file, keeping head and tail, and says how much it cut", async () => {
+    const context = createTestToolContext();
+    const result = await runBash({ command: "seq 1 200000" }, context, { maxOutputFileBytes: 64 * 1024 });
+    const path = (result.data as { outputPath: string }).outputPath;
+    const file = readFileSync(path, "utf8");
+    expect(file.length).toBe(64 * 1024);
+    expect(file.startsWith("1\n2\n3\n")).toBe(true);
+    expect(file.endsWith("199999\n200000\n")).toBe(true);
+    expect(file).toMatch(/\n\.\.\. \[\d+ bytes of output cut here: this file keeps the first \d+ and the last 32768 of 1288895 bytes\]/);
+    expect(result.content).toMatch(/the output was 1288895 bytes, too long to keep whole: \S+ has its first \d+ and last 32768 bytes \(\d+ bytes cut\)/);
+    expect((result.data as { outputFileOmittedBytes: number }).outputFileOmittedBytes).toBeGreaterThan(1288895 - 65536);
+    await context.session.dispose();
+    expect(() => statSync(path)).toThrow();
+  });
+
+  it("does not give commands the provider API keys, unless passed through", async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      ANTHROPIC_API_KEY: "sk-ant-secret",
+      OPENAI_API_KEY: "sk-openai-secret",
+      OPENAI_COMPATIBLE_API_KEY: "sk-compat-secret",
+      MY_PROVIDER_KEY: "sk-mine-secret",
+      HARMLESS: "visible",
+    });
+    try {
+      const command = "env | grep -E 'secret|HARMLESS' | sort";
+      expect((await runBash({ command }, undefined, { secretEnv: ["MY_PROVIDER_KEY"] })).content).toBe(
+        "HARMLESS=visible",
+      );
+      const passed = await runBash({ command }, undefined, { passEnv: ["ANTHROPIC_API_KEY"] });
+      expect(passed.content).toBe("ANTHROPIC_API_KEY=sk-ant-secret\nHARMLESS=visible\nMY_PROVIDER_KEY=sk-mine-secret");
+      const given = await runBash({ command }, undefined, { env: { OPENAI_API_KEY: "sk-given-secret" } });
+      expect(given.content).toContain("OPENAI_API_KEY=sk-given-secret");
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
   });
 
   it("reports a shell that cannot start as an error", async () => {

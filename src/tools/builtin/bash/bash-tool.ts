@@ -8,10 +8,11 @@ import {
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
 } from "./bash-options.js";
+import { foregroundCallsOf } from "./foreground-calls.js";
 import { formatForeground } from "./format-foreground.js";
-import { outputSpillPath } from "./output-capture.js";
 import { runForeground } from "./run-foreground.js";
-import { commandEnvironment, resolveShell } from "./shell-environment.js";
+import { commandEnvironment, resolveShell, withheldVariables } from "./shell-environment.js";
+import { spillDirectoryOf } from "./spill-directory.js";
 
 /** Bash input, field for field as in Claude Code. `timeout` above the maximum is clamped, not rejected. */
 export const BashInput = z.object({
@@ -48,6 +49,7 @@ const DESCRIPTION = `Executes a bash command in a non-interactive shell and retu
 
 /** The Bash tool: runs a shell command in the foreground, or in the background with `run_in_background`. */
 export function bashTool(options: BashToolsOptions = {}): Tool<BashInput> {
+  const withheld = withheldVariables(options);
   return defineTool({
     name: "Bash",
     description: DESCRIPTION,
@@ -55,42 +57,52 @@ export function bashTool(options: BashToolsOptions = {}): Tool<BashInput> {
     sideEffect: "mutating",
     maxOutputChars: BASH_MAX_OUTPUT_CHARS,
     execute: (input, context) =>
-      input.run_in_background ? runInBackground(input, context, options) : run(input, context, options),
+      input.run_in_background
+        ? runInBackground(input, context, options, withheld)
+        : run(input, context, options, withheld),
   });
 }
 
-async function run(input: BashInput, context: ToolContext, options: BashToolsOptions): Promise<ToolResult> {
+async function run(
+  input: BashInput,
+  context: ToolContext,
+  options: BashToolsOptions,
+  withheld: ReadonlySet<string>,
+): Promise<ToolResult> {
   const timeoutMs = Math.min(input.timeout ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
-  const outcome = await runForeground({
+  const spills = spillDirectoryOf(context.session);
+  const calls = foregroundCallsOf(context.session);
+  const running = runForeground({
     command: input.command,
     cwd: context.cwd,
     shell: resolveShell(options.shell),
-    env: commandEnvironment(options.env),
+    env: commandEnvironment(options.env, process.env, withheld),
     pty: options.pty ?? false,
     timeoutMs,
-    signal: context.signal,
-    spillPath: outputSpillPath(context.sessionId, context.toolUseId),
+    signal: AbortSignal.any([context.signal, calls.signal]),
+    openSpill: () => spills.create(context.toolUseId, options.maxOutputFileBytes),
     killGraceMs: options.killGraceMs,
     progressIntervalMs: options.progressIntervalMs,
     onProgress: (progress) => context.reportProgress(progress),
   });
-  return formatForeground(outcome, timeoutMs);
+  return formatForeground(await calls.track(running), timeoutMs);
 }
 
 async function runInBackground(
   input: BashInput,
   context: ToolContext,
   options: BashToolsOptions,
+  withheld: ReadonlySet<string>,
 ): Promise<ToolResult> {
   const shell = await backgroundShellsOf(context.session).start({
     command: input.command,
     description: input.description,
     cwd: context.cwd,
     shell: resolveShell(options.shell),
-    env: commandEnvironment(options.env),
+    env: commandEnvironment(options.env, process.env, withheld),
     pty: options.pty ?? false,
-    sessionId: context.sessionId,
     killGraceMs: options.killGraceMs,
+    maxOutputFileBytes: options.maxOutputFileBytes,
   });
   return {
     content: `Command running in background with ID: ${shell.id}`,

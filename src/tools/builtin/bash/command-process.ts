@@ -1,3 +1,5 @@
+import type { StopReport } from "./process-tree.js";
+
 /** How a command ended. */
 export interface CommandExit {
   /** The shell's exit code; null when it was ended by a signal or never started. */
@@ -6,11 +8,6 @@ export interface CommandExit {
   signal: string | null;
   /** Set when the shell could not be started at all. */
   startError?: string;
-  /**
-   * True when the shell exited but processes it left behind still held its output open;
-   * they were stopped so the call could return.
-   */
-  strayProcessesStopped?: boolean;
 }
 
 /** A running shell command, started in its own process group. */
@@ -21,8 +18,11 @@ export interface CommandProcess {
   onOutput(listener: (text: string) => void): void;
   /** Settles once the shell exited and its output was drained (never rejects). */
   readonly exited: Promise<CommandExit>;
-  /** Stop the whole process tree (SIGTERM, then SIGKILL after a grace period). */
-  kill(): Promise<void>;
+  /**
+   * Stop every process the command started (its group, and on Linux every process carrying
+   * its marker), also after the shell itself has exited; resolves with what was verified.
+   */
+  kill(): Promise<StopReport>;
 }
 
 export interface StartCommandOptions {
@@ -30,8 +30,19 @@ export interface StartCommandOptions {
   cwd: string;
   shell: string;
   env: Record<string, string>;
-  /** Milliseconds between SIGTERM and SIGKILL when stopping the tree. */
+  /** Milliseconds between SIGTERM and SIGKILL when stopping the command's processes. */
   killGraceMs?: number;
+  /**
+   * A background shell: its output is read for as long as any process holds it open, since
+   * those processes belong to the shell until it is killed. A foreground command stops
+   * waiting shortly after the shell exits (its leftovers are then stopped).
+   */
+  background?: boolean;
+}
+
+/** The options a process is spawned with: the command's marker is in `env` already. */
+export interface SpawnOptions extends StartCommandOptions {
+  marker: string;
 }
 
 /** A stand-in for a command whose shell could not be started. */
@@ -40,6 +51,6 @@ export function failedProcess(startError: string): CommandProcess {
     pid: undefined,
     onOutput: () => {},
     exited: Promise.resolve({ exitCode: null, signal: null, startError }),
-    kill: async () => {},
+    kill: async () => ({ stopped: 0, survivors: [], scope: "all" }),
   };
 }

@@ -19,7 +19,9 @@ export {
 export { BashOutputInput, bashOutputTool } from "./bash-output-tool.js";
 export { BashInput, bashTool } from "./bash-tool.js";
 export { KillShellInput, killShellTool } from "./kill-shell-tool.js";
-export { isProcessAlive, killProcessTree } from "./process-tree.js";
+export { isProcessAlive, type StopReport, stopCommandProcesses } from "./process-tree.js";
+export { removeStaleSpillDirectories, spillRoot } from "./spill-directory.js";
+export { MARKER_VARIABLE } from "./tool-call-marker.js";
 
 /** Bash, BashOutput and KillShell, sharing the session's background shells. */
 export function bashTools(options: BashToolsOptions = {}): AnyTool[] {

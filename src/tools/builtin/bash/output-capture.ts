@@ -1,7 +1,5 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { HeadTailBuffer } from "./head-tail-buffer.js";
+import type { SpillFile } from "./spill-file.js";
 
 /**
  * Characters of a command's output kept in memory, split between head and tail. Together
@@ -12,8 +10,8 @@ export const KEEP_HEAD_CHARS = 14_000;
 export const KEEP_TAIL_CHARS = 14_000;
 
 export interface OutputCaptureOptions {
-  /** Where the whole stream is written once it outgrows memory. */
-  spillPath: string;
+  /** Creates the file the output goes to once it outgrows memory (none: memory only). */
+  openSpill?: () => SpillFile | undefined;
   headChars?: number;
   tailChars?: number;
 }
@@ -21,30 +19,29 @@ export interface OutputCaptureOptions {
 /**
  * Collects a command's output with bounded memory: head and tail of the whole stream, and
  * separately what has not been read yet (for BashOutput's incremental reads). Once the
- * stream is longer than what memory holds, all of it — from the first character — is
- * written to `spillPath`, and the text given to the model names that file.
+ * stream is longer than what memory holds, it is written — from the first character — to a
+ * spill file (itself capped, see SpillFile), and the text given to the model names that file.
  */
 export class OutputCapture {
   readonly #all: HeadTailBuffer;
   readonly #unread: HeadTailBuffer;
-  readonly #spillPath: string;
-  #fd: number | undefined;
-  #spilled = false;
-  #spillFailed = false;
+  readonly #openSpill: (() => SpillFile | undefined) | undefined;
+  #spill: SpillFile | undefined;
+  #spillStarted = false;
 
-  constructor(options: OutputCaptureOptions) {
+  constructor(options: OutputCaptureOptions = {}) {
     const head = options.headChars ?? KEEP_HEAD_CHARS;
     const tail = options.tailChars ?? KEEP_TAIL_CHARS;
     this.#all = new HeadTailBuffer(head, tail);
     this.#unread = new HeadTailBuffer(head, tail);
-    this.#spillPath = options.spillPath;
+    this.#openSpill = options.openSpill;
   }
 
   append(text: string): void {
     if (text.length === 0) return;
     const capacity = this.#all.headChars + this.#all.tailChars;
-    if (!this.#spilled && this.#all.totalChars + text.length > capacity) this.#startSpill();
-    if (this.#fd !== undefined) this.#write(text);
+    if (!this.#spillStarted && this.#all.totalChars + text.length > capacity) this.#startSpill();
+    this.#spill?.write(text);
     this.#all.append(text);
     this.#unread.append(text);
   }
@@ -59,9 +56,14 @@ export class OutputCapture {
     return this.#all.retainedChars + this.#unread.retainedChars;
   }
 
-  /** The file holding the whole output, once it was too long to keep in memory. */
+  /** The file holding the output, once it was too long to keep in memory. */
   get spillPath(): string | undefined {
-    return this.#spilled && !this.#spillFailed ? this.#spillPath : undefined;
+    return this.#spill?.usable ? this.#spill.path : undefined;
+  }
+
+  /** Bytes of output the spill file could not keep (0 when it has all of it, or there is none). */
+  get spillOmittedBytes(): number {
+    return this.#spill?.usable ? this.#spill.omittedBytes : 0;
   }
 
   /** The whole output, or its head and tail with a note saying what was cut and where it is. */
@@ -76,53 +78,33 @@ export class OutputCapture {
     return text;
   }
 
-  /** Stop writing the spill file. Safe to call more than once. */
+  /** Finish the spill file. Safe to call more than once. */
   close(): void {
-    if (this.#fd === undefined) return;
-    try {
-      closeSync(this.#fd);
-    } catch {
-      // Nothing useful to do: the data already written stays on disk.
-    }
-    this.#fd = undefined;
+    this.#spill?.close();
   }
 
   #render(buffer: HeadTailBuffer, scope: string): string {
     const { head, tail, dropped } = buffer.parts();
     if (dropped === 0) return head + tail;
-    const where = this.spillPath
-      ? `; the full output (${this.#all.totalChars} characters) is in ${this.spillPath}`
-      : "";
-    return `${head}\n\n... [${dropped} characters omitted${scope}${where}] ...\n\n${tail}`;
+    return `${head}\n\n... [${dropped} characters omitted${scope}${this.#where()}] ...\n\n${tail}`;
+  }
+
+  #where(): string {
+    const spill = this.#spill;
+    if (!spill?.usable) return "";
+    if (!spill.cut) return `; the full output (${this.#all.totalChars} characters) is in ${spill.path}`;
+    const order = spill.closed ? "" : ", in order once the command has ended";
+    return (
+      `; the output was ${spill.totalBytes} bytes, too long to keep whole: ${spill.path} has its first ` +
+      `${spill.keptHeadBytes} and last ${spill.keptTailBytes} bytes${order} (${spill.omittedBytes} bytes cut)`
+    );
   }
 
   #startSpill(): void {
-    this.#spilled = true;
-    try {
-      mkdirSync(dirname(this.#spillPath), { recursive: true });
-      this.#fd = openSync(this.#spillPath, "w");
-    } catch {
-      this.#spillFailed = true;
-      return;
-    }
+    this.#spillStarted = true;
+    this.#spill = this.#openSpill?.();
     // Nothing has been dropped yet, so memory still holds everything produced so far.
     const { head, tail } = this.#all.parts();
-    this.#write(head + tail);
+    this.#spill?.write(head + tail);
   }
-
-  #write(text: string): void {
-    try {
-      // Synchronous on purpose: memory stays bounded however fast the command writes.
-      writeSync(this.#fd!, text);
-    } catch {
-      this.#spillFailed = true;
-      this.close();
-    }
-  }
-}
-
-/** Where a command's full output goes when it outgrows memory: `<tmp>/gyre-bash/<session>/<id>.log`. */
-export function outputSpillPath(sessionId: string, id: string): string {
-  const safe = (value: string) => value.replace(/[^a-zA-Z0-9_-]/g, "_");
-  return join(tmpdir(), "gyre-bash", safe(sessionId), `${safe(id)}.log`);
 }

@@ -1,92 +1,213 @@
-import { readdirSync, readFileSync } from "node:fs";
+import {
+  HAS_PROCFS,
+  isGone,
+  listProcesses,
+  type ProcessInfo,
+  readEnviron,
+  readProcessInfo,
+} from "./proc-fs.js";
+import { environHasMarker } from "./tool-call-marker.js";
 
-/** How long `killProcessTree` waits after SIGTERM before sending SIGKILL, by default. */
+/** How long `stopCommandProcesses` waits after SIGTERM before it freezes and kills, by default. */
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 
 const POLL_MS = 20;
-const HAS_PROCFS = (() => {
-  try {
-    readFileSync("/proc/self/stat", "utf8");
-    return true;
-  } catch {
-    return false;
-  }
-})();
+/** Freeze-and-kill rounds before what is left is reported as surviving (a fork bomb needs a few). */
+const KILL_ROUNDS = 10;
+/** Rescans while freezing: each one stops the children forked since the last. */
+const FREEZE_PASSES = 50;
+/** How long one round waits for killed processes to disappear. */
+const KILL_WAIT_MS = 500;
 
-interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  /** One-letter state from /proc: R, S, D, Z (zombie), X (dead), ... */
-  state: string;
+/** What a command's processes are found by. */
+export interface StopTarget {
+  /** The process group the command was started in (the shell's pid); undefined if it never started. */
+  pgid: number | undefined;
+  /** The marker in the command's environment (see tool-call-marker.ts). */
+  marker?: string;
 }
 
-function readProcessInfo(pid: number): ProcessInfo | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) may contain spaces and parentheses; the fields after the last ")" do not.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const [state = "", ppid = "", pgid = ""] = fields;
-  return { pid, state, ppid: Number(ppid), pgid: Number(pgid) };
+/** What stopping a command's processes achieved, checked rather than assumed. */
+export interface StopReport {
+  /**
+   * Processes found and stopped. Without /proc processes cannot be counted: then 1 when
+   * the process group had any, else 0.
+   */
+  stopped: number;
+  /** Pids still alive after the last round; without /proc, the group's id if the group survived. */
+  survivors: number[];
+  /**
+   * `all`: processes were looked for by group, marker and parentage (Linux /proc); `group`:
+   * only the process group could be looked at (other systems).
+   */
+  scope: "all" | "group";
 }
 
-function listProcesses(): ProcessInfo[] {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  const processes: ProcessInfo[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const info = readProcessInfo(Number(entry));
-    if (info) processes.push(info);
-  }
-  return processes;
+/** What stopCommandProcesses needs from the system; tests stand in for it. */
+export interface ProcessTable {
+  list(): ProcessInfo[];
+  hasMarker(pid: number, marker: string): boolean;
+  signal(target: number, signal: NodeJS.Signals): void;
 }
 
-const isGone = (info: ProcessInfo | undefined) => !info || info.state === "Z" || info.state === "X";
+export const PROC_TABLE: ProcessTable = {
+  list: listProcesses,
+  hasMarker: (pid, marker) => {
+    const environ = readEnviron(pid);
+    return environ !== undefined && environHasMarker(environ, marker);
+  },
+  signal: sendSignal,
+};
 
-/**
- * Whether `pid` is a live process. Zombies count as dead: they have exited and only wait to
- * be reaped (an init that never reaps, common in containers, would otherwise keep them "alive").
- */
+/** Whether `pid` is a live process (zombies are not). */
 export function isProcessAlive(pid: number): boolean {
   if (HAS_PROCFS) return !isGone(readProcessInfo(pid));
   return signalExists(pid);
 }
 
-/** Whether any live process is still in process group `pgid`. */
-export function isGroupAlive(pgid: number): boolean {
-  if (HAS_PROCFS) return listProcesses().some((info) => info.pgid === pgid && !isGone(info));
-  return signalExists(-pgid);
+/**
+ * Stop every process a command started: its process group, every process whose environment
+ * carries its marker (found through /proc, so `setsid` and `nohup` children too), and the
+ * children of all of those. SIGTERM first, then, after `graceMs`, rounds of freezing
+ * (SIGSTOP, rescanning until nothing new runs, so a fork bomb cannot outpace us) and
+ * SIGKILL, until a scan finds nothing or the rounds run out. The report says what survived.
+ * Without /proc only the process group is signalled and checked.
+ */
+export async function stopCommandProcesses(
+  target: StopTarget,
+  options: { graceMs?: number } = {},
+  table: ProcessTable | undefined = HAS_PROCFS ? PROC_TABLE : undefined,
+): Promise<StopReport> {
+  const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
+  if (target.pgid === undefined) return { stopped: 0, survivors: [], scope: table ? "all" : "group" };
+  if (!table) return stopGroup(target.pgid, graceMs);
+  const search = new Search(table, target.pgid, target.marker);
+  let alive = search.scan();
+  if (alive.length > 0) alive = await terminate(search, alive, graceMs);
+  let unchanged = 0;
+  for (let round = 0; alive.length > 0 && round < KILL_ROUNDS && unchanged < 2; round += 1) {
+    const before = pidList(alive);
+    alive = await freeze(search, alive);
+    search.signalAll(alive, "SIGKILL");
+    alive = await waitForExit(search, KILL_WAIT_MS);
+    // The same processes outliving SIGKILL twice (uninterruptible, or not ours) will not die now.
+    unchanged = pidList(alive) === before ? unchanged + 1 : 0;
+  }
+  return {
+    stopped: search.foundCount - alive.length,
+    survivors: alive.map((info) => info.pid).sort((a, b) => a - b),
+    scope: "all",
+  };
 }
 
-/**
- * Live descendants of `pid` (children, grandchildren, ...). Only known where /proc exists;
- * elsewhere the process group alone is relied on.
- */
-export function listDescendants(pid: number): number[] {
-  if (!HAS_PROCFS) return [];
-  const children = new Map<number, number[]>();
-  for (const info of listProcesses()) {
-    if (isGone(info)) continue;
-    const siblings = children.get(info.ppid) ?? [];
-    siblings.push(info.pid);
-    children.set(info.ppid, siblings);
+/** Finds a command's live processes; remembers each one found so it is not lost when it leaves the group. */
+class Search {
+  readonly #known = new Map<number, number>();
+
+  constructor(
+    readonly table: ProcessTable,
+    readonly pgid: number,
+    readonly marker: string | undefined,
+  ) {}
+
+  /** Processes found so far, alive or not. */
+  get foundCount(): number {
+    return this.#known.size;
   }
-  const found: number[] = [];
-  const queue = [...(children.get(pid) ?? [])];
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    found.push(next);
-    queue.push(...(children.get(next) ?? []));
+
+  scan(): ProcessInfo[] {
+    const live = this.table
+      .list()
+      .filter((info) => !isGone(info) && info.pid > 1 && info.pid !== process.pid);
+    const found = new Map<number, ProcessInfo>();
+    for (const info of live) if (this.#belongs(info)) found.set(info.pid, info);
+    // Children of the command's processes are the command's too, even those started with `env -i`.
+    const children = new Map<number, ProcessInfo[]>();
+    for (const info of live) {
+      const siblings = children.get(info.ppid);
+      if (siblings) siblings.push(info);
+      else children.set(info.ppid, [info]);
+    }
+    const queue = [...found.values()];
+    for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+      for (const child of children.get(next.pid) ?? []) {
+        if (found.has(child.pid)) continue;
+        found.set(child.pid, child);
+        queue.push(child);
+      }
+    }
+    for (const info of found.values()) this.#known.set(info.pid, info.startTime);
+    return [...found.values()];
   }
-  return found;
+
+  signalAll(processes: ProcessInfo[], signal: NodeJS.Signals): void {
+    this.table.signal(-this.pgid, signal);
+    for (const info of processes) this.table.signal(info.pid, signal);
+  }
+
+  #belongs(info: ProcessInfo): boolean {
+    if (info.pgid === this.pgid) return true;
+    // Same pid and start time: the same process, not a newcomer that reused the pid.
+    if (this.#known.get(info.pid) === info.startTime) return true;
+    return this.marker !== undefined && this.table.hasMarker(info.pid, this.marker);
+  }
+}
+
+/** SIGTERM, so commands can clean up; resolves with whatever is still alive after the grace period. */
+async function terminate(search: Search, alive: ProcessInfo[], graceMs: number): Promise<ProcessInfo[]> {
+  const told = new Set<number>();
+  const deadline = Date.now() + graceMs;
+  search.table.signal(-search.pgid, "SIGTERM");
+  for (;;) {
+    const fresh = alive.filter((info) => !told.has(info.pid));
+    for (const info of fresh) told.add(info.pid);
+    search.signalAll(fresh, "SIGTERM");
+    if (alive.length === 0 || Date.now() >= deadline) return alive;
+    await delay(POLL_MS);
+    alive = search.scan();
+  }
+}
+
+const pidList = (processes: ProcessInfo[]) =>
+  processes
+    .map((info) => info.pid)
+    .sort((a, b) => a - b)
+    .join(",");
+
+const isStopped = (info: ProcessInfo) => info.state === "T" || info.state === "t";
+
+/** SIGSTOP everything, rescanning until no process runs: a frozen process cannot fork. */
+async function freeze(search: Search, alive: ProcessInfo[]): Promise<ProcessInfo[]> {
+  for (let pass = 0; pass < FREEZE_PASSES; pass += 1) {
+    const running = alive.filter((info) => !isStopped(info));
+    if (running.length === 0) return alive;
+    search.signalAll(running, "SIGSTOP");
+    await delay(1);
+    alive = search.scan();
+  }
+  return alive;
+}
+
+async function waitForExit(search: Search, timeoutMs: number): Promise<ProcessInfo[]> {
+  const deadline = Date.now() + timeoutMs;
+  let alive = search.scan();
+  while (alive.length > 0 && Date.now() < deadline) {
+    await delay(5);
+    alive = search.scan();
+  }
+  return alive;
+}
+
+/** Where there is no /proc: signal the process group and check it by signal 0. */
+async function stopGroup(pgid: number, graceMs: number): Promise<StopReport> {
+  const groupAlive = () => signalExists(-pgid);
+  if (!groupAlive()) return { stopped: 0, survivors: [], scope: "group" };
+  sendSignal(-pgid, "SIGTERM");
+  if (!(await waitUntil(() => !groupAlive(), graceMs))) {
+    sendSignal(-pgid, "SIGKILL");
+    await waitUntil(() => !groupAlive(), KILL_WAIT_MS * 2);
+  }
+  return { stopped: 1, survivors: groupAlive() ? [pgid] : [], scope: "group" };
 }
 
 function signalExists(target: number): boolean {
@@ -102,7 +223,7 @@ function sendSignal(target: number, signal: NodeJS.Signals): void {
   try {
     process.kill(target, signal);
   } catch {
-    // ESRCH: already gone. EPERM: not ours to kill. Either way there is nothing more to do.
+    // ESRCH: already gone. EPERM: not ours to signal; it shows up as a survivor.
   }
 }
 
@@ -110,34 +231,9 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<b
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await delay(POLL_MS);
   }
   return true;
 }
 
-export interface KillTreeOptions {
-  /** Milliseconds between SIGTERM and SIGKILL (default 2000). */
-  graceMs?: number;
-}
-
-/**
- * Stop a command and everything it started: SIGTERM to its process group and to any
- * descendants that left the group (e.g. via `setsid`), then SIGKILL to whatever is still
- * alive after the grace period. Resolves once all of them are gone (or, if something
- * survives SIGKILL — an uninterruptible sleep — after one more bounded wait).
- *
- * `pgid` is the pid of a process started as a group leader (`detached: true`, or a pty).
- */
-export async function killProcessTree(pgid: number, options: KillTreeOptions = {}): Promise<void> {
-  const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
-  const strays = listDescendants(pgid);
-  const allGone = () => !isGroupAlive(pgid) && strays.every((pid) => !isProcessAlive(pid));
-  sendSignal(-pgid, "SIGTERM");
-  for (const pid of strays) sendSignal(pid, "SIGTERM");
-  if (await waitUntil(allGone, graceMs)) return;
-  sendSignal(-pgid, "SIGKILL");
-  for (const pid of [...strays, ...listDescendants(pgid)]) {
-    if (isProcessAlive(pid)) sendSignal(pid, "SIGKILL");
-  }
-  await waitUntil(allGone, 1_000);
-}
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

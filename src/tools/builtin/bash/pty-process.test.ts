@@ -56,6 +56,19 @@ describe("Bash under a pseudo-terminal", () => {
     await waitFor(() => pids.every((pid) => !isProcessAlive(pid)), { what: "the tree to die" });
   });
 
+  it("stops what a command left running in a new session, and withholds provider keys", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "gyre-pty-")), "pids");
+    process.env.ANTHROPIC_API_KEY = "sk-ant-pty-secret";
+    try {
+      const result = await run(`setsid sleep 1000 > /dev/null 2>&1 & echo $! > ${file}; echo "key=$ANTHROPIC_API_KEY"`);
+      expect(result.content).toMatch(/^key=\nNote: 1 process this command left running was stopped/);
+    } finally {
+      delete process.env.ANTHROPIC_API_KEY;
+    }
+    const [pid] = readFileSync(file, "utf8").trim().split(/\s+/).map(Number);
+    expect(isProcessAlive(pid!)).toBe(false);
+  });
+
   it("runs background shells under a terminal too", async () => {
     const context = createTestToolContext();
     await withPty.execute({ command: TTY_CHECK, run_in_background: true }, context);

@@ -4,9 +4,9 @@ import {
   type CommandExit,
   type CommandProcess,
   failedProcess,
-  type StartCommandOptions,
+  type SpawnOptions,
 } from "./command-process.js";
-import { killProcessTree } from "./process-tree.js";
+import { stopCommandProcesses } from "./process-tree.js";
 import { TerminalTextCleaner } from "./terminal-text.js";
 
 /** Wide enough that ordinary output is not wrapped by the terminal. */
@@ -21,7 +21,7 @@ const END_OF_INPUT = "\x04";
  * closed at once with Ctrl-D, so a program that reads the terminal sees end of input
  * instead of waiting for a human. Escape sequences are stripped from the output.
  */
-export async function ptyProcess(options: StartCommandOptions): Promise<CommandProcess> {
+export async function ptyProcess(options: SpawnOptions): Promise<CommandProcess> {
   let pty: typeof import("@lydell/node-pty");
   let terminal: import("@lydell/node-pty").IPty;
   try {
@@ -51,12 +51,11 @@ export async function ptyProcess(options: StartCommandOptions): Promise<CommandP
       resolve({ exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null });
     });
   });
-  const graceMs = options.killGraceMs;
   return {
     pid,
     onOutput: (listener) => listeners.push(listener),
     exited,
-    kill: () => killProcessTree(pid, graceMs === undefined ? {} : { graceMs }),
+    kill: () => stopCommandProcesses({ pgid: pid, marker: options.marker }, { graceMs: options.killGraceMs }),
   };
 }
 

@@ -1,13 +1,15 @@
 import type { CommandExit, StartCommandOptions } from "./command-process.js";
 import { OutputCapture } from "./output-capture.js";
+import type { StopReport } from "./process-tree.js";
+import type { SpillFile } from "./spill-file.js";
 import { startCommand } from "./start-command.js";
 
 export interface ForegroundOptions extends StartCommandOptions {
   pty?: boolean;
   timeoutMs: number;
   signal: AbortSignal;
-  /** Where the full output goes if it outgrows memory. */
-  spillPath: string;
+  /** Creates the file the output goes to if it outgrows memory. */
+  openSpill?: () => SpillFile | undefined;
   /** Called about every `progressIntervalMs` while the command runs. */
   onProgress?: (progress: ForegroundProgress) => void;
   progressIntervalMs?: number;
@@ -24,32 +26,44 @@ export interface ForegroundOutcome extends CommandExit {
   /** The output (head and tail with a note when it was long). */
   output: string;
   outputChars: number;
-  /** The file with the whole output, when it was too long to keep in memory. */
+  /** The file with the output, when it was too long to keep in memory. */
   outputPath: string | undefined;
+  /** Bytes of output even the file could not keep (it holds head and tail). */
+  outputFileOmittedBytes: number;
   timedOut: boolean;
   interrupted: boolean;
+  /**
+   * What stopping the command's processes achieved: on timeout or abort, all of them; after
+   * a normal exit, whatever the command left running (`cmd &`, `setsid`, `nohup`).
+   */
+  stop: StopReport;
 }
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 1_000;
+const NOTHING_STOPPED: StopReport = { stopped: 0, survivors: [], scope: "all" };
 
 /**
- * Run a command to completion. On timeout or abort the whole process tree is stopped and
- * this resolves once it is gone, with whatever output was produced.
+ * Run a command to completion. On timeout or abort every process it started is stopped;
+ * when it exits by itself, so is every process it left running: a foreground call leaves
+ * nothing behind (background shells are for that). Resolves once that has been checked.
  */
 export async function runForeground(options: ForegroundOptions): Promise<ForegroundOutcome> {
-  const capture = new OutputCapture({ spillPath: options.spillPath });
-  const outcome = (exit: CommandExit, flags: { timedOut: boolean; interrupted: boolean }) => {
+  const capture = new OutputCapture({ openSpill: options.openSpill });
+  type Flags = { timedOut: boolean; interrupted: boolean };
+  const outcome = (exit: CommandExit, flags: Flags, stop: StopReport): ForegroundOutcome => {
     capture.close();
     return {
       ...exit,
       ...flags,
+      stop,
       output: capture.text(),
       outputChars: capture.totalChars,
       outputPath: capture.spillPath,
+      outputFileOmittedBytes: capture.spillOmittedBytes,
     };
   };
   if (options.signal.aborted) {
-    return outcome({ exitCode: null, signal: null }, { timedOut: false, interrupted: true });
+    return outcome({ exitCode: null, signal: null }, { timedOut: false, interrupted: true }, NOTHING_STOPPED);
   }
   const started = Date.now();
   const running = await startCommand(options);
@@ -60,11 +74,12 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
     latest = text;
   });
 
-  let killing: Promise<void> | undefined;
+  let stopping: Promise<StopReport> | undefined;
   const flags = { timedOut: false, interrupted: false };
   const stop = (flag: "timedOut" | "interrupted") => {
+    if (stopping) return;
     flags[flag] = true;
-    killing ??= running.kill();
+    stopping = running.kill();
   };
   const onAbort = () => stop("interrupted");
   const timer = setTimeout(() => stop("timedOut"), options.timeoutMs);
@@ -77,8 +92,11 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
     : undefined;
   try {
     const exit = await running.exited;
-    await killing;
-    return outcome(exit, flags);
+    clearTimeout(timer);
+    options.signal.removeEventListener("abort", onAbort);
+    // The shell is gone; sweep up whatever it left running.
+    const report = await (stopping ?? running.kill());
+    return outcome(exit, flags, report);
   } finally {
     clearTimeout(timer);
     clearInterval(progress);

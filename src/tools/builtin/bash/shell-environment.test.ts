@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandEnvironment, resolveShell } from "./shell-environment.js";
+import { commandEnvironment, resolveShell, withheldVariables } from "./shell-environment.js";
 
 describe("resolveShell", () => {
   it("uses an explicit shell, then a POSIX-style $SHELL, else bash", () => {
@@ -28,5 +28,23 @@ describe("commandEnvironment", () => {
       CI: "0",
     });
     expect(commandEnvironment({}, { CI: "1" }).CI).toBe("1");
+  });
+});
+
+describe("withheldVariables", () => {
+  it("holds back every built-in provider's key and the secrets named, except those passed", () => {
+    const withheld = withheldVariables({ secretEnv: ["CORP_LLM_KEY"], passEnv: ["OPENAI_API_KEY"] });
+    expect([...withheld].sort()).toEqual(
+      ["ANTHROPIC_API_KEY", "CORP_LLM_KEY", "OPENAI_COMPATIBLE_API_KEY", "VLLM_API_KEY"].sort(),
+    );
+    const env = commandEnvironment({}, { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o", PATH: "/bin" }, withheld);
+    expect(env).toMatchObject({ OPENAI_API_KEY: "o", PATH: "/bin" });
+    expect(env).not.toHaveProperty("ANTHROPIC_API_KEY");
+  });
+
+  it("holds back the provider keys by default", () => {
+    expect(commandEnvironment({}, { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o" })).not.toHaveProperty(
+      "ANTHROPIC_API_KEY",
+    );
   });
 });

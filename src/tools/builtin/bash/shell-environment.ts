@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
+import { providerKeyEnvNames } from "../../../model/index.js";
+import type { BashToolsOptions } from "./bash-options.js";
 
 /** Shells whose `-c` understands the POSIX-style commands models write. */
 const POSIX_SHELLS = new Set(["bash", "zsh", "sh", "dash", "ksh"]);
@@ -16,17 +18,31 @@ export function resolveShell(preferred?: string, env: NodeJS.ProcessEnv = proces
 }
 
 /**
- * Environment for a command: the parent's, made non-interactive so nothing waits for a
- * human — no pager, no credential or editor prompt, CI-mode tools (no watch mode, no
- * spinners). `extra` is applied last and may override any of it.
+ * Variables commands do not inherit: every built-in provider's API key and `secretEnv`,
+ * except those in `passEnv`. Names are compared case-insensitively on Windows, where the
+ * environment is.
+ */
+export function withheldVariables(
+  options: Pick<BashToolsOptions, "passEnv" | "secretEnv"> = {},
+): Set<string> {
+  const passed = new Set((options.passEnv ?? []).map(normalName));
+  const names = [...providerKeyEnvNames(), ...(options.secretEnv ?? [])].map(normalName);
+  return new Set(names.filter((name) => !passed.has(name)));
+}
+
+/**
+ * Environment for a command: the parent's without the `withheld` variables, made
+ * non-interactive so nothing waits for a human — no pager, no credential or editor prompt,
+ * CI-mode tools (no watch mode, no spinners). `extra` is applied last and may override any of it.
  */
 export function commandEnvironment(
   extra: Record<string, string> = {},
   base: NodeJS.ProcessEnv = process.env,
+  withheld: ReadonlySet<string> = withheldVariables(),
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
-    if (value !== undefined) env[key] = value;
+    if (value !== undefined && !withheld.has(normalName(key))) env[key] = value;
   }
   Object.assign(env, {
     PAGER: "cat",
@@ -40,4 +56,8 @@ export function commandEnvironment(
     CI: base.CI ?? "true",
   });
   return Object.assign(env, extra);
+}
+
+function normalName(name: string): string {
+  return process.platform === "win32" ? name.toUpperCase() : name;
 }

@@ -6,13 +6,13 @@ import {
   type CommandExit,
   type CommandProcess,
   failedProcess,
-  type StartCommandOptions,
+  type SpawnOptions,
 } from "./command-process.js";
-import { killProcessTree } from "./process-tree.js";
+import { stopCommandProcesses } from "./process-tree.js";
 
 /**
- * How long output may keep flowing after the shell exited. Past it, whatever still holds
- * the pipes open (`(server &)`) is a leftover of the command and is stopped.
+ * How long a foreground command's output may keep flowing after its shell exited. Past it,
+ * whatever still holds the pipes open (`(server &)`) is a leftover, stopped by the caller.
  */
 const DRAIN_GRACE_MS = 250;
 
@@ -22,7 +22,7 @@ const DRAIN_GRACE_MS = 250;
  * exactly the order they were written (it sits on the command's first line, so error
  * messages keep their line numbers).
  */
-export function spawnProcess(options: StartCommandOptions): CommandProcess {
+export function spawnProcess(options: SpawnOptions): CommandProcess {
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(options.shell, ["-c", `exec 2>&1; ${options.command}`], {
@@ -46,19 +46,14 @@ export function spawnProcess(options: StartCommandOptions): CommandProcess {
     stream.on("end", () => emit(decoder.end()));
     stream.on("error", () => {});
   }
-  const kill = () =>
-    child.pid === undefined ? Promise.resolve() : killProcessTree(child.pid, graceOf(options));
-
   const exited = new Promise<CommandExit>((resolve) => {
     child.once("error", (error) => {
       if (child.pid === undefined) resolve({ exitCode: null, signal: null, startError: errorMessage(error) });
     });
     child.once("exit", (exitCode, signal) => {
-      void drain(streams).then((drained) => {
-        if (drained) return resolve({ exitCode, signal });
-        for (const stream of streams) stream.destroy();
-        void kill();
-        resolve({ exitCode, signal, strayProcessesStopped: true });
+      void drain(streams, options.background ? undefined : DRAIN_GRACE_MS).then((drained) => {
+        if (!drained) for (const stream of streams) stream.destroy();
+        resolve({ exitCode, signal });
       });
     });
   });
@@ -67,21 +62,18 @@ export function spawnProcess(options: StartCommandOptions): CommandProcess {
     pid: child.pid,
     onOutput: (listener) => listeners.push(listener),
     exited,
-    kill,
+    kill: () =>
+      stopCommandProcesses({ pgid: child.pid, marker: options.marker }, { graceMs: options.killGraceMs }),
   };
 }
 
-function graceOf(options: StartCommandOptions) {
-  return options.killGraceMs === undefined ? {} : { graceMs: options.killGraceMs };
-}
-
-/** Resolves true when every stream ended, false when the grace period passed first. */
-function drain(streams: Readable[]): Promise<boolean> {
+/** Resolves true when every stream ended, false when `graceMs` (if any) passed first. */
+function drain(streams: Readable[], graceMs: number | undefined): Promise<boolean> {
   const open = streams.filter((stream) => !stream.readableEnded && !stream.destroyed);
   if (open.length === 0) return Promise.resolve(true);
   return new Promise((resolve) => {
     let remaining = open.length;
-    const timer = setTimeout(() => resolve(false), DRAIN_GRACE_MS);
+    const timer = graceMs === undefined ? undefined : setTimeout(() => resolve(false), graceMs);
     for (const stream of open) {
       stream.once("close", () => {
         remaining -= 1;

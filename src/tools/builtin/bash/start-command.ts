@@ -2,14 +2,20 @@ import { statSync } from "node:fs";
 import { type CommandProcess, failedProcess, type StartCommandOptions } from "./command-process.js";
 import { ptyProcess } from "./pty-process.js";
 import { spawnProcess } from "./spawn-process.js";
+import { newMarker, withMarker } from "./tool-call-marker.js";
 
-/** Start a shell command over pipes, or under a pseudo-terminal when `pty` is set. */
+/**
+ * Start a shell command over pipes, or under a pseudo-terminal when `pty` is set, with a
+ * fresh marker in its environment by which all its processes are found again.
+ */
 export function startCommand(options: StartCommandOptions & { pty?: boolean }): Promise<CommandProcess> {
   // Checked here because a missing cwd otherwise surfaces as a confusing "spawn /bin/bash ENOENT".
   if (!isDirectory(options.cwd)) {
     return Promise.resolve(failedProcess(`the working directory ${options.cwd} does not exist`));
   }
-  return options.pty ? ptyProcess(options) : Promise.resolve(spawnProcess(options));
+  const marker = newMarker();
+  const spawnOptions = { ...options, marker, env: withMarker(options.env, marker) };
+  return options.pty ? ptyProcess(spawnOptions) : Promise.resolve(spawnProcess(spawnOptions));
 }
 
 function isDirectory(path: string): boolean {
