@@ -60,7 +60,10 @@ function perCall(fn, commands, rounds = 15, iterations = 400) {
 
 console.log(`tree-sitter-bash load (once per process): ${loadMs.toFixed(0)} ms`);
 for (const [name, commands] of Object.entries(COMMANDS)) {
-  for (const command of commands) decide(command), splitCommand(command); // warm up
+  for (const command of commands) {
+    decide(command); // warm up
+    splitCommand(command);
+  }
   const gyre = perCall(decide, commands);
   const parseOnly = perCall((command) => splitCommand(command), commands);
   console.log(
