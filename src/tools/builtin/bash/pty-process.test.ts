@@ -60,7 +60,11 @@ describe("Bash under a pseudo-terminal", () => {
     const file = join(mkdtempSync(join(tmpdir(), "gyre-pty-")), "pids");
     process.env.ANTHROPIC_API_KEY = "sk-ant-pty-secret";
     try {
-      const result = await run(`setsid sleep 1000 > /dev/null 2>&1 & echo $! > ${file}; echo "key=$ANTHROPIC_API_KEY"`);
+      // Waits until the child is in its new session: else the terminal's hangup may end it first.
+      const result = await run(
+        `setsid sh -c 'echo $$ > ${file}; exec sleep 1000' > /dev/null 2>&1 & ` +
+          `until [ -s ${file} ]; do sleep 0.01; done; echo "key=$ANTHROPIC_API_KEY"`,
+      );
       expect(result.content).toMatch(/^key=\nNote: 1 process this command left running was stopped/);
     } finally {
       delete process.env.ANTHROPIC_API_KEY;
