@@ -128,4 +128,22 @@ describe("stopCommandProcesses reports only what it verified", () => {
     expect(report).toEqual({ stopped: 2, survivors: [], scope: "all" });
     expect(describeStopped(report)).toBe("it and every process it started were killed");
   });
+
+  it("reads the environment only of processes that started after the command", async () => {
+    const asked: number[] = [];
+    const table: ProcessTable = {
+      list: () => [
+        { pid: 50, ppid: 1, pgid: 50, state: "S", startTime: 50 },
+        { pid: 150, ppid: 1, pgid: 150, state: "S", startTime: 150 },
+      ],
+      hasMarker: (pid) => {
+        asked.push(pid);
+        return false;
+      },
+      signal: () => {},
+    };
+    const report = await stopCommandProcesses({ pgid: 4242, marker: "m", startTime: 100 }, {}, table);
+    expect(report).toEqual({ stopped: 0, survivors: [], scope: "all" });
+    expect(asked).toEqual([150]);
+  });
 });

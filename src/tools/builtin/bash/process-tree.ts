@@ -25,6 +25,11 @@ export interface StopTarget {
   pgid: number | undefined;
   /** The marker in the command's environment (see tool-call-marker.ts). */
   marker?: string;
+  /**
+   * When the shell started, in /proc clock ticks: a process that started earlier cannot be
+   * the command's, so its environment need not be read (most of a scan's cost).
+   */
+  startTime?: number;
 }
 
 /** What stopping a command's processes achieved, checked rather than assumed. */
@@ -81,7 +86,7 @@ export async function stopCommandProcesses(
   const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
   if (target.pgid === undefined) return { stopped: 0, survivors: [], scope: table ? "all" : "group" };
   if (!table) return stopGroup(target.pgid, graceMs);
-  const search = new Search(table, target.pgid, target.marker);
+  const search = new Search(table, { ...target, pgid: target.pgid });
   let alive = search.scan();
   if (alive.length > 0) alive = await terminate(search, alive, graceMs);
   let unchanged = 0;
@@ -104,11 +109,14 @@ export async function stopCommandProcesses(
 class Search {
   readonly #known = new Map<number, number>();
 
+  readonly pgid: number;
+
   constructor(
     readonly table: ProcessTable,
-    readonly pgid: number,
-    readonly marker: string | undefined,
-  ) {}
+    readonly target: StopTarget & { pgid: number },
+  ) {
+    this.pgid = target.pgid;
+  }
 
   /** Processes found so far, alive or not. */
   get foundCount(): number {
@@ -149,7 +157,8 @@ class Search {
     if (info.pgid === this.pgid) return true;
     // Same pid and start time: the same process, not a newcomer that reused the pid.
     if (this.#known.get(info.pid) === info.startTime) return true;
-    return this.marker !== undefined && this.table.hasMarker(info.pid, this.marker);
+    const { marker, startTime = 0 } = this.target;
+    return marker !== undefined && info.startTime >= startTime && this.table.hasMarker(info.pid, marker);
   }
 }
 

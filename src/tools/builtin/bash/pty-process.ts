@@ -6,6 +6,7 @@ import {
   failedProcess,
   type SpawnOptions,
 } from "./command-process.js";
+import { readProcessInfo } from "./proc-fs.js";
 import { stopCommandProcesses } from "./process-tree.js";
 import { TerminalTextCleaner } from "./terminal-text.js";
 
@@ -45,6 +46,8 @@ export async function ptyProcess(options: SpawnOptions): Promise<CommandProcess>
   };
   terminal.onData((data) => emit(cleaner.push(data)));
   const pid = terminal.pid;
+  // Read now, while the shell cannot have been reaped yet.
+  const target = { pgid: pid, marker: options.marker, startTime: readProcessInfo(pid)?.startTime };
   const exited = new Promise<CommandExit>((resolve) => {
     terminal.onExit(({ exitCode, signal }) => {
       emit(cleaner.flush());
@@ -55,7 +58,7 @@ export async function ptyProcess(options: SpawnOptions): Promise<CommandProcess>
     pid,
     onOutput: (listener) => listeners.push(listener),
     exited,
-    kill: () => stopCommandProcesses({ pgid: pid, marker: options.marker }, { graceMs: options.killGraceMs }),
+    kill: () => stopCommandProcesses(target, { graceMs: options.killGraceMs }),
   };
 }
 

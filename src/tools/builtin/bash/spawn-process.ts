@@ -8,6 +8,7 @@ import {
   failedProcess,
   type SpawnOptions,
 } from "./command-process.js";
+import { readProcessInfo } from "./proc-fs.js";
 import { stopCommandProcesses } from "./process-tree.js";
 
 /**
@@ -46,6 +47,10 @@ export function spawnProcess(options: SpawnOptions): CommandProcess {
     stream.on("end", () => emit(decoder.end()));
     stream.on("error", () => {});
   }
+  // Read now, while the shell cannot have been reaped yet.
+  const startTime = child.pid === undefined ? undefined : readProcessInfo(child.pid)?.startTime;
+  const target = { pgid: child.pid, marker: options.marker, startTime };
+
   const exited = new Promise<CommandExit>((resolve) => {
     child.once("error", (error) => {
       if (child.pid === undefined) resolve({ exitCode: null, signal: null, startError: errorMessage(error) });
@@ -62,8 +67,7 @@ export function spawnProcess(options: SpawnOptions): CommandProcess {
     pid: child.pid,
     onOutput: (listener) => listeners.push(listener),
     exited,
-    kill: () =>
-      stopCommandProcesses({ pgid: child.pid, marker: options.marker }, { graceMs: options.killGraceMs }),
+    kill: () => stopCommandProcesses(target, { graceMs: options.killGraceMs }),
   };
 }
 
