@@ -30,8 +30,8 @@ export interface BashToolsOptions {
   progressIntervalMs?: number;
   /**
    * Most bytes of one command's output kept on disk once it outgrows memory (default 64 MiB,
-   * as in Claude Code): past it the file keeps the first and last halves and says how much
-   * was cut between them.
+   * as in Claude Code; at least 4 KiB): past it the file keeps the first and last halves and
+   * says how much was cut between them. The files are deleted when the session's run ends.
    */
   maxOutputFileBytes?: number;
 }
