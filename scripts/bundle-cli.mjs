@@ -5,6 +5,7 @@
 // measures both). Native addons and pg stay external.
 import { chmodSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { basename } from "node:path";
 import { build } from "esbuild";
 
@@ -99,6 +100,19 @@ const fdirBundledPicomatch = {
   },
 };
 
+/**
+ * web-tree-sitter's ES module build loads `module` and `fs/promises` with dynamic
+ * `import()`, which a script run from V8's code cache cannot do on Node 20
+ * (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING): the CLI bundles its CommonJS build instead.
+ */
+const require = createRequire(import.meta.url);
+const webTreeSitterCommonJs = {
+  name: "web-tree-sitter-cjs",
+  setup(build) {
+    build.onResolve({ filter: /^web-tree-sitter$/ }, () => ({ path: require.resolve("web-tree-sitter") }));
+  },
+};
+
 rmSync("dist/bin", { recursive: true, force: true });
 const cli = await build({
   entryPoints: { cli: "src/cli/main.ts" },
@@ -114,7 +128,7 @@ const cli = await build({
   // Bundled ES modules that read import.meta.url (fdir's createRequire) get the bundle's URL.
   define: { "import.meta.url": "__gyreImportMetaUrl" },
   banner: { js: 'var __gyreImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [zodEnglishOnly, zod3EnumOnly, lazySqlite, fdirBundledPicomatch],
+  plugins: [zodEnglishOnly, zod3EnumOnly, lazySqlite, fdirBundledPicomatch, webTreeSitterCommonJs],
   minify: true,
   metafile: true,
   logLevel: "warning",

@@ -68,3 +68,12 @@ export function errorMessage(error: unknown): string {
     return String(error);
   }
 }
+
+/** The `code` of a Node system error (`ENOENT`, `ENOSPC`, …), if the value has one. */
+export function fsErrorCode(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === "string" ? code : undefined;
+  }
+  return undefined;
+}

@@ -1,5 +1,6 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { dirname } from "node:path";
+import { atomicWriteFile } from "../files/index.js";
 import { type StoreLocation, withStore } from "./open-store.js";
 import { filesToRestore } from "./store.js";
 
@@ -29,7 +30,8 @@ export async function rewindFiles(
     } else {
       if (!options.dryRun) {
         await mkdir(dirname(filePath), { recursive: true });
-        await writeFile(filePath, content);
+        // Never a half-restored file: a crash or full disk leaves the current content whole.
+        await atomicWriteFile(filePath, content, { toolName: "rewindFiles" });
       }
       result.restored.push(filePath);
     }

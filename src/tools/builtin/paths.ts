@@ -37,11 +37,4 @@ export async function realPathOf(path: string): Promise<string> {
   }
 }
 
-/** Node's error code of a failed fs call (`ENOENT`, `EACCES`, ...), if it has one. */
-export function fsErrorCode(error: unknown): string | undefined {
-  if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error as { code: unknown }).code;
-    return typeof code === "string" ? code : undefined;
-  }
-  return undefined;
-}
+export { fsErrorCode } from "../../errors/index.js";

@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { GyreError } from "../../errors/index.js";
-import { atomicWriteFile } from "./atomic-write.js";
+import { atomicWriteFile } from "../../files/index.js";
 import type { FileSnapshot } from "./file-state.js";
 import { sha256 } from "./file-state.js";
 import {

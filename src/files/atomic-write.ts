@@ -2,8 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { type FileHandle, lstat, open, readlink, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { errorMessage, GyreError } from "../../errors/index.js";
-import { fsErrorCode } from "./paths.js";
+import { errorMessage, fsErrorCode, GyreError } from "../errors/index.js";
 
 export interface AtomicWriteOptions {
   /** The tool named in errors (`Write`, `Edit`). */

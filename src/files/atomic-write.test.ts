@@ -21,7 +21,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GyreError } from "../../errors/index.js";
+import { GyreError } from "../errors/index.js";
 import { atomicWriteFile, tempFileName } from "./atomic-write.js";
 
 const OPTIONS = { toolName: "Write" };

@@ -1,0 +1,1 @@
+export { atomicWriteFile, type AtomicWriteOptions, tempFileName } from "./atomic-write.js";
