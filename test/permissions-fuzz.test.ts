@@ -65,7 +65,7 @@ const decide = (policy: PermissionPolicy, command: string) =>
   policy.evaluate({ toolName: "Bash", input: { command }, sideEffect: "mutating", cwd: ws }).behavior;
 
 // The grammar. Payloads call `pwn`; names not on PATH are logged as NOTFOUND.
-const plainWord = fc.constantFrom("a", "-x", "--flag=1", "file.txt", "1", "sub/dir", "%s", "a=b", "x,y", "^", "!", "]");
+const plainWord = fc.constantFrom("a", "-x", "--flag=1", "file.txt", "1", "sub/dir", "%s", "a=b", "x,y", "^", "!", "]", "a\\\nb", "#c");
 const quotedWord = fc.constantFrom("'a b'", '"a b"', "'$(pwn)'", '"\\$(pwn)"', "\\$x", "'`pwn`'", "\"it's\"", "''");
 const expansionWord = fc.constantFrom(
   "$x",
@@ -122,6 +122,8 @@ const trickyName = fc.constantFrom(
 const commandName = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom("okcmd", "'okcmd'", 'ok"cmd"', "ok\\cmd") },
   { weight: 2, arbitrary: trickyName },
+  // A line continuation joins words in bash: `ok\<newline>cmd` is okcmd, `okcmd\<newline>x` is not.
+  { weight: 1, arbitrary: fc.constantFrom("ok\\\ncmd", "okcmd\\\nx", "p\\\nwn") },
 );
 const assignment = fc.constantFrom("x='$(pwn)'", "x='a[$(pwn)]'", "x=pwn", "x=okcmd", "PATH=.", "x=1", "f=../outside/o", "x=");
 const redirect = fc.constantFrom(
@@ -199,8 +201,8 @@ describe("Bash permissions hold against generated commands, judged by real bash"
     const policy = new PermissionPolicy({ cwd: ws, home: ws, allow: ["Bash"], deny: ["Bash(pwn:*)"], mode: "dontAsk" });
     const wrapped = fc
       .tuple(
-        fc.constantFrom("", "timeout 5 ", "timeout -s KILL 5 ", "env ", "env -u X ", "nice -n 1 ", "nohup ", "setsid -w ", "stdbuf -o0 ", "command ", "exec ", "sh -c ", "bash -c "),
-        fc.constantFrom("pwn", "'pwn'", "p\\wn", `${"$"}x`, "okcmd", "echo", `"$(echo pwn)"`),
+        fc.constantFrom("", "timeout 5 ", "timeout -s KILL 5 ", "env ", "env -u X ", "nice -n 1 ", "nohup ", "setsid -w ", "stdbuf -o0 ", "command ", "exec ", "coproc ", "sh -c ", "bash -c "),
+        fc.constantFrom("pwn", "'pwn'", "p\\wn", "p\\\nwn", `${"$"}x`, "okcmd", "echo", `"$(echo pwn)"`),
         fc.constantFrom("", " a", " $x"),
       )
       .map(([wrapper, name, arg]) => (wrapper.endsWith("-c ") ? `${wrapper}'${name}${arg}'` : `${wrapper}${name}${arg}`));

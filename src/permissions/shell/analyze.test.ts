@@ -23,6 +23,7 @@ describe("analyzeShell: commands it can read", () => {
     ["FOO=1 BAR=2 npm test", [["FOO=1", "BAR=2", "npm", "test"]]],
     ["ls   -la    # a comment && rm -rf /", [["ls", "-la"]]],
     ["echo a \\\n  b", [["echo", "a", "b"]]],
+    ["echo a\\\n b", [["echo", "a", "b"]]],
     ["'r'\"m\" x", [["rm", "x"]]],
     ["\\rm x", [["rm", "x"]]],
     ["git commit -m \"it's \\\"done\\\"\"", [["git", "commit", "-m", 'it\'s "done"']]],
@@ -104,6 +105,9 @@ describe("analyzeShell: what keeps a line from being allowed", () => {
     ["echo a\rrm x", "control characters"],
     ["r? x", "decided at run time"],
     ["shopt -s dotglob", "evaluates"],
+    // The grammar splits at a backslash-newline; bash joins: this is `pwn`, and `a#b`.
+    ["pw\\\nn", "line continuation"],
+    ["echo a\\\n#b", "line continuation"],
   ])("%j hides code (%s)", (line, reason) => {
     const analysis = analyze(line);
     expect(analysis.hidden.join("; ")).toContain(reason);

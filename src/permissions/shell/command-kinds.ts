@@ -11,6 +11,7 @@ export const WRAPPERS: ReadonlySet<string> = new Set([
   "chroot",
   "chrt",
   "command",
+  "coproc",
   "doas",
   "env",
   "exec",
