@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { analyzeShell } from "./analyze.js";
+import { analyzeShell, MAX_ANALYZED_LENGTH } from "./analyze.js";
 import { loadShellParser } from "./parser.js";
 import { wordValues } from "./shell-command.js";
 
@@ -111,6 +111,12 @@ describe("analyzeShell: what keeps a line from being allowed", () => {
   ])("%j hides code (%s)", (line, reason) => {
     const analysis = analyze(line);
     expect(analysis.hidden.join("; ")).toContain(reason);
+  });
+
+  it("does not analyse a line past its length limit, so nothing it hides can match", () => {
+    const long = `echo ${"a ".repeat(MAX_ANALYZED_LENGTH / 2)}`;
+    expect(analyze(long).hidden).toEqual([`the command is longer than ${MAX_ANALYZED_LENGTH / 1024} KiB`]);
+    expect(analyze(long.slice(0, MAX_ANALYZED_LENGTH)).hidden).toEqual([]);
   });
 
   it("reads the script of sh -c as commands of its own", () => {

@@ -5,6 +5,12 @@ import type { ShellAnalysis, ShellCommand, ShellRedirect, ShellWord } from "./sh
 import { childForField, copyTree, namedChildren, type SyntaxNode } from "./syntax-tree.js";
 import { wordValues } from "./shell-command.js";
 
+/**
+ * Longer lines are not analysed (they ask): parsing grows to seconds and gigabytes at
+ * megabytes of input, and 128 KiB is already more than `bash -c` takes as one argument.
+ */
+export const MAX_ANALYZED_LENGTH = 128 * 1024;
+
 /** `sh -c 'sh -c …'` is followed this deep; deeper is hidden. */
 const MAX_DEPTH = 8;
 
@@ -98,6 +104,7 @@ export function analyzeShell(source: string, home: string, depth = 0): ShellAnal
     return result;
   };
   if (depth > MAX_DEPTH) return unreadable("shell scripts nested too deep");
+  if (source.length > MAX_ANALYZED_LENGTH) return unreadable(`the command is longer than ${MAX_ANALYZED_LENGTH / 1024} KiB`);
   // bash reads NUL and CR differently from the grammar; such lines are never judged by rules.
   if (/[\0\r]/.test(source)) return unreadable("control characters in the command");
   const tree = parseShell(source);
