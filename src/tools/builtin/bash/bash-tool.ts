@@ -42,7 +42,7 @@ const DESCRIPTION = `Executes a bash command in a non-interactive shell and retu
 - stdout and stderr are returned together, in the order they were written. A non-zero exit is reported as an error with "Exit code N".
 - stdin is closed: commands that wait for input get end-of-file, and pagers and credential prompts are disabled.
 - timeout is in milliseconds: default ${DEFAULT_TIMEOUT_MS} (2 minutes), at most ${MAX_TIMEOUT_MS} (10 minutes); larger values are clamped. On timeout the command and every process it started are killed.
-- Output longer than ${BASH_MAX_OUTPUT_CHARS} characters is cut to its beginning and end; the full output is saved to a file whose path is given.
+- Output longer than ${BASH_MAX_OUTPUT_CHARS} characters is cut to its beginning and end; up to 64 MiB of it (beginning and end) is saved to a file whose path is given, which is deleted when the session's run ends.
 - For long-running processes (servers, watchers) set run_in_background: true; you get a shell ID at once. Read new output with BashOutput and stop it with KillShell. Do not use '&' for this: processes left behind by a foreground command are stopped when it exits.
 - Prefer the dedicated tools for reading, searching and editing files over cat, grep, find, sed and echo.
 - Chain dependent commands with '&&'; use ';' only when later commands should run even if earlier ones fail.`;
