@@ -8,6 +8,8 @@ export interface AnswerToolCall {
   callIndex: number;
   name: string;
   arguments: string;
+  /** Characters per streamed argument delta. */
+  chunkSize: number | undefined;
 }
 
 export type AnswerBlock =
@@ -75,6 +77,7 @@ function resolveBlock(
         callIndex: counters.call++,
         name: content.name,
         arguments: content.rawInput ?? JSON.stringify(content.input ?? {}),
+        chunkSize: content.chunkSize,
       };
   }
 }

@@ -128,7 +128,7 @@ function blockDeltas(block: AnswerBlock): Array<Record<string, unknown>> {
         { type: "signature_delta", signature: block.signature },
       ];
     case "tool_use":
-      return splitArguments(block.arguments).map((partial_json) => ({
+      return splitArguments(block.arguments, block.chunkSize).map((partial_json) => ({
         type: "input_json_delta",
         partial_json,
       }));

@@ -68,13 +68,13 @@ export const openaiChatFormat: WireFormat = {
         choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
       });
     const frames = [chunk({ role: "assistant" })];
+    // One push per delta: spreading a megabyte answer's deltas into push() overflows the stack.
     for (const block of answer.blocks) {
-      if (block.type === "text") frames.push(...splitText(block.text).map((content) => chunk({ content })));
+      if (block.type === "text") for (const content of splitText(block.text)) frames.push(chunk({ content }));
       if (block.type === "thinking") {
-        frames.push(...splitText(block.thinking).map((reasoning_content) => chunk({ reasoning_content })));
+        for (const reasoning_content of splitText(block.thinking)) frames.push(chunk({ reasoning_content }));
       }
-      if (block.type === "tool_use")
-        frames.push(...toolCallChunks(answer, block).map((delta) => chunk(delta)));
+      if (block.type === "tool_use") for (const delta of toolCallChunks(answer, block)) frames.push(chunk(delta));
     }
     frames.push(chunk({}, FINISH_REASONS[answer.stopReason]));
     const streamOptions = answer.request.stream_options;
@@ -120,7 +120,7 @@ function toolCallChunks(answer: MockAnswer, call: AnswerToolCall): Array<Record<
         },
       ],
     },
-    ...splitArguments(call.arguments).map((piece) => ({
+    ...splitArguments(call.arguments, call.chunkSize).map((piece) => ({
       tool_calls: [{ index, function: { arguments: piece } }],
     })),
   ];

@@ -156,7 +156,7 @@ function itemEvents(block: AnswerBlock, itemId: string, outputIndex: number): It
     }
     case "tool_use":
       return [
-        ...splitArguments(block.arguments).map(
+        ...splitArguments(block.arguments, block.chunkSize).map(
           (delta): ItemEvent => ["response.function_call_arguments.delta", { ...at, delta }],
         ),
         ["response.function_call_arguments.done", { ...at, arguments: block.arguments }],

@@ -15,13 +15,18 @@ export const MockThinkingContent = z.object({
 });
 export type MockThinkingContent = z.infer<typeof MockThinkingContent>;
 
-/** A tool call. `rawInput`, when given, is sent verbatim as the arguments text (may be malformed JSON). */
+/**
+ * A tool call. `rawInput`, when given, is sent verbatim as the arguments text (may be malformed
+ * JSON). Several calls of one turn may share an `id` (a model bug clients must survive).
+ */
 export const MockToolUseContent = z.object({
   type: z.literal("tool_use"),
   id: z.string().optional(),
   name: z.string().min(1),
   input: z.unknown().optional(),
   rawInput: z.string().optional(),
+  /** Characters per streamed argument delta (default 16); larger keeps megabyte arguments quick. */
+  chunkSize: z.number().int().positive().optional(),
 });
 export type MockToolUseContent = z.infer<typeof MockToolUseContent>;
 
