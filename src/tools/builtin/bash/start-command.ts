@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { type CommandProcess, failedProcess, type StartCommandOptions } from "./command-process.js";
+import { startLongCommand } from "./long-command.js";
 import { ptyProcess } from "./pty-process.js";
 import { spawnProcess } from "./spawn-process.js";
 import { newMarker, withMarker } from "./tool-call-marker.js";
@@ -14,8 +15,10 @@ export function startCommand(options: StartCommandOptions & { pty?: boolean }): 
     return Promise.resolve(failedProcess(`the working directory ${options.cwd} does not exist`));
   }
   const marker = newMarker();
-  const spawnOptions = { ...options, marker, env: withMarker(options.env, marker) };
-  return options.pty ? ptyProcess(spawnOptions) : Promise.resolve(spawnProcess(spawnOptions));
+  return startLongCommand(options.command, (command) => {
+    const spawnOptions = { ...options, command, marker, env: withMarker(options.env, marker) };
+    return options.pty ? ptyProcess(spawnOptions) : Promise.resolve(spawnProcess(spawnOptions));
+  });
 }
 
 function isDirectory(path: string): boolean {
