@@ -14,9 +14,21 @@ type Metadata = Record<string, Record<string, unknown>>;
 interface OpenBlock {
   index: number;
   block: AssistantContentBlock;
-  /** Argument text of a tool call as streamed, until the final `tool-call` part arrives. */
-  partialJson?: string;
+  /**
+   * UTF-8 bytes of a tool call's argument text streamed so far; set from its start until the
+   * final `tool-call` part. Only counted: the provider package keeps the text itself.
+   */
+  inputBytes?: number;
 }
+
+/** Why a tool call's arguments did not become its input (the block's `input` is then `{}`). */
+export type ToolInputProblem =
+  /** `raw`: the start of the text, enough to show the model what it sent. */
+  | { kind: "invalid_json"; raw: string }
+  | { kind: "too_large"; bytes: number; limit: number };
+
+/** Characters of unparseable arguments kept to quote back to the model. */
+const QUOTED_INPUT_CHARS = 2000;
 
 /**
  * Builds one assistant message from the AI SDK's provider-neutral stream parts, and
@@ -33,12 +45,15 @@ export class MessageAssembler {
   #started = false;
   #stopReason: StopReason | null = null;
   #usage: Usage = emptyUsage();
-  /** Tool calls whose argument text was not valid JSON, by call id. */
-  readonly invalidToolInput = new Map<string, string>();
+  readonly #maxInputBytes: number;
+  /** Tool calls whose arguments were not valid JSON or were too large, by call id. */
+  readonly toolInputProblems = new Map<string, ToolInputProblem>();
 
-  constructor(id: string, model: string) {
+  /** `maxInputBytes`: arguments longer than this (UTF-8) are not parsed, and the call is refused. */
+  constructor(id: string, model: string, maxInputBytes = Number.POSITIVE_INFINITY) {
     this.#id = id;
     this.#model = model;
+    this.#maxInputBytes = maxInputBytes;
   }
 
   /** Apply one stream part; returns the raw events it corresponds to. */
@@ -109,15 +124,17 @@ export class MessageAssembler {
         events.push(this.#start(part.id, block));
         const open = this.#open.get(part.id);
         if (open) {
-          open.partialJson = "";
+          open.inputBytes = 0;
           this.#toolBlocks.set(part.id, open);
         }
         break;
       }
       case "tool-input-delta": {
         const open = this.#toolBlocks.get(part.id);
-        if (!open) break;
-        open.partialJson = (open.partialJson ?? "") + part.delta;
+        if (!open || open.inputBytes === undefined) break;
+        open.inputBytes += Buffer.byteLength(part.delta);
+        // Past the limit the call is refused anyway: callers are not sent the rest.
+        if (open.inputBytes > this.#maxInputBytes) break;
         events.push({
           type: "content_block_delta",
           index: open.index,
@@ -174,7 +191,7 @@ export class MessageAssembler {
   /** Drop tool calls whose arguments never completed (the stream was cut inside one). */
   dropIncompleteToolCalls(): void {
     for (const [id, open] of this.#toolBlocks) {
-      if (open.partialJson === undefined) continue;
+      if (open.inputBytes === undefined) continue;
       const index = this.#content.indexOf(open.block);
       if (index >= 0) this.#content.splice(index, 1);
       this.#toolBlocks.delete(id);
@@ -238,13 +255,17 @@ export class MessageAssembler {
   ): void {
     let open = this.#toolBlocks.get(id);
     if (!open) {
+      // A call that arrives whole: its text is the one delta (unless it is over the limit).
       events.push(this.#start(id, { type: "tool_use", id, name, input: {} }));
       open = this.#open.get(id) as OpenBlock;
-      events.push({
-        type: "content_block_delta",
-        index: open.index,
-        delta: { type: "input_json_delta", partial_json: rawInput },
-      });
+      open.inputBytes = Buffer.byteLength(rawInput);
+      if (open.inputBytes <= this.#maxInputBytes) {
+        events.push({
+          type: "content_block_delta",
+          index: open.index,
+          delta: { type: "input_json_delta", partial_json: rawInput },
+        });
+      }
       this.#open.delete(id);
       events.push({ type: "content_block_stop", index: open.index });
     } else if (this.#open.has(id)) {
@@ -254,15 +275,25 @@ export class MessageAssembler {
     this.#toolBlocks.delete(id);
     const block = open.block;
     if (block.type !== "tool_use") return;
-    const parsed = parseJson(rawInput.trim() === "" ? "{}" : rawInput);
-    if (parsed.ok && isObject(parsed.value)) {
-      block.input = parsed.value;
-    } else {
-      block.input = {};
-      this.invalidToolInput.set(id, rawInput);
-    }
+    block.input = this.#parseInput(id, rawInput, open.inputBytes ?? Buffer.byteLength(rawInput));
     const extra = meta(metadata);
     if (extra) block.provider_metadata = { ...block.provider_metadata, ...extra };
+  }
+
+  /**
+   * The call's input, or `{}` with the problem noted. Over-limit text is never parsed, so
+   * its size costs nothing beyond what the provider package already holds.
+   */
+  #parseInput(id: string, rawInput: string, bytes: number): Record<string, unknown> {
+    if (bytes > this.#maxInputBytes) {
+      this.toolInputProblems.set(id, { kind: "too_large", bytes, limit: this.#maxInputBytes });
+      return {};
+    }
+    const parsed = parseJson(rawInput.trim() === "" ? "{}" : rawInput);
+    if (parsed.ok && isObject(parsed.value)) return parsed.value;
+    const raw = copyOf(rawInput.slice(0, QUOTED_INPUT_CHARS));
+    this.toolInputProblems.set(id, { kind: "invalid_json", raw });
+    return {};
   }
 
   #closeAll(events: RawStreamEvent[]): void {
@@ -274,6 +305,14 @@ export class MessageAssembler {
 function meta(metadata: SharedV3ProviderMetadata | undefined): Metadata | undefined {
   if (!metadata || Object.keys(metadata).length === 0) return undefined;
   return metadata as Metadata;
+}
+
+/**
+ * A string that shares no memory with `text`: V8 keeps a slice pointing into its parent,
+ * and a quote of megabytes of bad arguments must not keep them alive in the history.
+ */
+function copyOf(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -43,6 +43,8 @@ export interface LoopConfig {
   /** Client-side compaction; undefined when turned off. */
   compactor: Compactor | undefined;
   toolTimeoutMs: number | undefined;
+  /** UTF-8 bytes one tool call's arguments may have; a larger call gets an `is_error` result. */
+  maxToolInputBytes: number;
   maxOutputTokens: number | undefined;
   providerOptions: LanguageModelV3CallOptions["providerOptions"];
 }

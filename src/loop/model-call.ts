@@ -22,6 +22,7 @@ export async function* callModel(
     retry: config.retry,
     includePartialMessages: config.includePartialMessages,
     stamp: config.stamp,
+    maxToolInputBytes: config.maxToolInputBytes,
   });
   state.apiMs += outcome.apiMs;
   return outcome;

@@ -2,7 +2,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-
 import { GyreError } from "../errors/index.js";
 import type { ResolvedModel } from "../model/index.js";
 import type { APIAssistantMessage, SDKMessage } from "../protocol/index.js";
-import { MessageAssembler } from "./assemble-message.js";
+import { MessageAssembler, type ToolInputProblem } from "./assemble-message.js";
 import type { MessageStamp } from "./messages.js";
 import { classifyModelError, type RetryPolicy, retryDelayMs, sleep } from "./retry.js";
 
@@ -13,10 +13,18 @@ export interface ModelStepInput {
   retry: RetryPolicy;
   includePartialMessages: boolean;
   stamp: MessageStamp;
+  /** UTF-8 bytes one tool call's arguments may have (`maxToolInputBytes`). */
+  maxToolInputBytes: number;
 }
 
 export type ModelStepOutcome =
-  | { kind: "message"; message: APIAssistantMessage; invalidToolInput: Map<string, string>; apiMs: number }
+  | {
+      kind: "message";
+      message: APIAssistantMessage;
+      /** Calls whose arguments were not used (`input` is `{}`), by id. */
+      toolInputProblems: Map<string, ToolInputProblem>;
+      apiMs: number;
+    }
   | { kind: "aborted"; partial: APIAssistantMessage | undefined; apiMs: number }
   | { kind: "failed"; error: GyreError; partial: APIAssistantMessage | undefined; apiMs: number };
 
@@ -32,6 +40,7 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
     const assembler = new MessageAssembler(
       `msg_gyre_${Date.now().toString(36)}_${++messageCounter}`,
       input.model.modelId,
+      input.maxToolInputBytes,
     );
     const started = performance.now();
     try {
@@ -57,7 +66,7 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
       return {
         kind: "message",
         message: assembler.message(),
-        invalidToolInput: assembler.invalidToolInput,
+        toolInputProblems: assembler.toolInputProblems,
         apiMs,
       };
     } catch (thrown) {

@@ -101,6 +101,12 @@ export interface QueryOptions {
   providerOptions?: SharedV3ProviderOptions;
   /** Timeout for each tool call, unless the tool sets its own. */
   toolTimeoutMs?: number;
+  /**
+   * Largest argument text (UTF-8 bytes) one tool call may have; default 64 MiB. A larger call
+   * is not parsed or run: it gets an `is_error` result and the run goes on. The history keeps
+   * it with `input: {}`, so the text is neither stored nor sent back to the model.
+   */
+  maxToolInputBytes?: number;
   /** How many times a `max_tokens` stop is continued before the run ends. Default 3. */
   maxTokensContinuations?: number;
   /** Backoff tuning; `maxRetries` wins over `retry.maxRetries`. */

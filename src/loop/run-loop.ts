@@ -91,8 +91,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
       return { next: "stop", reason: "model_error", errors: [outcome.error.message] };
     }
     st.turns++;
-    const message = recordAssistant(cfg, st, outcome.message, undefined, model);
-    yield message;
+    yield recordAssistant(cfg, st, outcome.message, undefined, model);
     const calls = toolUses(outcome.message.content);
     const overBudget = checkBudget(cfg, st);
     if (overBudget.next === "stop") {
@@ -102,7 +101,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
     if (calls.length > 0) {
       const tools = yield* toolStep({
         calls,
-        invalidToolInput: outcome.invalidToolInput,
+        toolInputProblems: outcome.toolInputProblems,
         registry: cfg.registry,
         session: cfg.session,
         cwd: cfg.cwd,

@@ -140,6 +140,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       maxToolReminders: options.maxToolReminders ?? 3,
       compactor,
       toolTimeoutMs: options.toolTimeoutMs,
+      maxToolInputBytes: maxToolInputBytes(options),
       maxOutputTokens: options.maxOutputTokens,
       providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
     };
@@ -163,6 +164,16 @@ function compactorFor(
     providerOptions: options.providerOptions,
     ...(typeof options.compaction === "object" ? options.compaction : {}),
   });
+}
+
+/** 64 MiB: far past what a model writes in one call, well short of what exhausts memory. */
+export const DEFAULT_MAX_TOOL_INPUT_BYTES = 64 * 1024 * 1024;
+
+function maxToolInputBytes(options: QueryOptions): number {
+  const value = options.maxToolInputBytes ?? DEFAULT_MAX_TOOL_INPUT_BYTES;
+  if (Number.isNaN(value) || value <= 0)
+    throw new GyreError("config_error", `maxToolInputBytes must be a positive number of bytes, not ${value}`);
+  return value;
 }
 
 function resolveOptions(options: QueryOptions) {

@@ -16,13 +16,15 @@ import {
   type ToolResult,
   type ToolSession,
 } from "../tools/index.js";
+import type { ToolInputProblem } from "./assemble-message.js";
 import { AsyncQueue } from "./async-queue.js";
 import type { MessageStamp } from "./messages.js";
 import { reportHookOutcome, type ToolGate } from "./tool-gate.js";
 
 export interface ToolStepInput {
   calls: ToolUseBlock[];
-  invalidToolInput: Map<string, string>;
+  /** Calls whose arguments were not used, by id: they get an error result instead of running. */
+  toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
   registry: ToolRegistry;
   session: ToolSession;
   cwd: string;
@@ -87,9 +89,7 @@ async function runAll(
   };
   for (const [index, block] of input.calls.entries()) {
     if (input.signal.aborted || outcome.stop) break;
-    const call: ToolCall = { id: block.id, name: block.name, input: block.input };
-    const raw = input.invalidToolInput.get(block.id);
-    if (raw !== undefined) call.rawInput = raw;
+    const call = toolCall(block, input.toolInputProblems.get(block.id));
     const prepared = prepareCall(input.registry, call);
     if (!prepared.ok) {
       results[index] = prepared.result;
@@ -162,6 +162,13 @@ async function runOne(
   results[approved.index] = await afterTool(input, approved, result, outcome, queue);
   if (result.data !== undefined) outcome.data[call.id] = result.data;
   noteEndRun(input, tool, result, outcome);
+}
+
+function toolCall(block: ToolUseBlock, problem: ToolInputProblem | undefined): ToolCall {
+  const call: ToolCall = { id: block.id, name: block.name, input: block.input };
+  if (problem?.kind === "invalid_json") call.rawInput = problem.raw;
+  if (problem?.kind === "too_large") call.inputTooLarge = { bytes: problem.bytes, limit: problem.limit };
+  return call;
 }
 
 function noteEndRun(input: ToolStepInput, tool: AnyTool, result: ToolResult, outcome: ToolStepOutcome): void {

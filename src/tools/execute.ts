@@ -10,8 +10,10 @@ export interface ToolCall {
   id: string;
   name: string;
   input: unknown;
-  /** The raw argument text, present when it could not be parsed as JSON. */
+  /** The raw argument text (or its start), present when it could not be parsed as JSON. */
   rawInput?: string;
+  /** Set when the argument text was over the size limit, so it was never parsed. */
+  inputTooLarge?: { bytes: number; limit: number };
 }
 
 export type PreparedCall =
@@ -21,7 +23,7 @@ export type PreparedCall =
       call: ToolCall;
       tool: AnyTool | undefined;
       result: ToolResult;
-      code: "tool_not_found" | "tool_input_invalid";
+      code: "tool_not_found" | "tool_input_invalid" | "tool_input_too_large";
     };
 
 /** Resolve the tool and validate the input; failures become results the model can act on. */
@@ -35,6 +37,20 @@ export function prepareCall(registry: ToolRegistry, call: ToolCall): PreparedCal
       tool,
       code: "tool_not_found",
       result: errorResult(`Error: No such tool available: ${call.name}. Available tools: ${available}`),
+    };
+  }
+  if (call.inputTooLarge !== undefined) {
+    const { bytes, limit } = call.inputTooLarge;
+    return {
+      ok: false,
+      call,
+      tool,
+      code: "tool_input_too_large",
+      result: errorResult(
+        `Error: The arguments for ${call.name} were ${bytes} bytes, over the limit of ${limit} bytes for one ` +
+          "tool call, so the tool did not run. Do the work in smaller calls (for example, write a large file " +
+          "in several parts).",
+      ),
     };
   }
   if (call.rawInput !== undefined) {
