@@ -15,6 +15,7 @@ import {
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
 import type { HistoryEntry } from "./to-prompt.js";
+import { uniqueHistoryToolUseIds } from "./tool-use-ids.js";
 
 /** A store with this run's session in it, locked for the run. */
 interface OpenedSession {
@@ -250,12 +251,14 @@ function writable(folder: string): boolean {
 
 const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
 
-/** The loop's history from stored messages, made valid (unfinished tool calls closed). */
+/** The loop's history from stored messages, made valid (unfinished tool calls closed, ids unique). */
 export function toHistory(messages: readonly SDKMessage[]): HistoryEntry[] {
-  return conversationFromMessages(messages).map((message) =>
-    message.type === "user"
-      ? { role: "user", content: message.message.content }
-      : { role: "assistant", message: message.message },
+  return uniqueHistoryToolUseIds(
+    conversationFromMessages(messages).map((message) =>
+      message.type === "user"
+        ? { role: "user", content: message.message.content }
+        : { role: "assistant", message: message.message },
+    ),
   );
 }
 

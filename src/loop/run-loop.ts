@@ -8,6 +8,7 @@ import { finalText, recordAssistant, recordUser, toolUses, unanswered } from "./
 import { resultMessage } from "./result.js";
 import { reportHookOutcome } from "./tool-gate.js";
 import { toolStep } from "./tool-step.js";
+import { uniqueToolUseIds } from "./tool-use-ids.js";
 
 export { type LoopConfig, type LoopState, newLoopState } from "./loop-state.js";
 
@@ -81,8 +82,9 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
     if (outcome.kind !== "message") {
       if (outcome.partial) {
         const why = outcome.kind === "aborted" ? "interrupted" : outcome.error.message;
-        yield recordAssistant(cfg, st, outcome.partial, why, model);
-        const orphans = toolUses(outcome.partial.content);
+        const partial = uniqueToolUseIds(outcome.partial, st.history).message;
+        yield recordAssistant(cfg, st, partial, why, model);
+        const orphans = toolUses(partial.content);
         if (orphans.length > 0)
           yield recordUser(cfg, st, unanswered(orphans, `the model call failed: ${why}`), undefined);
       }
@@ -91,8 +93,9 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
       return { next: "stop", reason: "model_error", errors: [outcome.error.message] };
     }
     st.turns++;
-    yield recordAssistant(cfg, st, outcome.message, undefined, model);
-    const calls = toolUses(outcome.message.content);
+    const answer = uniqueToolUseIds(outcome.message, st.history);
+    yield recordAssistant(cfg, st, answer.message, undefined, model);
+    const calls = toolUses(answer.message.content);
     const overBudget = checkBudget(cfg, st);
     if (overBudget.next === "stop") {
       if (calls.length > 0) yield recordUser(cfg, st, unanswered(calls, "the budget was used up"), undefined);
@@ -102,6 +105,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
       const tools = yield* toolStep({
         calls,
         toolInputProblems: outcome.toolInputProblems,
+        repeatedIds: answer.repeated,
         registry: cfg.registry,
         session: cfg.session,
         cwd: cfg.cwd,

@@ -25,6 +25,8 @@ export interface ToolStepInput {
   calls: ToolUseBlock[];
   /** Calls whose arguments were not used, by id: they get an error result instead of running. */
   toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
+  /** Calls whose id repeated an earlier call's in the same message: new id → the id the model gave. */
+  repeatedIds: ReadonlyMap<string, string>;
   registry: ToolRegistry;
   session: ToolSession;
   cwd: string;
@@ -89,6 +91,11 @@ async function runAll(
   };
   for (const [index, block] of input.calls.entries()) {
     if (input.signal.aborted || outcome.stop) break;
+    const repeated = input.repeatedIds.get(block.id);
+    if (repeated !== undefined) {
+      results[index] = repeatedIdResult(block, repeated);
+      continue;
+    }
     const call = toolCall(block, input.toolInputProblems.get(block.id));
     const prepared = prepareCall(input.registry, call);
     if (!prepared.ok) {
@@ -169,6 +176,15 @@ function toolCall(block: ToolUseBlock, problem: ToolInputProblem | undefined): T
   if (problem?.kind === "invalid_json") call.rawInput = problem.raw;
   if (problem?.kind === "too_large") call.inputTooLarge = { bytes: problem.bytes, limit: problem.limit };
   return call;
+}
+
+/** A call that repeated an id is never run: running it twice may be exactly the bug. */
+function repeatedIdResult(block: ToolUseBlock, original: string): ToolResult {
+  return errorResult(
+    `Error: This ${block.name} call was not run: its id ${original} repeated the id of an earlier call in ` +
+      `the same response, so it is answered under the id ${block.id}. Every tool call needs its own id; ` +
+      "make the call again if it is still needed.",
+  );
 }
 
 function noteEndRun(input: ToolStepInput, tool: AnyTool, result: ToolResult, outcome: ToolStepOutcome): void {
