@@ -136,7 +136,8 @@ describe("kill -9 in the middle of a 20 MB Write", () => {
     const script = {
       turns: [
         mockTurn.toolUse("Read", { file_path: target }),
-        mockTurn.toolUse("Write", { file_path: target, content }),
+        // Streamed in 64 KiB pieces: the default 16-character deltas make 1.3 million events.
+        mockTurn.of([{ type: "tool_use", name: "Write", input: { file_path: target, content }, chunkSize: 64 * 1024 }]),
         mockTurn.text("never reached"),
       ],
     };
@@ -176,7 +177,7 @@ describe("kill -9 in the middle of a 20 MB Write", () => {
       expect(statSync(file).size).toBe(Buffer.byteLength(content) >> 1);
     });
     // The mock streams tool arguments in 16-character deltas: 20 MB is 1.3 million SSE events.
-  }, 240_000);
+  }, 60_000);
 });
 
 describe("a full disk", () => {

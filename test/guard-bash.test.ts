@@ -277,3 +277,30 @@ describe.each(FORMATS)("provider keys stay out of Bash commands (item 5) over $n
     expect(textOf(messages)).toBe(`anthropic=${secrets.ANTHROPIC_API_KEY} openai=`);
   });
 });
+
+describe("provider keys through the query options (item 5)", () => {
+  it("the built-in Bash withholds configured providers' keys; passEnv lets one through", async () => {
+    const secrets = { ANTHROPIC_API_KEY: `sk-ant-${randomUUID()}`, ACME_KEY: `sk-acme-${randomUUID()}` };
+    const saved = { ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY, ACME_KEY: process.env.ACME_KEY };
+    Object.assign(process.env, secrets);
+    const run = (passEnv?: string[]) =>
+      withMock(bashCall({ command: 'echo "a=$ANTHROPIC_API_KEY acme=$ACME_KEY"' }), (server) =>
+        runQuery(server, FORMATS[0], "go", {
+          cwd: workspace(),
+          tools: ["Bash"],
+          permissionMode: "bypassPermissions",
+          providers: { acme: { type: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: "ACME_KEY" } },
+          ...(passEnv && { passEnv }),
+        }),
+      );
+    try {
+      expect(textOf(await run())).toBe("a= acme=");
+      expect(textOf(await run(["ACME_KEY"]))).toBe(`a= acme=${secrets.ACME_KEY}`);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+});

@@ -200,4 +200,39 @@ describe("query() with settingSources", () => {
     expect(existsSync(path.join(clone, "pwned"))).toBe(true);
     expect(existsSync(path.join(clone, "hooked"))).toBe(true);
   });
+
+  it("with requireProjectTrust, an untrusted folder's grants do not apply and the init message lists them", async () => {
+    const model = await modelRunning("touch pwned");
+    const clone = clonedFolder("clone");
+    const savedHome = process.env.HOME;
+    process.env.HOME = home;
+    const messages: SDKMessage[] = [];
+    try {
+      for await (const message of query({
+        prompt: "go",
+        options: {
+          cwd: clone,
+          model: "anthropic/claude-sonnet-4-5",
+          env: { ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: model.baseURL },
+          settingSources: ["project"],
+          requireProjectTrust: true,
+          permissionMode: "dontAsk",
+          persistSession: false,
+        },
+      })) {
+        messages.push(message);
+      }
+    } finally {
+      process.env.HOME = savedHome;
+    }
+    const init = messages.find((message) => message.type === "system" && message.subtype === "init");
+    expect(init).toMatchObject({
+      ignored_settings: {
+        folder: realpathSync(clone),
+        files: [{ path: path.join(realpathSync(clone), ".gyre", "settings.json"), ignored: ["permissions.allow", "hooks"] }],
+      },
+    });
+    expect(existsSync(path.join(clone, "pwned"))).toBe(false);
+    expect(existsSync(path.join(clone, "hooked"))).toBe(false);
+  });
 });

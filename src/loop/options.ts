@@ -91,6 +91,12 @@ export interface QueryOptions {
   maxStopHookContinuations?: number;
   /** Use this id for the session instead of a new one. */
   sessionId?: string;
+  /**
+   * Provider API-key variables the Bash tools' commands may inherit. By default they see none
+   * of the keys Gyre itself uses (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, … and the key
+   * variables of `providers`), so a command cannot print them to the model.
+   */
+  passEnv?: string[];
   /** Environment for API keys and base URLs. Default: `process.env`. */
   env?: Record<string, string | undefined>;
   providers?: Record<string, ProviderConfig>;

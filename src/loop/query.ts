@@ -163,6 +163,7 @@ async function* runSession(
       slash_commands: [],
       output_style: "default",
       gyre_version: GYRE_VERSION,
+      ...(setup.ignoredSettings && { ignored_settings: setup.ignoredSettings }),
     });
     let sessionContext: string[] = [];
     if (hooks?.has("SessionStart")) {

@@ -2,10 +2,10 @@ import { homedir } from "node:os";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { type CostTracker, type ResolvedModel, resolveModel } from "../model/index.js";
-import { PermissionPolicy } from "../permissions/index.js";
+import { type CostTracker, providerKeyEnvNames, type ResolvedModel, resolveModel } from "../model/index.js";
+import { loadShellParser, PermissionPolicy } from "../permissions/index.js";
 import type { PermissionMode, SDKMessage } from "../protocol/index.js";
-import { type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
+import { type IgnoredProjectSettings, type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
 import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
@@ -29,6 +29,8 @@ export interface RunSetup {
   policy: PermissionPolicy;
   /** Resolves `spec` (default: the run's own model) and uses it from the next model call on. */
   switchModel: (spec: string | undefined) => Promise<void>;
+  /** What an untrusted folder's settings files asked for that did not apply (see `requireProjectTrust`). */
+  ignoredSettings?: IgnoredProjectSettings;
 }
 
 export interface SetupInput {
@@ -76,7 +78,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     const fallbackModel = await pendingFallback;
     const settings = await pendingSettings;
     const disallowed = options.disallowedTools ?? [];
-    const tools = resolveTools(options.tools, cwd).map((tool) => persistence.withCheckpoints(tool));
+    const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
+    // Bash permissions need the shell parser (~40 ms to load, once): it loads while the run starts.
+    if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
     if (options.loopControlTools) tools.push(...loopControlTools());
     if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
     const registry = new ToolRegistry(tools, {
@@ -147,7 +151,16 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const switchModel = async (spec: string | undefined) => {
     config.useModel(await resolveModel(spec ?? modelSpec(options), resolveOptions(options)));
   };
-  return { config, model, hooks, permissionMode, pending, policy, switchModel };
+  return {
+    config,
+    model,
+    hooks,
+    permissionMode,
+    pending,
+    policy,
+    switchModel,
+    ...(settings.ignored && { ignoredSettings: settings.ignored }),
+  };
 }
 
 function compactorFor(
@@ -220,8 +233,11 @@ async function hookRunner(
   });
 }
 
-function resolveTools(tools: QueryOptions["tools"], cwd: string): AnyTool[] {
-  const builtins = defaultTools({ cwd });
+function resolveTools(options: QueryOptions, cwd: string): AnyTool[] {
+  // Commands never see the keys of the providers Gyre itself talks to, unless listed in passEnv.
+  const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv };
+  const builtins = defaultTools({ cwd, bash });
+  const tools = options.tools;
   if (tools === undefined) return builtins;
   return tools.map((tool) => {
     if (typeof tool !== "string") return tool;

@@ -25,6 +25,13 @@ export const SDKSystemInitMessage = z.object({
   slash_commands: z.array(z.string()),
   output_style: z.string(),
   gyre_version: z.string(),
+  /** Gyre: settings of an untrusted folder that did not apply (only deny and ask rules did). */
+  ignored_settings: z
+    .object({
+      folder: z.string(),
+      files: z.array(z.object({ path: z.string(), ignored: z.array(z.string()) })),
+    })
+    .optional(),
 });
 export type SDKSystemInitMessage = z.infer<typeof SDKSystemInitMessage>;
 
