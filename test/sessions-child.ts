@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const SOURCES = ["src/sessions", "src/errors", "src/protocol"];
+const SOURCES = ["src/sessions", "src/errors", "src/protocol", "src/files"];
 
 /**
  * Transpiles the session store's sources (and what they import) to plain JS under
