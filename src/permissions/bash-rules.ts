@@ -30,6 +30,12 @@ export interface BashAllowResult {
 }
 
 const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd"]);
+/** Programs that write files named by their arguments, or run code passed as one. */
+const WRITE_ARGUMENTS = new Set([
+  "cp", "mv", "ln", "install", "rsync", "tee", "dd", "touch", "truncate", "mkdir", "rm", "rmdir",
+  "chmod", "chown", "chgrp", "sed", "awk", "gawk", "perl", "python", "python3", "node", "ruby", "php",
+  "tar", "unzip", "zip", "gzip", "gunzip", "curl", "wget", "patch", "split", "csplit", "sort",
+]);
 const SAFE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
 /**
@@ -139,7 +145,13 @@ function protectedArgument(argv: string[], command: ShellCommand, call: BashCall
   const words = command.words.slice(command.words.length - argv.length);
   for (const [i, word] of words.entries()) {
     if (i === 0) continue;
-    if (!word.literal) return `it cannot be known which files \`${name}\` writes: \`${word.raw}\``;
+    if (!word.literal) {
+      // Only programs that write the paths they are given (or run code they are given) can
+      // reach a protected file through an argument decided at run time: `git commit -m "$(…)"`
+      // is not asked about, `cp x "$d/config"` is.
+      if (WRITE_ARGUMENTS.has(name)) return `it cannot be known which files \`${name}\` writes: \`${word.raw}\``;
+      continue;
+    }
     const value = word.literal.value;
     if (mentionsProtectedPath(value) || (word.literal.glob && globMayMatchProtected(value))) {
       return `\`${name}\` names ${value}, which controls the agent or the repository`;

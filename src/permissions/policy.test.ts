@@ -455,3 +455,44 @@ describe("fromSettings", () => {
     expect(PermissionPolicy.fromSettings(settings, { cwd: ws, mode: "dontAsk" }).mode).toBe("dontAsk");
   });
 });
+
+describe("protected paths", () => {
+  const bareBash = { allow: ["Bash"] };
+  it.each([
+    ["echo x > .gyre/settings.json", "ask"],
+    ["echo x >> .git/config", "ask"],
+    ["echo x > ./.claude/settings.local.json", "ask"],
+    ["echo '{}' > .mcp.json", "ask"],
+    ["git config core.fsmonitor 'touch p'", "ask"],
+    ["git -C sub config --add core.hooksPath h", "ask"],
+    ["git config --get user.name", "allow"],
+    ["rm -rf .git", "ask"],
+    ["ln -s .git g2", "ask"],
+    ["sed -i s/a/b/ .gi?/config", "ask"],
+    ["cp evil --target-directory=.git/hooks", "ask"],
+    ['cp evil "$d/config"', "ask"],
+    ["cat .git/config", "allow"],
+    ["ls -la .git", "allow"],
+    ['git commit -m "$(cat msg.txt)"', "allow"],
+    ["cp a b", "allow"],
+    ["rm -rf *", "allow"],
+  ])("with Bash allowed, %j → %s", (command, expected) => {
+    expect(call(policy(bareBash), ...bash(command)).behavior).toBe(expected);
+  });
+
+  it("a symlink into .git is followed", () => {
+    mkdirSync(path.join(ws, ".git"), { recursive: true });
+    symlinkSync(path.join(ws, ".git"), path.join(ws, "gitlink"));
+    expect(call(policy(bareBash), ...bash("cp evil gitlink/config")).behavior).toBe("ask");
+    expect(call(policy(bareBash), ...bash("echo x > gitlink/config")).behavior).toBe("ask");
+  });
+
+  it("bypassPermissions writes them without asking; other modes and rules never do", () => {
+    expect(call(policy({ mode: "bypassPermissions" }), ...bash("echo x > .git/config")).behavior).toBe("allow");
+    const write = ["Write", { file_path: path.join(ws, ".claude", "settings.json"), content: "{}" }] as const;
+    expect(call(policy({ mode: "bypassPermissions" }), ...write).behavior).toBe("allow");
+    expect(call(policy({ mode: "acceptEdits" }), ...write).behavior).toBe("ask");
+    expect(call(policy({ allow: ["Write"] }), ...write).behavior).toBe("ask");
+    expect(call(policy({ mode: "dontAsk", allow: ["Edit"] }), ...write).behavior).toBe("deny");
+  });
+});
