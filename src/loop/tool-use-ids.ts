@@ -85,13 +85,22 @@ function freshId(id: string, used: ReadonlySet<string>): string {
   }
 }
 
+/** Ids already collected per history array, so each turn reads only the entries added since. */
+const collected = new WeakMap<readonly HistoryEntry[], { scanned: number; ids: Set<string> }>();
+
 function historyIds(history: readonly HistoryEntry[]): Set<string> {
-  const ids = new Set<string>();
-  for (const entry of history) {
-    if (entry.role !== "assistant") continue;
-    for (const block of entry.message.content) if (block.type === "tool_use") ids.add(block.id);
+  let cache = collected.get(history);
+  // A history only grows; one that shrank was rewritten (compaction builds a new array anyway).
+  if (!cache || cache.scanned > history.length) {
+    cache = { scanned: 0, ids: new Set() };
+    collected.set(history, cache);
   }
-  return ids;
+  for (; cache.scanned < history.length; cache.scanned++) {
+    const entry = history[cache.scanned]!;
+    if (entry.role !== "assistant") continue;
+    for (const block of entry.message.content) if (block.type === "tool_use") cache.ids.add(block.id);
+  }
+  return cache.ids;
 }
 
 /** The k-th result for a call id goes to the k-th call that had it, under that call's id now. */
