@@ -1,10 +1,9 @@
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
 import type { QueryOptions } from "../loop/index.js";
 import { query } from "../loop/index.js";
 import { PermissionMode, type SDKMessage } from "../protocol/index.js";
-import { describeIgnoredSettings, loadSettings } from "../settings/index.js";
+import { describeIgnoredSettings } from "../settings/index.js";
 import { askPerson } from "./ask-person.js";
 import { PromptQueue } from "./prompt-queue.js";
 
@@ -78,7 +77,6 @@ export async function runCommand(args: string[]): Promise<number> {
       append: values["append-system-prompt"],
     },
   };
-  if (options.requireProjectTrust) await reportIgnoredSettings(options);
   const controller = new AbortController();
   options.abortController = controller;
   const onSignal = () => controller.abort();
@@ -92,6 +90,10 @@ export async function runCommand(args: string[]): Promise<number> {
   try {
     for await (const message of query({ prompt: prompts, options })) {
       if (format === "stream-json") write(`${JSON.stringify(message)}\n`);
+      // One stderr line when this folder's settings are not trusted and were partly ignored.
+      if (message.type === "system" && message.subtype === "init" && message.ignored_settings) {
+        process.stderr.write(`gyre: ${describeIgnoredSettings(message.ignored_settings)}\n`);
+      }
       if (message.type !== "result") continue;
       exitCode = message.is_error ? 1 : 0;
       printResult(message, format);
@@ -107,19 +109,6 @@ export async function runCommand(args: string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   return exitCode;
-}
-
-/** One stderr line when this folder's project settings are not trusted and partly ignored. */
-async function reportIgnoredSettings(options: QueryOptions): Promise<void> {
-  const sources = options.settingSources ?? [];
-  if (!sources.includes("project") && !sources.includes("local")) return;
-  // The run loads them again and reports a bad file in its own result; nothing to say here then.
-  const loaded = await loadSettings({
-    cwd: resolve(options.cwd ?? process.cwd()),
-    sources,
-    requireTrust: true,
-  }).catch(() => undefined);
-  if (loaded?.ignored) process.stderr.write(`gyre: ${describeIgnoredSettings(loaded.ignored)}\n`);
 }
 
 function printResult(message: Extract<SDKMessage, { type: "result" }>, format: OutputFormat): void {

@@ -79,7 +79,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     const settings = await pendingSettings;
     const disallowed = options.disallowedTools ?? [];
     const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
-    // Bash permissions need the shell parser (~40 ms to load, once): it loads while the run starts.
+    // Bash permissions need the shell parser (~50 ms of compiling, once per process). Started
+    // here it overlaps the run's start: measured on the 20-turn CLI session, 1.27 s wall
+    // against 1.40 s when started after the first request or at the first Bash call, for a
+    // first request ~50 ms later.
     if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
     if (options.loopControlTools) tools.push(...loopControlTools());
     if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
