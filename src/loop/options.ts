@@ -62,8 +62,8 @@ export interface QueryOptions {
   /** Directories besides `cwd` where file edits count as inside the workspace. */
   additionalDirectories?: string[];
   /**
-   * Which settings files to read (`user`, `project`, `local`). Default: all; `[]` reads none,
-   * for programs that must not be influenced by files on the machine.
+   * Which settings files to read (`user`, `project`, `local`). Default: none, so a program is
+   * not influenced by files on the machine; the CLI reads all three.
    */
   settingSources?: Array<"user" | "project" | "local">;
   /**

@@ -57,7 +57,7 @@ export type ToolOutput = string | ToolResult;
 
 /**
  * A tool is data: a name and description for the model, a zod schema that is the single
- * source of truth for its input, and `execute`. The registry validates input before
+ * source of truth for its input, and `execute`. The loop validates input (tools/execute.ts) before
  * `execute` runs, so `execute` receives parsed, typed input.
  */
 export interface Tool<Input = unknown> {
