@@ -157,6 +157,7 @@ describe("deny rules see through wrappers (finding 4)", () => {
     "find . -name victim -exec rm {} ;",
     "eval 'rm victim'",
     "command rm victim",
+    "env -S'rm victim'",
   ])("%j does not delete the file", async (command) => {
     writeFileSync(path.join(ws, "victim"), "still here");
     const results = await replay([bash(command)], denyRm);

@@ -201,11 +201,13 @@ describe("Bash permissions hold against generated commands, judged by real bash"
     const policy = new PermissionPolicy({ cwd: ws, home: ws, allow: ["Bash"], deny: ["Bash(pwn:*)"], mode: "dontAsk" });
     const wrapped = fc
       .tuple(
-        fc.constantFrom("", "timeout 5 ", "timeout -s KILL 5 ", "env ", "env -u X ", "nice -n 1 ", "nohup ", "setsid -w ", "stdbuf -o0 ", "command ", "exec ", "coproc ", "sh -c ", "bash -c "),
+        fc.constantFrom("", "timeout 5 ", "timeout -s KILL 5 ", "env ", "env -u X ", "nice -n 1 ", "nohup ", "setsid -w ", "stdbuf -o0 ", "command ", "exec ", "coproc ", "env -S", "sh -c ", "bash -c "),
         fc.constantFrom("pwn", "'pwn'", "p\\wn", "p\\\nwn", `${"$"}x`, "okcmd", "echo", `"$(echo pwn)"`),
         fc.constantFrom("", " a", " $x"),
       )
-      .map(([wrapper, name, arg]) => (wrapper.endsWith("-c ") ? `${wrapper}'${name}${arg}'` : `${wrapper}${name}${arg}`));
+      .map(([wrapper, name, arg]) =>
+        wrapper.endsWith("-c ") || wrapper.endsWith("-S") ? `${wrapper}'${name}${arg}'` : `${wrapper}${name}${arg}`,
+      );
     const deny = fc.oneof(
       wrapped,
       line,

@@ -29,6 +29,7 @@ describe("analyzeShell: commands it can read", () => {
     ["git commit -m \"it's \\\"done\\\"\"", [["git", "commit", "-m", 'it\'s "done"']]],
     ["cat <<'EOF'\nrm -rf ~ $(id)\nEOF", [["cat"]]],
     ["cat <<EOF | tee out\nplain text\nEOF\necho after", [["cat"], ["tee", "out"], ["echo", "after"]]],
+    ["find . -name x -exec grep -l y {} +", [["find", ".", "-name", "x", "-exec", "grep", "-l", "y", "{}", "+"]]],
   ])("%j → %j, inert", (line, expected) => {
     const analysis = analyze(line);
     expect(analysis.opaque).toEqual([]);
@@ -105,6 +106,9 @@ describe("analyzeShell: what keeps a line from being allowed", () => {
     ["echo a\rrm x", "control characters"],
     ["r? x", "decided at run time"],
     ["shopt -s dotglob", "evaluates"],
+    ['env -S"pwn x"', "env -S"],
+    ["env --split-string='pwn x'", "env -S"],
+    ["command . ./script", "evaluates"],
     // The grammar splits at a backslash-newline; bash joins: this is `pwn`, and `a#b`.
     ["pw\\\nn", "line continuation"],
     ["echo a\\\n#b", "line continuation"],

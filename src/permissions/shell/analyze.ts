@@ -197,6 +197,10 @@ class Analyzer {
 
   /** What running these words runs: evaluators are hidden code, `sh -c` scripts are analysed. */
   #runs(argv: string[], words: readonly ShellWord[]): void {
+    // `env -S 'pwn x'` splits a string into a command with quoting and `${VAR}` rules of its own.
+    if (programName(argv[0] ?? "") === "env" && argv.some((arg) => /^(-[a-zA-Z]*S|--split-string)/.test(arg))) {
+      this.#hidden("`env -S` runs a command it splits from a string");
+    }
     const starts = WRAPPERS.has(programName(argv[0] ?? "")) ? argv.map((_, i) => i) : [0];
     for (const start of starts) {
       const word = words[start];
@@ -205,7 +209,9 @@ class Analyzer {
         return;
       }
       const tail = argv.slice(start);
-      const evaluation = evaluates(tail);
+      // `find . -name x`: a `.` after a wrapper is a path; only `command .` and `builtin .` source.
+      const path = start > 0 && tail[0] === "." && !["command", "builtin"].includes(argv[start - 1]!);
+      const evaluation = path ? undefined : evaluates(tail);
       if (evaluation) {
         this.#opaque(evaluation);
         this.#hidden(evaluation);

@@ -19,6 +19,8 @@ export function readLiteral(raw: string, home: string): LiteralValue | undefined
   let i = 0;
   // A word never starts a comment; if the parser says one does, the two disagree.
   if (raw === "" || raw.startsWith("#")) return undefined;
+  // find's placeholder: braces with nothing between them are not an expansion.
+  if (raw === "{}") return { value: raw, glob: false };
   if (raw.startsWith("~")) {
     if (raw.length > 1 && raw[1] !== "/") return undefined;
     value = home;
