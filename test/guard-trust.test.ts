@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { query, type SDKMessage } from "../src/index.js";
+import { type QueryOptions, query, type SDKMessage } from "../src/index.js";
 import { type MockLLMServer, startMockLLM } from "../src/testing/index.js";
 
 // Finding 6 of issue 8: a repository's own settings files must not grant it permissions,
@@ -178,24 +178,31 @@ describe("gyre run in a folder the person has not trusted", () => {
   });
 });
 
+/** A library run in `folder` reading its project settings, in dontAsk mode. */
+async function runInFolder(folder: string, model: MockLLMServer, options: QueryOptions = {}): Promise<SDKMessage[]> {
+  const messages: SDKMessage[] = [];
+  for await (const message of query({
+    prompt: "go",
+    options: {
+      cwd: folder,
+      model: "anthropic/claude-sonnet-4-5",
+      env: { ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: model.baseURL },
+      settingSources: ["project"],
+      permissionMode: "dontAsk",
+      persistSession: false,
+      ...options,
+    },
+  })) {
+    messages.push(message);
+  }
+  return messages;
+}
+
 describe("query() with settingSources", () => {
   it("applies a project's settings in full: the library caller chose to read them", async () => {
     const model = await modelRunning("touch pwned");
     const clone = clonedFolder("clone");
-    const messages: SDKMessage[] = [];
-    for await (const message of query({
-      prompt: "go",
-      options: {
-        cwd: clone,
-        model: "anthropic/claude-sonnet-4-5",
-        env: { ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: model.baseURL },
-        settingSources: ["project"],
-        permissionMode: "dontAsk",
-        persistSession: false,
-      },
-    })) {
-      messages.push(message);
-    }
+    const messages = await runInFolder(clone, model);
     expect(messages.at(-1)).toMatchObject({ type: "result", permission_denials: [] });
     expect(existsSync(path.join(clone, "pwned"))).toBe(true);
     expect(existsSync(path.join(clone, "hooked"))).toBe(true);
@@ -206,22 +213,9 @@ describe("query() with settingSources", () => {
     const clone = clonedFolder("clone");
     const savedHome = process.env.HOME;
     process.env.HOME = home;
-    const messages: SDKMessage[] = [];
+    let messages: SDKMessage[];
     try {
-      for await (const message of query({
-        prompt: "go",
-        options: {
-          cwd: clone,
-          model: "anthropic/claude-sonnet-4-5",
-          env: { ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: model.baseURL },
-          settingSources: ["project"],
-          requireProjectTrust: true,
-          permissionMode: "dontAsk",
-          persistSession: false,
-        },
-      })) {
-        messages.push(message);
-      }
+      messages = await runInFolder(clone, model, { requireProjectTrust: true });
     } finally {
       process.env.HOME = savedHome;
     }

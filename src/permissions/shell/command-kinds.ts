@@ -40,7 +40,7 @@ export const WRAPPERS: ReadonlySet<string> = new Set([
 ]);
 
 /** Shells whose `-c` argument is a script: it is parsed and its commands judged too. */
-export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"]);
+const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"]);
 
 /**
  * Builtins that evaluate their arguments as code or as arithmetic (where `a[$(cmd)]` runs

@@ -12,19 +12,12 @@ import { Language, Parser, type Tree } from "web-tree-sitter";
  */
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
-let loadError: unknown;
 
 /** Load the parser once; later calls return the same promise. Never rejects. */
 export function loadShellParser(): Promise<void> {
-  loading ??= load().catch((error: unknown) => {
-    loadError = error;
-  });
+  // A parser that fails to load leaves every command unreadable: Bash calls ask.
+  loading ??= load().catch(() => {});
   return loading;
-}
-
-/** Why the parser is not available, when loading failed. */
-export function shellParserError(): unknown {
-  return loadError;
 }
 
 /** Parse a command line; `undefined` when the parser has not loaded. The caller deletes the tree. */

@@ -43,11 +43,6 @@ export function wordValues(words: readonly ShellWord[]): string[] {
   return words.map((word) => word.literal?.value ?? word.raw);
 }
 
-/** Whether every word's value is known and none is a glob. */
-export function allLiteral(words: readonly ShellWord[]): boolean {
-  return words.every((word) => word.literal !== undefined && !word.literal.glob);
-}
-
 /** The value of a static word with its quotes and escapes removed (for rule text, which the user wrote). */
 export function unquote(raw: string): string {
   let out = "";
