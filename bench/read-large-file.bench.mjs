@@ -37,10 +37,7 @@ try {
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 2);
   const started = performance.now();
-  const result = await readTool().execute(
-    { file_path: path, offset: totalLines - TAIL + 1, limit: TAIL },
-    context,
-  );
+  const result = await readTool().execute({ file_path: path, offset: totalLines - TAIL + 1, limit: TAIL }, context);
   const elapsed = performance.now() - started;
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage.rss());

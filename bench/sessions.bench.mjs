@@ -171,9 +171,7 @@ async function postgres() {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `postgres append (${sessions} sessions in parallel): ${format((per * sessions) / seconds)} msg/s`,
-    );
+    console.log(`postgres append (${sessions} sessions in parallel): ${format((per * sessions) / seconds)} msg/s`);
     await loadTime(store, "postgres");
   } finally {
     await store.close();

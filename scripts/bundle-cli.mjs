@@ -63,7 +63,9 @@ const lazySqlite = {
   name: "lazy-better-sqlite3",
   setup(build) {
     build.onResolve({ filter: /^better-sqlite3$/ }, (args) =>
-      args.namespace === "lazy-better-sqlite3" ? { path: args.path, external: true } : { path: "lazy", namespace: "lazy-better-sqlite3" },
+      args.namespace === "lazy-better-sqlite3"
+        ? { path: args.path, external: true }
+        : { path: "lazy", namespace: "lazy-better-sqlite3" },
     );
     build.onLoad({ filter: /.*/, namespace: "lazy-better-sqlite3" }, () => ({
       contents:

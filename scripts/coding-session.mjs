@@ -32,18 +32,26 @@ const tool = (name, input, text) => ({
 export function codingScript(dir, turns = 20) {
   const math = join(dir, "src", "math.js");
   const steps = [
-    tool("TodoWrite", {
-      todos: [
-        { content: "Find the failing test", status: "in_progress", activeForm: "Finding the failing test" },
-        { content: "Fix the bug", status: "pending", activeForm: "Fixing the bug" },
-        { content: "Verify", status: "pending", activeForm: "Verifying" },
-      ],
-    }, "I'll start by running the tests."),
+    tool(
+      "TodoWrite",
+      {
+        todos: [
+          { content: "Find the failing test", status: "in_progress", activeForm: "Finding the failing test" },
+          { content: "Fix the bug", status: "pending", activeForm: "Fixing the bug" },
+          { content: "Verify", status: "pending", activeForm: "Verifying" },
+        ],
+      },
+      "I'll start by running the tests.",
+    ),
     tool("Bash", { command: "node test.js", description: "Run the tests" }),
     tool("Glob", { pattern: "src/**/*.js" }),
     tool("Grep", { pattern: "export function", output_mode: "content" }),
     tool("Read", { file_path: math }),
-    tool("Edit", { file_path: math, old_string: "return a - b;", new_string: "return a + b;" }, "`add` subtracts; fixing it."),
+    tool(
+      "Edit",
+      { file_path: math, old_string: "return a - b;", new_string: "return a + b;" },
+      "`add` subtracts; fixing it.",
+    ),
     tool("Bash", { command: "node test.js", description: "Run the tests again" }),
     tool("TodoWrite", {
       todos: [

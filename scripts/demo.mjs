@@ -14,7 +14,9 @@ createProject(project);
 const scriptPath = join(project, ".mock-script.json");
 writeFileSync(scriptPath, JSON.stringify(codingScript(project, 9)));
 
-const mock = spawn(process.execPath, [cli, "mock-llm", "--script", scriptPath], { stdio: ["ignore", "pipe", "inherit"] });
+const mock = spawn(process.execPath, [cli, "mock-llm", "--script", scriptPath], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
 let baseURL;
 for await (const line of createInterface({ input: mock.stdout })) {
   const match = /listening on (\S+)/.exec(line);
@@ -27,8 +29,23 @@ console.log(`mock LLM at ${baseURL}; project in ${project}\n`);
 
 const run = spawn(
   process.execPath,
-  [cli, "run", "The tests fail. Fix the bug.", "--output-format", "stream-json", "--cwd", project, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test.js),Bash(ls:*)"],
-  { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: baseURL } },
+  [
+    cli,
+    "run",
+    "The tests fail. Fix the bug.",
+    "--output-format",
+    "stream-json",
+    "--cwd",
+    project,
+    "--permission-mode",
+    "acceptEdits",
+    "--allowed-tools",
+    "Bash(node test.js),Bash(ls:*)",
+  ],
+  {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: baseURL },
+  },
 );
 for await (const line of createInterface({ input: run.stdout })) {
   const message = JSON.parse(line);
@@ -43,7 +60,9 @@ for await (const line of createInterface({ input: run.stdout })) {
       console.log(`  <- ${block.is_error ? "ERROR " : ""}${text.split("\n").slice(0, 3).join(" | ").slice(0, 120)}`);
     }
   } else if (message.type === "result") {
-    console.log(`\nresult: ${message.subtype} in ${message.num_turns} turns, $${message.total_cost_usd} (${message.duration_ms} ms)`);
+    console.log(
+      `\nresult: ${message.subtype} in ${message.num_turns} turns, $${message.total_cost_usd} (${message.duration_ms} ms)`,
+    );
   }
 }
 mock.kill();

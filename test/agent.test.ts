@@ -206,13 +206,13 @@ describe("streaming input", () => {
       release();
       const messages = await done;
       expect(messages.filter((m) => m.type === "system" && m.subtype === "init")).toHaveLength(1);
-      expect(
-        messages.filter((m) => m.type === "result").map((m) => (m.type === "result" ? m.result : "")),
-      ).toEqual(["first answer", "second answer"]);
+      expect(messages.filter((m) => m.type === "result").map((m) => (m.type === "result" ? m.result : ""))).toEqual([
+        "first answer",
+        "second answer",
+      ]);
       expect(server.requests).toHaveLength(3);
       const last = JSON.stringify(server.requests[2]?.body);
-      for (const text of ["first question", "waited", "first answer", "second question"])
-        expect(last).toContain(text);
+      for (const text of ["first question", "waited", "first answer", "second question"]) expect(last).toContain(text);
       expect(JSON.stringify(server.requests[1]?.body)).not.toContain("second question");
       const stored = await store.getSessionMessages(run.sessionId);
       expect(stored.filter((m) => m.type === "user" && typeof m.message.content === "string").length).toBe(2);

@@ -29,8 +29,7 @@ describe("gyre run against gyre mock-llm, as real processes", () => {
   let workdir: string;
 
   beforeAll(async () => {
-    if (!existsSync(CLI))
-      throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
+    if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
     workdir = mkdtempSync(join(tmpdir(), "gyre-cli-"));
     const script = join(workdir, "script.json");
     writeFileSync(
@@ -76,17 +75,13 @@ describe("gyre run against gyre mock-llm, as real processes", () => {
   });
 
   it("prints the final answer with --output-format text, and the result with json", async () => {
-    const text = await run(
-      process.execPath,
-      [CLI, "run", "hi", "--model", "openai/gpt-5", "--cwd", workdir],
-      { env: env() },
-    );
+    const text = await run(process.execPath, [CLI, "run", "hi", "--model", "openai/gpt-5", "--cwd", workdir], {
+      env: env(),
+    });
     expect(text.stdout).toBe("The answer is 42.\n");
-    const json = await run(
-      process.execPath,
-      [CLI, "run", "hi", "--output-format", "json", "--cwd", workdir],
-      { env: env() },
-    );
+    const json = await run(process.execPath, [CLI, "run", "hi", "--output-format", "json", "--cwd", workdir], {
+      env: env(),
+    });
     expect(JSON.parse(json.stdout)).toMatchObject({ type: "result", subtype: "success", num_turns: 1 });
   });
 
@@ -103,16 +98,28 @@ describe("gyre run --loop-control asks the person and goes on", () => {
     const server = await startMockLLM({
       script: {
         turns: [
-          { content: [{ type: "tool_use", name: "ask_question", input: { question: "Which branch?", options: ["main", "dev"] } }] },
+          {
+            content: [
+              {
+                type: "tool_use",
+                name: "ask_question",
+                input: { question: "Which branch?", options: ["main", "dev"] },
+              },
+            ],
+          },
           { content: [{ type: "tool_use", name: "task_completion", input: { result: "Deployed dev." } }] },
         ],
       },
     });
     try {
-      const child = spawn(process.execPath, [CLI, "run", "deploy", "--loop-control", "--setting-sources", "", "--no-session-persistence"], {
-        stdio: ["pipe", "pipe", "pipe"],
-        env: { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: server.baseURL },
-      });
+      const child = spawn(
+        process.execPath,
+        [CLI, "run", "deploy", "--loop-control", "--setting-sources", "", "--no-session-persistence"],
+        {
+          stdio: ["pipe", "pipe", "pipe"],
+          env: { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: server.baseURL },
+        },
+      );
       let stdout = "";
       let stderr = "";
       child.stdout?.on("data", (chunk) => (stdout += chunk));

@@ -49,7 +49,11 @@ describe("a new session in the default SQLite store", () => {
       const stored = await getSessionMessages(q.sessionId, { cwd: dir });
       // Stored as yielded, with the prompt (never yielded) right after init.
       expect(kinds(stored)).toEqual(["system:init", "user", ...kinds(messages.slice(1))]);
-      expect(stored.map((m) => m.uuid)).toEqual([messages[0]!.uuid, stored[1]!.uuid, ...messages.slice(1).map((m) => m.uuid)]);
+      expect(stored.map((m) => m.uuid)).toEqual([
+        messages[0]!.uuid,
+        stored[1]!.uuid,
+        ...messages.slice(1).map((m) => m.uuid),
+      ]);
 
       await rewindFiles(q.sessionId, messages.find((m) => m.type === "assistant")!.uuid, { cwd: dir });
       expect(readFileSync(file, "utf8")).toBe("original\n");
@@ -74,7 +78,10 @@ describe("a new session in the default SQLite store", () => {
 
   it("stores the init message of a caller that stops reading right after it", async () => {
     await withMock({ turns: [mockTurn.text("unread")] }, async (server) => {
-      const q = query({ prompt: "hi", options: { model: FORMATS[0].model, env: mockEnv(server), cwd: dir, tools: [] } });
+      const q = query({
+        prompt: "hi",
+        options: { model: FORMATS[0].model, env: mockEnv(server), cwd: dir, tools: [] },
+      });
       for await (const message of q) {
         expect(message.type).toBe("system");
         break;
@@ -86,7 +93,10 @@ describe("a new session in the default SQLite store", () => {
   it("stores a run whose model call fails", async () => {
     const script = { turns: [mockTurn.text("never", { faults: [mockFault.http(400, "bad request")] })] };
     await withMock(script, async (server) => {
-      const q = query({ prompt: "fail", options: { model: FORMATS[0].model, env: mockEnv(server), cwd: dir, tools: [] } });
+      const q = query({
+        prompt: "fail",
+        options: { model: FORMATS[0].model, env: mockEnv(server), cwd: dir, tools: [] },
+      });
       const messages = await drain(q);
       expect(resultOf(messages).is_error).toBe(true);
       expect(kinds(await getSessionMessages(q.sessionId, { cwd: dir }))).toEqual(["system:init", "user", "result"]);

@@ -21,21 +21,9 @@ const SYSTEM = "You are a test agent.";
 /** A run of three tool calls whose usage reports climb past the threshold. */
 function agentTurns(): MockTurn[] {
   return [
-    mockTurn.toolUse(
-      "calculator",
-      { a: 1, b: 2, op: "+" },
-      { usage: { input_tokens: 40_000, output_tokens: 50 } },
-    ),
-    mockTurn.toolUse(
-      "calculator",
-      { a: 3, b: 4, op: "+" },
-      { usage: { input_tokens: 80_000, output_tokens: 50 } },
-    ),
-    mockTurn.toolUse(
-      "calculator",
-      { a: 5, b: 6, op: "+" },
-      { usage: { input_tokens: 120_000, output_tokens: 50 } },
-    ),
+    mockTurn.toolUse("calculator", { a: 1, b: 2, op: "+" }, { usage: { input_tokens: 40_000, output_tokens: 50 } }),
+    mockTurn.toolUse("calculator", { a: 3, b: 4, op: "+" }, { usage: { input_tokens: 80_000, output_tokens: 50 } }),
+    mockTurn.toolUse("calculator", { a: 5, b: 6, op: "+" }, { usage: { input_tokens: 120_000, output_tokens: 50 } }),
     mockTurn.text("The sums are 3, 7 and 11.", { usage: { input_tokens: 150_000, output_tokens: 500 } }),
   ];
 }
@@ -52,7 +40,11 @@ function historyOf(messages: SDKMessage[]): HistoryEntry[] {
 
 async function runAgent(server: MockLLMServer, format: Format) {
   // The loop's own compaction stays off: these tests drive the Compactor directly.
-  const messages = await runQuery(server, format, TASK, { tools: [calculator], systemPrompt: SYSTEM, compaction: false });
+  const messages = await runQuery(server, format, TASK, {
+    tools: [calculator],
+    systemPrompt: SYSTEM,
+    compaction: false,
+  });
   const model = await resolveModel(format.model, { env: mockEnv(server) });
   return { history: historyOf(messages), model };
 }
@@ -151,9 +143,7 @@ describe.each(FORMATS)("compaction over $name", (format) => {
       const failure = await compactor.compact(history, { trigger: "auto" }).catch((error: unknown) => error);
       expect(isGyreError(failure, "context_overflow")).toBe(true);
       expect(server.requests).toHaveLength(6);
-      const summaries = server.requests.filter((r) =>
-        JSON.stringify(r.body).includes(COMPACTION_PROMPT_MARKER),
-      );
+      const summaries = server.requests.filter((r) => JSON.stringify(r.body).includes(COMPACTION_PROMPT_MARKER));
       expect(summaries).toHaveLength(2);
     });
   });

@@ -203,54 +203,55 @@ describe("a full disk", () => {
     for (const name of readdirSync(disk)) rmSync(join(disk, name), { recursive: true, force: true });
   });
 
-  it.each(FORMATS)("fails Write and Edit with ENOSPC, originals byte-identical, and goes on ($name)", async (format) => {
-    const written = join(disk, "write.txt");
-    const edited = join(disk, "edit.txt");
-    const originals = { written: Buffer.from(lines("write", 1_000)), edited: Buffer.from(lines("edit", 1_000)) };
-    writeFileSync(written, originals.written);
-    writeFileSync(edited, originals.edited);
-    // 32 KiB stay free: too little for either change below, in place or beside, but enough
-    // for a copy of edit.txt. The model's inputs stay small enough for every context window.
-    const { bavail, bsize } = statfsSync(disk);
-    writeFileSync(join(disk, "filler"), Buffer.alloc(bavail * bsize - 32 * 1024));
-    const script = {
-      turns: [
-        mockTurn.of([
-          { type: "tool_use", name: "Read", input: { file_path: written, limit: 1 } },
-          { type: "tool_use", name: "Read", input: { file_path: edited, limit: 1 } },
-        ]),
-        mockTurn.toolUse("Write", { file_path: written, content: lines("new", 5_000) }),
-        mockTurn.toolUse("Edit", {
-          file_path: edited,
-          old_string: "edit line 0000000\n",
-          new_string: lines("inserted", 4_000),
-        }),
-        mockTurn.toolUse("Edit", { file_path: edited, old_string: "edit line 0000001", new_string: "small" }),
-        mockTurn.text("carried on"),
-      ],
-    };
-    await withMock(script, async (server) => {
-      const messages = await runQuery(server, format, "fill the disk", {
-        tools: ["Read", "Write", "Edit"],
-        cwd: disk,
-        permissionMode: "bypassPermissions",
+  it.each(FORMATS)(
+    "fails Write and Edit with ENOSPC, originals byte-identical, and goes on ($name)",
+    async (format) => {
+      const written = join(disk, "write.txt");
+      const edited = join(disk, "edit.txt");
+      const originals = { written: Buffer.from(lines("write", 1_000)), edited: Buffer.from(lines("edit", 1_000)) };
+      writeFileSync(written, originals.written);
+      writeFileSync(edited, originals.edited);
+      // 32 KiB stay free: too little for either change below, in place or beside, but enough
+      // for a copy of edit.txt. The model's inputs stay small enough for every context window.
+      const { bavail, bsize } = statfsSync(disk);
+      writeFileSync(join(disk, "filler"), Buffer.alloc(bavail * bsize - 32 * 1024));
+      const script = {
+        turns: [
+          mockTurn.of([
+            { type: "tool_use", name: "Read", input: { file_path: written, limit: 1 } },
+            { type: "tool_use", name: "Read", input: { file_path: edited, limit: 1 } },
+          ]),
+          mockTurn.toolUse("Write", { file_path: written, content: lines("new", 5_000) }),
+          mockTurn.toolUse("Edit", {
+            file_path: edited,
+            old_string: "edit line 0000000\n",
+            new_string: lines("inserted", 4_000),
+          }),
+          mockTurn.toolUse("Edit", { file_path: edited, old_string: "edit line 0000001", new_string: "small" }),
+          mockTurn.text("carried on"),
+        ],
+      };
+      await withMock(script, async (server) => {
+        const messages = await runQuery(server, format, "fill the disk", {
+          tools: ["Read", "Write", "Edit"],
+          cwd: disk,
+          permissionMode: "bypassPermissions",
+        });
+        const [, , write, edit, small] = toolResults(messages);
+        const enospc = (path: string) =>
+          `Error: Cannot write ${path}: no space left on device (ENOSPC). The file was not changed.`;
+        expect(readFileSync(written).equals(originals.written)).toBe(true);
+        // The failed Edit left the file as it was, so a small one afterwards applies cleanly.
+        expect(readFileSync(edited, "utf8")).toBe(originals.edited.toString().replace("edit line 0000001", "small"));
+        expect(small?.is_error).toBeUndefined();
+        expect(write).toMatchObject({ is_error: true, content: enospc(written) });
+        expect(edit).toMatchObject({ is_error: true, content: enospc(edited) });
+        expect(tempFiles(disk)).toEqual([]);
+        expect(server.requests).toHaveLength(5);
+        expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "carried on" });
       });
-      const [, , write, edit, small] = toolResults(messages);
-      const enospc = (path: string) =>
-        `Error: Cannot write ${path}: no space left on device (ENOSPC). The file was not changed.`;
-      expect(readFileSync(written).equals(originals.written)).toBe(true);
-      // The failed Edit left the file as it was, so a small one afterwards applies cleanly.
-      expect(readFileSync(edited, "utf8")).toBe(
-        originals.edited.toString().replace("edit line 0000001", "small"),
-      );
-      expect(small?.is_error).toBeUndefined();
-      expect(write).toMatchObject({ is_error: true, content: enospc(written) });
-      expect(edit).toMatchObject({ is_error: true, content: enospc(edited) });
-      expect(tempFiles(disk)).toEqual([]);
-      expect(server.requests).toHaveLength(5);
-      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "carried on" });
-    });
-  });
+    },
+  );
 });
 
 describe("what a replaced file keeps", () => {

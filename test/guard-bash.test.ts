@@ -1,6 +1,15 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -91,16 +100,20 @@ describe("Bash output files (item 10)", () => {
     let rssPeak = 0;
     const rssBefore = process.memoryUsage().rss;
     const sample = setInterval(() => {
-      for (const file of ownSpillFiles()) largest = Math.max(largest, statSync(file, { throwIfNoEntry: false })?.size ?? 0);
+      for (const file of ownSpillFiles())
+        largest = Math.max(largest, statSync(file, { throwIfNoEntry: false })?.size ?? 0);
       rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
     }, 50);
     const messages = await withMock(
       bashCall({ command: "head -c 1G /dev/zero | tr '\\0' a", timeout: 600_000 }),
-      (server) => runQuery(server, anthropic, "go", { cwd, tools: taggedTools(cwd), permissionMode: "bypassPermissions" }),
+      (server) =>
+        runQuery(server, anthropic, "go", { cwd, tools: taggedTools(cwd), permissionMode: "bypassPermissions" }),
     ).finally(() => clearInterval(sample));
 
     const text = textOf(messages);
-    const note = text.match(/the output was (\d+) bytes, too long to keep whole: (\S+) has its first (\d+) and last (\d+) bytes \((\d+) bytes cut\)/);
+    const note = text.match(
+      /the output was (\d+) bytes, too long to keep whole: (\S+) has its first (\d+) and last (\d+) bytes \((\d+) bytes cut\)/,
+    );
     expect(note, text.slice(14_000, 14_600)).not.toBeNull();
     const [, total, path, head, tail, cut] = note!;
     expect(Number(total)).toBe(1024 * MiB);

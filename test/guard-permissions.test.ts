@@ -1,7 +1,16 @@
 // The adversarial review's permission findings (issue 8, items 1-4 and 8), each replayed
 // through the loop: a scripted model makes the call, real bash runs what is allowed, and
 // the file system says whether the guard held.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -111,9 +120,12 @@ describe("protected files ask even when edits are accepted (finding 3)", () => {
   it.each([".git/hooks/pre-commit", ".claude/settings.json", ".gyre/settings.json", ".mcp.json"])(
     "Write to %s in acceptEdits is not done without asking",
     async (file) => {
-      const results = await replay([["Write", { file_path: path.join(ws, file), content: "#!/bin/sh\ntouch pwned\n" }]], {
-        permissionMode: "acceptEdits",
-      });
+      const results = await replay(
+        [["Write", { file_path: path.join(ws, file), content: "#!/bin/sh\ntouch pwned\n" }]],
+        {
+          permissionMode: "acceptEdits",
+        },
+      );
       expect(results[0]?.is_error).toBe(true);
       expect(String(results[0]?.content)).toContain("controls the agent or the repository");
       expect(existsSync(path.join(ws, file))).toBe(false);
@@ -136,7 +148,9 @@ describe("protected files ask even when edits are accepted (finding 3)", () => {
   });
 
   it("an ordinary file is still written in acceptEdits", async () => {
-    await replay([["Write", { file_path: path.join(ws, "ok.txt"), content: "fine" }]], { permissionMode: "acceptEdits" });
+    await replay([["Write", { file_path: path.join(ws, "ok.txt"), content: "fine" }]], {
+      permissionMode: "acceptEdits",
+    });
     expect(readFileSync(path.join(ws, "ok.txt"), "utf8")).toBe("fine");
   });
 });
@@ -173,20 +187,23 @@ describe("deny rules see through wrappers (finding 4)", () => {
 });
 
 describe("Glob judges where the pattern searches (finding 8)", () => {
-  it.each(["default", "dontAsk", "acceptEdits"] as const)("an absolute or ../ pattern outside the workspace asks in %s", async (mode) => {
-    const results = await replay(
-      [
-        ["Glob", { pattern: `${outside}/*` }],
-        ["Glob", { pattern: "../outside/*" }],
-        ["Glob", { pattern: "*.txt", path: outside }],
-      ],
-      { permissionMode: mode },
-    );
-    for (const result of results) {
-      expect(result.is_error).toBe(true);
-      expect(String(result.content)).not.toContain("victim.txt");
-    }
-  });
+  it.each(["default", "dontAsk", "acceptEdits"] as const)(
+    "an absolute or ../ pattern outside the workspace asks in %s",
+    async (mode) => {
+      const results = await replay(
+        [
+          ["Glob", { pattern: `${outside}/*` }],
+          ["Glob", { pattern: "../outside/*" }],
+          ["Glob", { pattern: "*.txt", path: outside }],
+        ],
+        { permissionMode: mode },
+      );
+      for (const result of results) {
+        expect(result.is_error).toBe(true);
+        expect(String(result.content)).not.toContain("victim.txt");
+      }
+    },
+  );
 
   it("a pattern inside the workspace still runs", async () => {
     writeFileSync(path.join(ws, "a.txt"), "");

@@ -75,7 +75,9 @@ function expectValidPairing(format: Format, body: Record<string, unknown>): stri
 }
 
 function assistantCalls(messages: SDKMessage[]) {
-  return messages.flatMap((m) => (m.type === "assistant" ? m.message.content.filter((b) => b.type === "tool_use") : []));
+  return messages.flatMap((m) =>
+    m.type === "assistant" ? m.message.content.filter((b) => b.type === "tool_use") : [],
+  );
 }
 
 describe.each(FORMATS)("tool input size over $name", (format) => {
@@ -301,7 +303,16 @@ async function storeLegacySession(store: SessionStore, cwd: string): Promise<str
       ...common,
       type: "assistant",
       uuid,
-      message: { id: uuid, type: "message", role: "assistant", model: "m", content, stop_reason: "tool_use", stop_sequence: null, usage },
+      message: {
+        id: uuid,
+        type: "message",
+        role: "assistant",
+        model: "m",
+        content,
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage,
+      },
     }) as SDKMessage;
   const user = (uuid: string, content: unknown) =>
     ({ ...common, type: "user", uuid, message: { role: "user", content } }) as SDKMessage;

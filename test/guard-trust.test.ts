@@ -223,7 +223,9 @@ describe("query() with settingSources", () => {
     expect(init).toMatchObject({
       ignored_settings: {
         folder: realpathSync(clone),
-        files: [{ path: path.join(realpathSync(clone), ".gyre", "settings.json"), ignored: ["permissions.allow", "hooks"] }],
+        files: [
+          { path: path.join(realpathSync(clone), ".gyre", "settings.json"), ignored: ["permissions.allow", "hooks"] },
+        ],
       },
     });
     expect(existsSync(path.join(clone, "pwned"))).toBe(false);

@@ -30,14 +30,7 @@ describe.each(FORMATS)("loop over $name", (format) => {
     const script = { turns: [mockTurn.toolUse("calculator", { a: 6, b: 7, op: "*" }), mockTurn.text("42")] };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, format, "6*7?", { tools: [calculator] });
-      expect(types(messages)).toEqual([
-        "system:init",
-        "assistant",
-        "tool_progress",
-        "user",
-        "assistant",
-        "result",
-      ]);
+      expect(types(messages)).toEqual(["system:init", "assistant", "tool_progress", "user", "assistant", "result"]);
       expect(toolResults(messages)).toEqual([expect.objectContaining({ content: "42" })]);
       expect(toolResults(messages)[0]?.is_error).toBeUndefined();
       // The second request carried the tool result back to the model.
@@ -200,9 +193,7 @@ describe.each(FORMATS)("loop over $name", (format) => {
         includePartialMessages: true,
       });
       const firstAssistant = messages.findIndex((m) => m.type === "assistant");
-      const events = messages
-        .slice(0, firstAssistant)
-        .flatMap((m) => (m.type === "stream_event" ? [m.event] : []));
+      const events = messages.slice(0, firstAssistant).flatMap((m) => (m.type === "stream_event" ? [m.event] : []));
       const eventTypes = events.map((e) => e.type);
       expect(eventTypes[0]).toBe("message_start");
       expect(eventTypes).toContain("content_block_delta");

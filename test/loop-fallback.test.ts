@@ -61,9 +61,7 @@ describe("fallbackModel that cannot be resolved", () => {
   it("fails before any request", async () => {
     const [format] = FORMATS;
     await withMock({ turns: [mockTurn.text("hi")] }, async (server) => {
-      const error = await runQuery(server, format, "hi", { fallbackModel: "nowhere/model" }).catch(
-        (e: unknown) => e,
-      );
+      const error = await runQuery(server, format, "hi", { fallbackModel: "nowhere/model" }).catch((e: unknown) => e);
       expect(isGyreError(error) && error.code).toBe("unknown_provider");
       expect(server.requests).toHaveLength(0);
     });

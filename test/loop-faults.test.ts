@@ -45,9 +45,7 @@ describe.each(FORMATS)("provider faults over $name", (format) => {
 
   it("gives up after maxRetries with error_during_execution and the error text", async () => {
     const script = {
-      turns: [
-        mockTurn.text("never", { faults: [mockFault.http(503), mockFault.http(503), mockFault.http(503)] }),
-      ],
+      turns: [mockTurn.text("never", { faults: [mockFault.http(503), mockFault.http(503), mockFault.http(503)] })],
     };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, format, "hi", { tools: [], maxRetries: 2 });

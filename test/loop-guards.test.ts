@@ -138,12 +138,7 @@ describe.each([anthropic, responses])("guard rails through the loop over $name",
 
   it("keeps the agent going when a Stop hook blocks, a bounded number of times", async () => {
     const script = {
-      turns: [
-        mockTurn.text("first"),
-        mockTurn.text("second"),
-        mockTurn.text("third"),
-        mockTurn.text("fourth"),
-      ],
+      turns: [mockTurn.text("first"), mockTurn.text("second"), mockTurn.text("third"), mockTurn.text("fourth")],
     };
     await withMock(script, async (server) => {
       let calls = 0;
@@ -224,9 +219,23 @@ describe.each([anthropic, responses])("guard rails through the loop over $name",
       const messages = await runQuery(server, format, "deploy it", {
         tools: [],
         hooks: {
-          SessionStart: [{ hooks: [async () => ({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "ON-CALL: ada" } })] }],
+          SessionStart: [
+            {
+              hooks: [
+                async () => ({
+                  hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "ON-CALL: ada" },
+                }),
+              ],
+            },
+          ],
           UserPromptSubmit: [
-            { hooks: [async () => ({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "FREEZE-WINDOW" } })] },
+            {
+              hooks: [
+                async () => ({
+                  hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "FREEZE-WINDOW" },
+                }),
+              ],
+            },
           ],
         },
       });
@@ -238,10 +247,15 @@ describe.each([anthropic, responses])("guard rails through the loop over $name",
     await withMock({ turns: [mockTurn.text("never")] }, async (server) => {
       const messages = await runQuery(server, format, "rm -rf everything", {
         tools: [],
-        hooks: { UserPromptSubmit: [{ hooks: [async () => ({ decision: "block", reason: "prompt refused by policy" })] }] },
+        hooks: {
+          UserPromptSubmit: [{ hooks: [async () => ({ decision: "block", reason: "prompt refused by policy" })] }],
+        },
       });
       expect(server.requests).toHaveLength(0);
-      expect(resultOf(messages)).toMatchObject({ terminal_reason: "hook_stopped", errors: ["prompt refused by policy"] });
+      expect(resultOf(messages)).toMatchObject({
+        terminal_reason: "hook_stopped",
+        errors: ["prompt refused by policy"],
+      });
     });
   });
 
@@ -258,7 +272,11 @@ describe.each([anthropic, responses])("guard rails through the loop over $name",
         hooks: {
           PermissionRequest: [
             {
-              hooks: [async () => ({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } })],
+              hooks: [
+                async () => ({
+                  hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } },
+                }),
+              ],
             },
           ],
         },

@@ -172,8 +172,7 @@ describe.each(FORMATS)("limits over $name", (format) => {
       const messages: SDKMessage[] = [];
       for await (const message of q) {
         messages.push(message);
-        if (message.type === "stream_event" && message.event.type === "content_block_delta")
-          await q.interrupt();
+        if (message.type === "stream_event" && message.event.type === "content_block_delta") await q.interrupt();
       }
       const result = resultOf(messages);
       expect(result).toMatchObject({
@@ -245,19 +244,16 @@ describe.each(FORMATS)("limits over $name", (format) => {
       execute: (_input, context) =>
         new Promise((resolve) => context.signal.addEventListener("abort", () => resolve("late"))),
     });
-    await withMock(
-      { turns: [mockTurn.toolUse("slow", {}), mockTurn.text("it timed out")] },
-      async (server) => {
-        const messages = await runQuery(server, format, "go", {
-          tools: [slow],
-          permissionMode: "bypassPermissions",
-        });
-        expect(toolResults(messages)[0]).toMatchObject({
-          is_error: true,
-          content: expect.stringMatching(/timed out after 50 ms/),
-        });
-        expect(resultOf(messages).subtype).toBe("success");
-      },
-    );
+    await withMock({ turns: [mockTurn.toolUse("slow", {}), mockTurn.text("it timed out")] }, async (server) => {
+      const messages = await runQuery(server, format, "go", {
+        tools: [slow],
+        permissionMode: "bypassPermissions",
+      });
+      expect(toolResults(messages)[0]).toMatchObject({
+        is_error: true,
+        content: expect.stringMatching(/timed out after 50 ms/),
+      });
+      expect(resultOf(messages).subtype).toBe("success");
+    });
   });
 });

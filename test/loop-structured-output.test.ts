@@ -18,7 +18,9 @@ const weather = {
 
 describe.each(FORMATS)("outputFormat over $name", (format) => {
   it("ends with the validated answer as structured_output; the model sees the schema", async () => {
-    const script = { turns: [mockTurn.toolUse("StructuredOutput", { city: "Oslo", celsius: 4 }), mockTurn.text("unused")] };
+    const script = {
+      turns: [mockTurn.toolUse("StructuredOutput", { city: "Oslo", celsius: 4 }), mockTurn.text("unused")],
+    };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, format, "Weather in Oslo?", {
         tools: [],
@@ -47,7 +49,10 @@ describe.each(FORMATS)("outputFormat over $name", (format) => {
         outputFormat: { type: "json_schema", schema: weather },
       });
       expect(toolResults(messages)[0]).toMatchObject({ is_error: true });
-      expect(resultOf(messages)).toMatchObject({ subtype: "success", structured_output: { city: "Oslo", celsius: -2 } });
+      expect(resultOf(messages)).toMatchObject({
+        subtype: "success",
+        structured_output: { city: "Oslo", celsius: -2 },
+      });
     });
   });
 

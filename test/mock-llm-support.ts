@@ -26,9 +26,7 @@ export function client(name: ClientName, server: MockLLMServer): LanguageModelV3
     case "openai-chat":
       return createOpenAI(settings).chat("gpt-4o");
     case "openai-compatible":
-      return createOpenAICompatible({ ...settings, name: "mock", includeUsage: true }).chatModel(
-        "mock-model",
-      );
+      return createOpenAICompatible({ ...settings, name: "mock", includeUsage: true }).chatModel("mock-model");
   }
 }
 
@@ -92,8 +90,7 @@ export function summarize(parts: LanguageModelV3StreamPart[], thrown?: unknown):
   for (const part of parts) {
     if (part.type === "text-delta") summary.text += part.delta;
     if (part.type === "reasoning-delta") summary.reasoning += part.delta;
-    if (part.type === "reasoning-delta" && part.providerMetadata)
-      summary.reasoningMetadata.push(part.providerMetadata);
+    if (part.type === "reasoning-delta" && part.providerMetadata) summary.reasoningMetadata.push(part.providerMetadata);
     if (part.type === "tool-call") {
       summary.toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
     }
@@ -135,8 +132,7 @@ export async function generateTurn(
   for (const part of result.content) {
     if (part.type === "text") summary.text += part.text;
     if (part.type === "reasoning") summary.reasoning += part.text;
-    if (part.type === "reasoning" && part.providerMetadata)
-      summary.reasoningMetadata.push(part.providerMetadata);
+    if (part.type === "reasoning" && part.providerMetadata) summary.reasoningMetadata.push(part.providerMetadata);
     if (part.type === "tool-call") {
       summary.toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
     }

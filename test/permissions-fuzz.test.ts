@@ -6,7 +6,17 @@
 //   `pwn` or an unknown name, both logged);
 // - under `Bash` with a `Bash(pwn:*)` deny rule, an allowed line never runs `pwn`.
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -42,7 +52,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function resetFiles(): void {
-  for (const entry of readdirSync(ws)) if (entry !== "lnk" && entry !== ".git") rmSync(path.join(ws, entry), { recursive: true, force: true });
+  for (const entry of readdirSync(ws))
+    if (entry !== "lnk" && entry !== ".git") rmSync(path.join(ws, entry), { recursive: true, force: true });
   for (const entry of readdirSync(outside)) rmSync(path.join(outside, entry), { recursive: true, force: true });
   writeFileSync(path.join(ws, ".git", "config"), "[core]\n");
   writeFileSync(log, "");
@@ -65,8 +76,23 @@ const decide = (policy: PermissionPolicy, command: string) =>
   policy.evaluate({ toolName: "Bash", input: { command }, sideEffect: "mutating", cwd: ws }).behavior;
 
 // The grammar. Payloads call `pwn`; names not on PATH are logged as NOTFOUND.
-const plainWord = fc.constantFrom("a", "-x", "--flag=1", "file.txt", "1", "sub/dir", "%s", "a=b", "x,y", "^", "!", "]", "a\\\nb", "#c");
-const quotedWord = fc.constantFrom("'a b'", '"a b"', "'$(pwn)'", '"\\$(pwn)"', "\\$x", "'`pwn`'", "\"it's\"", "''");
+const plainWord = fc.constantFrom(
+  "a",
+  "-x",
+  "--flag=1",
+  "file.txt",
+  "1",
+  "sub/dir",
+  "%s",
+  "a=b",
+  "x,y",
+  "^",
+  "!",
+  "]",
+  "a\\\nb",
+  "#c",
+);
+const quotedWord = fc.constantFrom("'a b'", '"a b"', "'$(pwn)'", '"\\$(pwn)"', "\\$x", "'`pwn`'", '"it\'s"', "''");
 const expansionWord = fc.constantFrom(
   "$x",
   "${x}",
@@ -125,7 +151,16 @@ const commandName = fc.oneof(
   // A line continuation joins words in bash: `ok\<newline>cmd` is okcmd, `okcmd\<newline>x` is not.
   { weight: 1, arbitrary: fc.constantFrom("ok\\\ncmd", "okcmd\\\nx", "p\\\nwn") },
 );
-const assignment = fc.constantFrom("x='$(pwn)'", "x='a[$(pwn)]'", "x=pwn", "x=okcmd", "PATH=.", "x=1", "f=../outside/o", "x=");
+const assignment = fc.constantFrom(
+  "x='$(pwn)'",
+  "x='a[$(pwn)]'",
+  "x=pwn",
+  "x=okcmd",
+  "PATH=.",
+  "x=1",
+  "f=../outside/o",
+  "x=",
+);
 const redirect = fc.constantFrom(
   "> out.txt",
   ">> out.txt",
@@ -148,12 +183,7 @@ const redirect = fc.constantFrom(
 const sometimes = (arbitrary: fc.Arbitrary<string>, yes: number, no: number) =>
   fc.oneof({ weight: yes, arbitrary }, { weight: no, arbitrary: fc.constant(null) });
 const simple = fc
-  .tuple(
-    sometimes(assignment, 1, 5),
-    commandName,
-    fc.array(word, { maxLength: 3 }),
-    sometimes(redirect, 1, 2),
-  )
+  .tuple(sometimes(assignment, 1, 5), commandName, fc.array(word, { maxLength: 3 }), sometimes(redirect, 1, 2))
   .map(([assign, name, args, redirect]) => [assign, name, ...args, redirect].filter((part) => part !== null).join(" "));
 
 const { line } = fc.letrec<{ line: string; statement: string }>((tie) => ({
@@ -170,10 +200,16 @@ const { line } = fc.letrec<{ line: string; statement: string }>((tie) => ({
     { weight: 1, arbitrary: simple.map((body) => `f() { ${body}; }; f`) },
     { weight: 1, arbitrary: word.map((w) => `[[ ${w} -eq 1 ]]`) },
     { weight: 1, arbitrary: word.map((w) => `(( ${w} ))`) },
-    { weight: 1, arbitrary: fc.constantFrom("okcmd <<EOF\n$(pwn)\nEOF", "okcmd <<'EOF'\n$(pwn)\nEOF", "okcmd <<EOF\nplain\nEOF") },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom("okcmd <<EOF\n$(pwn)\nEOF", "okcmd <<'EOF'\n$(pwn)\nEOF", "okcmd <<EOF\nplain\nEOF"),
+    },
   ),
   line: fc
-    .tuple(tie("statement"), fc.array(fc.tuple(fc.constantFrom(" && ", " || ", "; ", " | ", "\n", " & "), tie("statement")), { maxLength: 2 }))
+    .tuple(
+      tie("statement"),
+      fc.array(fc.tuple(fc.constantFrom(" && ", " || ", "; ", " | ", "\n", " & "), tie("statement")), { maxLength: 2 }),
+    )
     .map(([first, rest]) => first + rest.map(([op, statement]) => op + statement).join("")),
 }));
 
@@ -201,7 +237,23 @@ describe("Bash permissions hold against generated commands, judged by real bash"
     const policy = new PermissionPolicy({ cwd: ws, home: ws, allow: ["Bash"], deny: ["Bash(pwn:*)"], mode: "dontAsk" });
     const wrapped = fc
       .tuple(
-        fc.constantFrom("", "timeout 5 ", "timeout -s KILL 5 ", "env ", "env -u X ", "nice -n 1 ", "nohup ", "setsid -w ", "stdbuf -o0 ", "command ", "exec ", "coproc ", "env -S", "sh -c ", "bash -c "),
+        fc.constantFrom(
+          "",
+          "timeout 5 ",
+          "timeout -s KILL 5 ",
+          "env ",
+          "env -u X ",
+          "nice -n 1 ",
+          "nohup ",
+          "setsid -w ",
+          "stdbuf -o0 ",
+          "command ",
+          "exec ",
+          "coproc ",
+          "env -S",
+          "sh -c ",
+          "bash -c ",
+        ),
         fc.constantFrom("pwn", "'pwn'", "p\\wn", "p\\\nwn", `${"$"}x`, "okcmd", "echo", `"$(echo pwn)"`),
         fc.constantFrom("", " a", " $x"),
       )

@@ -53,11 +53,7 @@ function compileForChild(folders: readonly string[], entry: string): { entry: st
  * Starts `node` running `script` (ESM, with `env`) and resolves once it prints `marker`
  * (default `locked`: the child holds the lock). Rejects with its stderr if it exits first.
  */
-export function startLockHolder(
-  script: string,
-  env: Record<string, string>,
-  marker = "locked",
-): Promise<ChildProcess> {
+export function startLockHolder(script: string, env: Record<string, string>, marker = "locked"): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -72,9 +68,7 @@ export function startLockHolder(
       stdout += chunk.toString();
       if (stdout.includes(`${marker}\n`)) resolvePromise(child);
     });
-    child.once("exit", (code) =>
-      reject(new Error(`child exited (${code}) before printing ${marker}: ${stderr}`)),
-    );
+    child.once("exit", (code) => reject(new Error(`child exited (${code}) before printing ${marker}: ${stderr}`)));
   });
 }
 

@@ -182,9 +182,7 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     for (const message of messages) expect(StoredMessage.safeParse(message).success).toBe(true);
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "assistant"]);
     const [user, first, second] = messages as [StoredMessage, StoredMessage, StoredMessage];
-    expect(user.parts).toMatchObject([
-      { type: "text", text: "Create hello.txt and then show me config.json\nplease" },
-    ]);
+    expect(user.parts).toMatchObject([{ type: "text", text: "Create hello.txt and then show me config.json\nplease" }]);
     expect(first.parentId).toBe(user.id);
     expect(second.parentId).toBe(first.id);
     expect(first).toMatchObject({
@@ -334,10 +332,7 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     const restore = filesToRestore(all);
     expect(restore.get("/repo/a")?.equals(binary)).toBe(true);
     expect(restore.get("/repo/b")).toBeNull();
-    expect((await store.getCheckpoints("s1", second.uuid)).map((c) => c.filePath)).toEqual([
-      "/repo/a",
-      "/repo/b",
-    ]);
+    expect((await store.getCheckpoints("s1", second.uuid)).map((c) => c.filePath)).toEqual(["/repo/a", "/repo/b"]);
     const error = await rejection(store.getCheckpoints("s1", "unknown"));
     expect(isGyreError(error, "session_message_not_found")).toBe(true);
   });
@@ -364,10 +359,7 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
 
   it("answers interrupted tool calls on a resumed history", async () => {
     await store.createSession({ id: "s1", cwd: "/repo" });
-    await appendAll("s1", [
-      prompt("s1", "go"),
-      assistant("s1", [toolUse("t1", "Bash", { command: "make" })]),
-    ]);
+    await appendAll("s1", [prompt("s1", "go"), assistant("s1", [toolUse("t1", "Bash", { command: "make" })])]);
     const history = conversationFromMessages(await store.getSessionMessages("s1"));
     expect(history.at(-1)).toMatchObject({
       type: "user",

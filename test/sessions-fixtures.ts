@@ -84,12 +84,7 @@ export function toolResults(
   };
 }
 
-export function progress(
-  sessionId: string,
-  toolUseId: string,
-  toolName: string,
-  elapsed = 0,
-): SDKToolProgressMessage {
+export function progress(sessionId: string, toolUseId: string, toolName: string, elapsed = 0): SDKToolProgressMessage {
   return {
     type: "tool_progress",
     uuid: randomUUID(),

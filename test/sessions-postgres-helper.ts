@@ -1,14 +1,9 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import {
-  openPostgresSessionStore,
-  type PostgresSessionStore,
-  type StoreClockOptions,
-} from "../src/sessions/index.js";
+import { openPostgresSessionStore, type PostgresSessionStore, type StoreClockOptions } from "../src/sessions/index.js";
 
 /** The test database; Postgres must be reachable: these tests fail, never skip, without it. */
-export const TEST_DATABASE_URL =
-  process.env.GYRE_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export const TEST_DATABASE_URL = process.env.GYRE_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 export function testSchemaName(): string {
   return `gyre_test_${randomBytes(6).toString("hex")}`;

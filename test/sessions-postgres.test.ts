@@ -63,9 +63,10 @@ describe("PostgreSQL session store", () => {
     expect(await b.getSessionMessages("s1")).toEqual(turn);
     const derived = await a.getMessages("s1");
     expect(derived.map((m) => m.role)).toEqual(["user", "assistant", "assistant"]);
-    expect(
-      derived[1]?.parts.filter((p) => p.type === "tool").map((p) => p.type === "tool" && p.state.status),
-    ).toEqual(["completed", "error"]);
+    expect(derived[1]?.parts.filter((p) => p.type === "tool").map((p) => p.type === "tool" && p.state.status)).toEqual([
+      "completed",
+      "error",
+    ]);
 
     const burst = Array.from({ length: 30 }, (_, i) => prompt("s1", `burst ${i}`));
     await Promise.all(burst.map((message, i) => (i % 2 === 0 ? a : b).append("s1", message)));

@@ -179,9 +179,7 @@ describe("resume options", () => {
     mkdirSync(join(bad, ".gyre"), { recursive: true });
     writeFileSync(join(bad, ".gyre", "sessions.db"), "this is not a database, just some text ".repeat(200));
     await withMock(script, async (server) => {
-      const error = await runQuery(server, format, "x", { tools: [], cwd: bad, persistSession: true }).catch(
-        (e) => e,
-      );
+      const error = await runQuery(server, format, "x", { tools: [], cwd: bad, persistSession: true }).catch((e) => e);
       expect(isGyreError(error, "session_store_error")).toBe(true);
       expect((error as Error).message).toContain(join(bad, ".gyre", "sessions.db"));
       expect(server.requests).toHaveLength(0);
@@ -193,9 +191,7 @@ describe("resume options", () => {
       const first = await runQuery(server, format, "first", { tools: [], sessionStore: store, cwd: dir });
       const id = first[0]!.session_id;
       const lock = await store.acquireLock(id, "another loop");
-      const error = await runQuery(server, format, "x", { tools: [], sessionStore: store, resume: id }).catch(
-        (e) => e,
-      );
+      const error = await runQuery(server, format, "x", { tools: [], sessionStore: store, resume: id }).catch((e) => e);
       expect(isGyreError(error, "session_busy")).toBe(true);
       expect((error as Error).message).toContain("another loop");
       await lock.release();

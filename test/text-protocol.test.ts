@@ -72,18 +72,13 @@ describe("query() with a text-protocol model", () => {
       );
       const id = (first?.[1] as { id: string } | undefined)?.id;
       expect(id).toMatch(/^call_[0-9a-f]{16}_0$/);
-      expect(second[3]?.content).toBe(
-        `<tool_result tool_name="calculator" tool_call_id="${id}">\n42\n</tool_result>`,
-      );
+      expect(second[3]?.content).toBe(`<tool_result tool_name="calculator" tool_call_id="${id}">\n42\n</tool_result>`);
     });
   });
 
   it("keeps <thinking> as a thinking block and shows it back to the model as text", async () => {
     const script = {
-      turns: [
-        mockTurn.text(`<thinking>Multiply.</thinking>\n${CALL}`),
-        mockTurn.text("<thinking>Done.</thinking>42"),
-      ],
+      turns: [mockTurn.text(`<thinking>Multiply.</thinking>\n${CALL}`), mockTurn.text("<thinking>Done.</thinking>42")],
     };
     await withMock(script, async (server) => {
       const messages = await run(server, "6*7?");
@@ -112,20 +107,17 @@ describe("query() with a text-protocol model", () => {
 
   it("answers malformed JSON with an error naming the problem, and shows the model its own text", async () => {
     const broken = '<tool>{"tool_name": "calculator", "arguments": {"a": 6, "b": }}</tool>';
-    await withMock(
-      { turns: [mockTurn.text(broken), mockTurn.text("I will fix my JSON.")] },
-      async (server) => {
-        const messages = await run(server, "go");
-        const [result] = toolResults(messages);
-        expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/not valid JSON/) });
-        const second = sent(server, 1);
-        expect(second[2]?.content).toBe(broken);
-        expect(second[3]?.content).toMatch(
-          /^<tool_result tool_name="calculator" tool_call_id="[^"]+" is_error="true">\nError: The arguments for calculator were not valid JSON[\s\S]*The <tool> block is not valid JSON \([^)]+\)\. Write each call as/,
-        );
-        expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "I will fix my JSON." });
-      },
-    );
+    await withMock({ turns: [mockTurn.text(broken), mockTurn.text("I will fix my JSON.")] }, async (server) => {
+      const messages = await run(server, "go");
+      const [result] = toolResults(messages);
+      expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/not valid JSON/) });
+      const second = sent(server, 1);
+      expect(second[2]?.content).toBe(broken);
+      expect(second[3]?.content).toMatch(
+        /^<tool_result tool_name="calculator" tool_call_id="[^"]+" is_error="true">\nError: The arguments for calculator were not valid JSON[\s\S]*The <tool> block is not valid JSON \([^)]+\)\. Write each call as/,
+      );
+      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "I will fix my JSON." });
+    });
   });
 
   it("answers a block without tool_name with the list of real tools", async () => {
@@ -149,9 +141,7 @@ describe("query() with a text-protocol model", () => {
         const messages = await run(server, "go");
         const [result] = toolResults(messages);
         expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/not valid JSON/) });
-        expect(sent(server, 1)[2]?.content).toBe(
-          `Calling.\n\n<tool>{"tool_name": "calculator", "arguments": {"a": 6`,
-        );
+        expect(sent(server, 1)[2]?.content).toBe(`Calling.\n\n<tool>{"tool_name": "calculator", "arguments": {"a": 6`);
         expect(sent(server, 1)[3]?.content).toContain("cut off before its closing </tool> tag");
         expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "ok" });
       },

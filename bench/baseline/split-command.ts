@@ -42,7 +42,6 @@ export function writesFile(redirect: ShellRedirect): boolean {
   return [">", ">>", ">|", "&>", "&>>", "<>"].includes(redirect.op);
 }
 
-
 /**
  * Split a shell command line into the simple commands it would run, following bash's
  * quoting rules: `&&`, `||`, `;`, `|`, `|&`, `&` and newlines separate commands; the bodies of
@@ -72,21 +71,7 @@ export function splitCommand(command: string): SplitResult {
 class ShellSyntaxError extends Error {}
 
 /** Reserved words that may open or close a compound command; stripped from command starts. */
-const RESERVED = new Set([
-  "if",
-  "then",
-  "else",
-  "elif",
-  "fi",
-  "while",
-  "until",
-  "do",
-  "done",
-  "!",
-  "{",
-  "}",
-  "time",
-]);
+const RESERVED = new Set(["if", "then", "else", "elif", "fi", "while", "until", "do", "done", "!", "{", "}", "time"]);
 /** Constructs not modelled: their presence makes the line unparseable. */
 const UNSUPPORTED = new Set(["case", "esac", "function", "coproc", "select"]);
 const WORD_END = /[ \t\n;&|()<>]/;
@@ -180,12 +165,7 @@ class Scanner {
         this.#sequence(true);
       } else if ((ch === "<" || ch === ">") && next === "(") {
         draft.words.push(this.#processSubstitution());
-      } else if (
-        ch === "<" ||
-        ch === ">" ||
-        ch === "&" ||
-        /^\d+[<>]/.test(src.slice(this.#i, this.#i + 12))
-      ) {
+      } else if (ch === "<" || ch === ">" || ch === "&" || /^\d+[<>]/.test(src.slice(this.#i, this.#i + 12))) {
         draft.redirects.push(this.#redirect());
       } else {
         draft.words.push(this.#word());
@@ -404,8 +384,7 @@ class Scanner {
     for (const heredoc of this.#heredocs) {
       let body = "";
       for (;;) {
-        if (this.#i >= src.length)
-          throw new ShellSyntaxError(`unterminated here-document '${heredoc.delimiter}'`);
+        if (this.#i >= src.length) throw new ShellSyntaxError(`unterminated here-document '${heredoc.delimiter}'`);
         const lineEnd = src.indexOf("\n", this.#i);
         const line = src.slice(this.#i, lineEnd < 0 ? src.length : lineEnd);
         this.#i = lineEnd < 0 ? src.length : lineEnd + 1;

@@ -3,13 +3,7 @@ import { type Query, type QueryOptions, type QueryPrompt, query } from "../loop/
 import { MemorySessionStore } from "../sessions/index.js";
 
 /** Options that pick a conversation; they belong to `agent.session()` or one `agent.query()`, not the agent. */
-type ConversationKeys =
-  | "resume"
-  | "continue"
-  | "forkSession"
-  | "resumeSessionAt"
-  | "sessionId"
-  | "abortController";
+type ConversationKeys = "resume" | "continue" | "forkSession" | "resumeSessionAt" | "sessionId" | "abortController";
 
 /** Reusable configuration: model, tools, hooks, permissions, store... — no conversation state. */
 export type AgentOptions = Omit<QueryOptions, ConversationKeys>;
@@ -59,8 +53,7 @@ export class AgentSession {
     this.#options = {
       ...options,
       ...(memory && { sessionStore: new MemorySessionStore() }),
-      ...(options.resume === undefined &&
-        !options.continue && { sessionId: options.sessionId ?? randomUUID() }),
+      ...(options.resume === undefined && !options.continue && { sessionId: options.sessionId ?? randomUUID() }),
     };
   }
 

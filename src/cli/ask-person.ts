@@ -5,8 +5,7 @@ import { createInterface } from "node:readline";
  * Resolves undefined when stdin ends without an answer.
  */
 export function askPerson(question: string, options: string[] | undefined): Promise<string | undefined> {
-  const choices =
-    options && options.length > 0 ? `\n${options.map((o, i) => `  ${i + 1}. ${o}`).join("\n")}` : "";
+  const choices = options && options.length > 0 ? `\n${options.map((o, i) => `  ${i + 1}. ${o}`).join("\n")}` : "";
   process.stderr.write(`\n${question}${choices}\n> `);
   const lines = createInterface({ input: process.stdin, terminal: false });
   return new Promise((resolve) => {

@@ -12,8 +12,7 @@ export async function mockLlmCommand(args: string[]): Promise<number> {
       host: { type: "string", default: "127.0.0.1" },
     },
   });
-  if (!values.script)
-    throw new GyreError("config_error", "gyre mock-llm needs --script FILE (a JSON mock script)");
+  if (!values.script) throw new GyreError("config_error", "gyre mock-llm needs --script FILE (a JSON mock script)");
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new GyreError("config_error", "--port must be 0-65535");

@@ -41,14 +41,10 @@ export async function runCommand(args: string[]): Promise<number> {
     },
   });
   const prompt = positionals.join(" ");
-  if (!prompt)
-    throw new GyreError("config_error", 'gyre run needs a prompt: gyre run "fix the failing test"');
+  if (!prompt) throw new GyreError("config_error", 'gyre run needs a prompt: gyre run "fix the failing test"');
   const format = values["output-format"] as OutputFormat;
   if (!FORMATS.includes(format)) {
-    throw new GyreError(
-      "config_error",
-      `--output-format must be one of ${FORMATS.join(", ")}, not "${format}"`,
-    );
+    throw new GyreError("config_error", `--output-format must be one of ${FORMATS.join(", ")}, not "${format}"`);
   }
   const options: QueryOptions = {
     model: values.model,
@@ -116,9 +112,7 @@ function printResult(message: Extract<SDKMessage, { type: "result" }>, format: O
   if (format !== "text") return;
   if (message.result) write(message.result.endsWith("\n") ? message.result : `${message.result}\n`);
   if (message.is_error) {
-    process.stderr.write(
-      `gyre: ${message.subtype}: ${(message.errors ?? []).join("; ") || message.terminal_reason}\n`,
-    );
+    process.stderr.write(`gyre: ${message.subtype}: ${(message.errors ?? []).join("; ") || message.terminal_reason}\n`);
   }
 }
 

@@ -2,13 +2,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
-import {
-  deleteSession,
-  getSession,
-  getSessionMessages,
-  listSessions,
-  type SessionInfo,
-} from "../sessions/index.js";
+import { deleteSession, getSession, getSessionMessages, listSessions, type SessionInfo } from "../sessions/index.js";
 
 const USAGE = "usage: gyre sessions list [--json] [--limit N] | show ID [--json] | rm ID [--cwd DIR]";
 
@@ -84,11 +78,7 @@ function transcriptLine(message: SDKMessage): string | undefined {
       if (typeof content === "string") return `> ${content}`;
       const text = content.map((block) => (block.type === "text" ? block.text : "")).join("");
       const results = content.filter((block) => block.type === "tool_result").length;
-      return text
-        ? `> ${text}`
-        : results > 0
-          ? `  (${results} tool result${results > 1 ? "s" : ""})`
-          : undefined;
+      return text ? `> ${text}` : results > 0 ? `  (${results} tool result${results > 1 ? "s" : ""})` : undefined;
     }
     case "assistant":
       return message.message.content

@@ -3,8 +3,7 @@ export const COMPACTION_SYSTEM_PROMPT =
   "You summarize conversations between a user and an AI coding agent so that the agent can continue the work in a fresh context window without losing anything it needs. You write only the summary.";
 
 /** Marks the summary request; tests and logs look for it. */
-export const COMPACTION_PROMPT_MARKER =
-  "Your task is to create a detailed summary of the conversation so far";
+export const COMPACTION_PROMPT_MARKER = "Your task is to create a detailed summary of the conversation so far";
 
 /**
  * The user message of the summary request: what to summarize, how, and any caller's

@@ -218,11 +218,7 @@ describe("Compactor.compact", () => {
 
   it("after a prompt-too-long rejection summarizes everything but the task", async () => {
     const { compactor: c, calls } = compactor("S");
-    const history: HistoryEntry[] = [
-      entry.user("task"),
-      ...entry.toolTurn("a", "x"),
-      ...entry.toolTurn("b", "y"),
-    ];
+    const history: HistoryEntry[] = [entry.user("task"), ...entry.toolTurn("a", "x"), ...entry.toolTurn("b", "y")];
     const result = await c.compact(history, { trigger: "auto", afterPromptTooLong: true });
     expect(calls).toHaveLength(1);
     expect(result.history).toHaveLength(1);
@@ -236,9 +232,7 @@ describe("Compactor.compact", () => {
       throw new Error("cancelled");
     });
     const history: HistoryEntry[] = [entry.user("task"), entry.text("a"), entry.user("b")];
-    const failure = await c
-      .compact(history, { trigger: "manual", signal: controller.signal })
-      .catch((e: unknown) => e);
+    const failure = await c.compact(history, { trigger: "manual", signal: controller.signal }).catch((e: unknown) => e);
     expect(isGyreError(failure, "aborted")).toBe(true);
   });
 
@@ -258,17 +252,14 @@ describe("Compactor.compact", () => {
           continue;
         }
         const ids = Array.from({ length: calls }, (_, k) => `c${turn}_${k}`);
-        history.push(
-          entry.assistant(ids.map((id) => ({ type: "tool_use" as const, id, name: "Read", input: {} }))),
-          {
-            role: "user",
-            content: ids.map((id) => ({
-              type: "tool_result" as const,
-              tool_use_id: id,
-              content: kb(id, Math.floor(random() * 6)),
-            })),
-          },
-        );
+        history.push(entry.assistant(ids.map((id) => ({ type: "tool_use" as const, id, name: "Read", input: {} }))), {
+          role: "user",
+          content: ids.map((id) => ({
+            type: "tool_result" as const,
+            tool_use_id: id,
+            content: kb(id, Math.floor(random() * 6)),
+          })),
+        });
       }
       const { compactor: c } = compactor("S", {
         keepRecentTurns: Math.floor(random() * 4),

@@ -8,12 +8,7 @@ import { pruneToolOutputs } from "./prune.js";
 import { type AnthropicServerCompactionOptions, anthropicServerCompaction } from "./server-compaction.js";
 import { requestSummary } from "./summarize.js";
 import { tailStart } from "./tail.js";
-import {
-  estimateEntryTokens,
-  estimateHistoryTokens,
-  estimateTextTokens,
-  usageTokens,
-} from "./token-count.js";
+import { estimateEntryTokens, estimateHistoryTokens, estimateTextTokens, usageTokens } from "./token-count.js";
 import { renderTranscript } from "./transcript.js";
 
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -167,8 +162,7 @@ export class Compactor {
       if (!attempt) continue;
       lastPost = attempt.postTokens;
       // The summary replaces the pruned part and the tail is never pruned: no notes remain.
-      if (attempt.postTokens <= this.thresholdTokens)
-        return this.#finish(history, { ...base, pruned: 0, ...attempt });
+      if (attempt.postTokens <= this.thresholdTokens) return this.#finish(history, { ...base, pruned: 0, ...attempt });
     }
     throw new GyreError(
       "context_overflow",

@@ -31,8 +31,7 @@ export interface FindInstructionsOptions {
  */
 export async function findInstructionFiles(options: FindInstructionsOptions): Promise<InstructionFile[]> {
   const candidates: string[] = [];
-  if (options.home !== undefined)
-    for (const name of USER_INSTRUCTION_FILES) candidates.push(join(options.home, name));
+  if (options.home !== undefined) for (const name of USER_INSTRUCTION_FILES) candidates.push(join(options.home, name));
   for (const dir of directoriesDown(options.cwd, options.repoRoot))
     for (const name of PROJECT_INSTRUCTION_FILES) candidates.push(join(dir, name));
   const seen = new Set<string>();

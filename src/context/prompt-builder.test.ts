@@ -172,9 +172,7 @@ describe("buildSystemPrompt (synchronous, environment only)", () => {
     const env = { cwd: "/work", platform: "linux", date: "2025-06-01" };
     expect(buildSystemPrompt("exact", env)).toBe("exact");
     expect(
-      buildSystemPrompt({ type: "preset", preset: "gyre", append: "More." }, env).slice(
-        DEFAULT_SYSTEM_PROMPT.length,
-      ),
+      buildSystemPrompt({ type: "preset", preset: "gyre", append: "More." }, env).slice(DEFAULT_SYSTEM_PROMPT.length),
     ).toMatchInlineSnapshot(`
         "
 

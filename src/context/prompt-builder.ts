@@ -21,9 +21,7 @@ export interface RetrieveContextRequest {
 }
 
 /** Returns text to add to the prompt (e.g. from a search index), or nothing. */
-export type RetrieveContext = (
-  request: RetrieveContextRequest,
-) => string | undefined | Promise<string | undefined>;
+export type RetrieveContext = (request: RetrieveContextRequest) => string | undefined | Promise<string | undefined>;
 
 export interface SystemPromptBuilderOptions {
   cwd: string;
@@ -69,9 +67,7 @@ export class SystemPromptBuilder implements PromptBuilder {
     const sections = [DEFAULT_SYSTEM_PROMPT, ...(await this.#stable)];
     if (spec?.append) sections.push(spec.append);
     const todos = input.todos ?? [];
-    const retrieved = this.#enabled("retrievedContext")
-      ? await this.#retrieve(todos, input.signal)
-      : undefined;
+    const retrieved = this.#enabled("retrievedContext") ? await this.#retrieve(todos, input.signal) : undefined;
     if (retrieved) sections.push(`<retrieved-context>\n${retrieved}\n</retrieved-context>`);
     const todoText = this.#enabled("todos") ? todosSection(todos) : undefined;
     if (todoText) sections.push(todoText);

@@ -23,8 +23,7 @@ const anthropicTooLong = apiError(
 );
 const openaiTooLong = apiError(400, {
   error: {
-    message:
-      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.",
+    message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.",
     type: "invalid_request_error",
     param: "messages",
     code: "context_length_exceeded",
@@ -35,9 +34,9 @@ describe("isPromptTooLongError", () => {
   it("recognises Anthropic's and OpenAI's rejections", () => {
     expect(isPromptTooLongError(anthropicTooLong)).toBe(true);
     expect(isPromptTooLongError(openaiTooLong)).toBe(true);
-    expect(
-      isPromptTooLongError(apiError(400, { error: { code: "context_length_exceeded", message: "x" } })),
-    ).toBe(true);
+    expect(isPromptTooLongError(apiError(400, { error: { code: "context_length_exceeded", message: "x" } }))).toBe(
+      true,
+    );
   });
 
   it("looks through a GyreError's cause", () => {
@@ -58,9 +57,7 @@ describe("isPromptTooLongError", () => {
   });
 
   it("does not match other errors", () => {
-    expect(isPromptTooLongError(apiError(400, { error: { message: "messages: field required" } }))).toBe(
-      false,
-    );
+    expect(isPromptTooLongError(apiError(400, { error: { message: "messages: field required" } }))).toBe(false);
     expect(isPromptTooLongError(apiError(429, { error: { message: "prompt is too long" } }))).toBe(false);
     expect(isPromptTooLongError(apiError(500, { error: { message: "maximum context length" } }))).toBe(false);
     expect(isPromptTooLongError(new Error("boom"))).toBe(false);

@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ResolvedModel } from "../model/index.js";
 import { Compactor } from "./compactor.js";
-import {
-  anthropicServerCompaction,
-  isServerCompactionBlock,
-  mergeProviderOptions,
-} from "./server-compaction.js";
+import { anthropicServerCompaction, isServerCompactionBlock, mergeProviderOptions } from "./server-compaction.js";
 
 function resolved(provider: string): ResolvedModel {
   return {

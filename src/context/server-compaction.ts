@@ -20,12 +20,9 @@ export interface AnthropicServerCompactionOptions {
  * keeps it as a text block's `provider_metadata`, and `toPrompt` sends it back as a
  * `compaction` block, which is what Anthropic needs (it drops what came before it).
  */
-export function anthropicServerCompaction(
-  options: AnthropicServerCompactionOptions = {},
-): SharedV3ProviderOptions {
+export function anthropicServerCompaction(options: AnthropicServerCompactionOptions = {}): SharedV3ProviderOptions {
   const edit: JSONObject = { type: "compact_20260112" };
-  if (options.triggerTokens !== undefined)
-    edit.trigger = { type: "input_tokens", value: options.triggerTokens };
+  if (options.triggerTokens !== undefined) edit.trigger = { type: "input_tokens", value: options.triggerTokens };
   if (options.instructions !== undefined) edit.instructions = options.instructions;
   if (options.pauseAfterCompaction !== undefined) edit.pauseAfterCompaction = options.pauseAfterCompaction;
   return { anthropic: { contextManagement: { edits: [edit] } } };

@@ -60,23 +60,18 @@ function summaryError(error: unknown, signal: AbortSignal | undefined): GyreErro
     });
   }
   const statusCode = APICallError.isInstance(error) ? error.statusCode : undefined;
-  return new GyreError(
-    "model_error",
-    `Compaction failed: the summary request failed: ${errorMessage(error)}`,
-    {
-      cause: error,
-      statusCode,
-      retryable: statusCode === undefined || statusCode === 429 || statusCode >= 500,
-    },
-  );
+  return new GyreError("model_error", `Compaction failed: the summary request failed: ${errorMessage(error)}`, {
+    cause: error,
+    statusCode,
+    retryable: statusCode === undefined || statusCode === 429 || statusCode >= 500,
+  });
 }
 
 function toUsage(usage: LanguageModelV3Usage): Usage {
   const cacheRead = usage.inputTokens.cacheRead ?? 0;
   const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
   return {
-    input_tokens:
-      usage.inputTokens.noCache ?? Math.max(0, (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite),
+    input_tokens: usage.inputTokens.noCache ?? Math.max(0, (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite),
     output_tokens: usage.outputTokens.total ?? 0,
     cache_creation_input_tokens: cacheWrite,
     cache_read_input_tokens: cacheRead,

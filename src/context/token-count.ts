@@ -6,12 +6,7 @@ import type { HistoryEntry } from "./history.js";
  * cache-read input) plus what it wrote, which the next request carries as history.
  */
 export function usageTokens(usage: Usage): number {
-  return (
-    usage.input_tokens +
-    usage.cache_creation_input_tokens +
-    usage.cache_read_input_tokens +
-    usage.output_tokens
-  );
+  return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
 }
 
 /**
@@ -36,8 +31,7 @@ export function estimateEntryTokens(entry: HistoryEntry): number {
       else if (block.type === "image") tokens += IMAGE_TOKENS;
       else if (typeof block.content === "string") tokens += estimateTextTokens(block.content) + 10;
       else
-        for (const part of block.content)
-          tokens += part.type === "text" ? estimateTextTokens(part.text) : IMAGE_TOKENS;
+        for (const part of block.content) tokens += part.type === "text" ? estimateTextTokens(part.text) : IMAGE_TOKENS;
     }
     return tokens;
   }

@@ -31,11 +31,7 @@ export function renderTranscript(entries: readonly HistoryEntry[], options: Tran
   return text.length > maxChars ? text.slice(text.length - maxChars) : text;
 }
 
-function renderEntry(
-  entry: HistoryEntry,
-  toolNames: Map<string, string>,
-  options: TranscriptOptions,
-): string {
+function renderEntry(entry: HistoryEntry, toolNames: Map<string, string>, options: TranscriptOptions): string {
   if (entry.role === "assistant") {
     const lines = entry.message.content.flatMap((block) => assistantLines(block, toolNames, options));
     return `[Assistant]\n${lines.join("\n")}`;
@@ -64,11 +60,7 @@ function assistantLines(
   }
 }
 
-function userLine(
-  block: UserContentBlock,
-  toolNames: Map<string, string>,
-  options: TranscriptOptions,
-): string {
+function userLine(block: UserContentBlock, toolNames: Map<string, string>, options: TranscriptOptions): string {
   if (block.type === "text") return block.text;
   if (block.type === "image") return "[image]";
   const name = toolNames.get(block.tool_use_id) ?? "tool";

@@ -11,10 +11,7 @@ function ok(output: SyncHookJSONOutput): HookRunResult {
 }
 
 function pre(
-  specific: Omit<
-    Extract<SyncHookJSONOutput["hookSpecificOutput"], { hookEventName: "PreToolUse" }>,
-    "hookEventName"
-  >,
+  specific: Omit<Extract<SyncHookJSONOutput["hookSpecificOutput"], { hookEventName: "PreToolUse" }>, "hookEventName">,
 ) {
   return ok({ hookSpecificOutput: { hookEventName: "PreToolUse", ...specific } });
 }
@@ -116,9 +113,7 @@ describe("aggregate", () => {
     ]);
     expect(outcome.continue).toBe(true);
     expect(outcome.permissionDecision).toBeUndefined();
-    expect(outcome.errors).toEqual([
-      expect.objectContaining({ kind: "invalid_output", event: "PostToolUse" }),
-    ]);
+    expect(outcome.errors).toEqual([expect.objectContaining({ kind: "invalid_output", event: "PostToolUse" })]);
   });
 
   describe("a failed hook", () => {
@@ -191,10 +186,7 @@ describe("aggregate", () => {
 
   describe("PermissionRequest", () => {
     const request = (
-      decision: Extract<
-        SyncHookJSONOutput["hookSpecificOutput"],
-        { hookEventName: "PermissionRequest" }
-      >["decision"],
+      decision: Extract<SyncHookJSONOutput["hookSpecificOutput"], { hookEventName: "PermissionRequest" }>["decision"],
     ) => ok({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision } });
 
     it("deny beats allow and any interrupt interrupts", () => {

@@ -1,11 +1,5 @@
 import type { HookEventName } from "./events.js";
-import {
-  emptyOutcome,
-  type HookError,
-  type HookOutcome,
-  type HookRunResult,
-  type HookSource,
-} from "./outcome.js";
+import { emptyOutcome, type HookError, type HookOutcome, type HookRunResult, type HookSource } from "./outcome.js";
 import type { PermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
 
 const RANK: Record<PermissionDecision, number> = { allow: 1, ask: 2, deny: 3 };

@@ -29,16 +29,11 @@ describe("parseSettingsHooks", () => {
   });
 
   it("rejects a bad shape with config_error naming the place", () => {
-    expect(configError(() => parseSettingsHooks({ PreToolUse: { matcher: "Bash" } })).message).toContain(
-      "PreToolUse",
-    );
+    expect(configError(() => parseSettingsHooks({ PreToolUse: { matcher: "Bash" } })).message).toContain("PreToolUse");
     expect(
-      configError(() => parseSettingsHooks({ PreToolUse: [{ hooks: [{ type: "command", command: "" }] }] }))
-        .message,
+      configError(() => parseSettingsHooks({ PreToolUse: [{ hooks: [{ type: "command", command: "" }] }] })).message,
     ).toContain("hooks.PreToolUse[0].hooks[0]");
-    configError(() =>
-      parseSettingsHooks({ Stop: [{ hooks: [{ type: "command", command: "x", timeout: "10" }] }] }),
-    );
+    configError(() => parseSettingsHooks({ Stop: [{ hooks: [{ type: "command", command: "x", timeout: "10" }] }] }));
     configError(() => parseSettingsHooks("not an object"));
   });
 

@@ -78,9 +78,7 @@ export function parseSettingsHooks(raw: unknown, source = "settings"): ParsedSet
   for (const [eventName, matchers] of Object.entries(parsed.data)) {
     const event = HookEventName.safeParse(eventName);
     if (!event.success) {
-      warnings.push(
-        `Hook event "${eventName}" in ${source} is not supported by Gyre; its hooks are skipped.`,
-      );
+      warnings.push(`Hook event "${eventName}" in ${source} is not supported by Gyre; its hooks are skipped.`);
       continue;
     }
     hooks[event.data] = matchers.map((entry, index) =>
@@ -90,26 +88,18 @@ export function parseSettingsHooks(raw: unknown, source = "settings"): ParsedSet
   return { hooks, warnings };
 }
 
-function parseMatcher(
-  entry: z.infer<typeof SettingsMatcher>,
-  where: string,
-  warnings: string[],
-): CommandMatcher {
+function parseMatcher(entry: z.infer<typeof SettingsMatcher>, where: string, warnings: string[]): CommandMatcher {
   const commands: CommandHookConfig[] = [];
   entry.hooks.forEach((hook, index) => {
     if (hook.type !== "command") {
-      warnings.push(
-        `Hook type "${hook.type}" at ${where}.hooks[${index}] is not supported by Gyre; skipped.`,
-      );
+      warnings.push(`Hook type "${hook.type}" at ${where}.hooks[${index}] is not supported by Gyre; skipped.`);
       return;
     }
     const parsed = CommandHookConfig.safeParse(hook);
     if (!parsed.success) {
-      throw new GyreError(
-        "config_error",
-        `Invalid hook at ${where}.hooks[${index}]: ${describeIssues(parsed.error)}`,
-        { cause: parsed.error },
-      );
+      throw new GyreError("config_error", `Invalid hook at ${where}.hooks[${index}]: ${describeIssues(parsed.error)}`, {
+        cause: parsed.error,
+      });
     }
     commands.push(parsed.data);
   });

@@ -154,10 +154,7 @@ export type HookInputFor<E extends HookEventName> = Extract<HookInput, { hook_ev
  * (`session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`) are
  * filled by the runner and may be overridden here.
  */
-export type HookEventFields<E extends HookEventName> = Omit<
-  HookInputFor<E>,
-  keyof BaseHookInput | "hook_event_name"
-> &
+export type HookEventFields<E extends HookEventName> = Omit<HookInputFor<E>, keyof BaseHookInput | "hook_event_name"> &
   Partial<BaseHookInput>;
 
 /**

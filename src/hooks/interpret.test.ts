@@ -9,8 +9,7 @@ function exit(partial: Partial<CommandExit>): CommandExit {
   return { exitCode: 0, stdout: "", stderr: "", timedOut: false, aborted: false, ...partial };
 }
 
-const run = (event: HookEventName, partial: Partial<CommandExit>) =>
-  interpretCommandExit(event, source, exit(partial));
+const run = (event: HookEventName, partial: Partial<CommandExit>) => interpretCommandExit(event, source, exit(partial));
 
 describe("interpretCommandExit", () => {
   it("parses JSON stdout on exit 0", () => {
@@ -56,13 +55,7 @@ describe("interpretCommandExit", () => {
         },
       },
     });
-    for (const event of [
-      "PostToolUse",
-      "PostToolUseFailure",
-      "Stop",
-      "SubagentStop",
-      "UserPromptSubmit",
-    ] as const) {
+    for (const event of ["PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "UserPromptSubmit"] as const) {
       expect(run(event, { exitCode: 2, stderr: "why" })).toMatchObject({
         ok: true,
         output: { decision: "block", reason: "why" },

@@ -14,11 +14,7 @@ const PLAIN_STDOUT_IS_CONTEXT = new Set<HookEventName>(["UserPromptSubmit", "Ses
  * the hook: any other exit, a signal, a timeout, an abort, stdout past its limit or
  * unreadable, `{…` that does not parse. What a failure does per event is `aggregate`'s call.
  */
-export function interpretCommandExit(
-  event: HookEventName,
-  source: HookSource,
-  exit: CommandExit,
-): HookRunResult {
+export function interpretCommandExit(event: HookEventName, source: HookSource, exit: CommandExit): HookRunResult {
   const fail = (kind: HookErrorKind, message: string): HookRunResult => ({
     ok: false,
     source,
@@ -67,10 +63,7 @@ function interpretStdout(
     try {
       value = JSON.parse(text);
     } catch (error) {
-      return fail(
-        "invalid_output",
-        `Hook stdout looks like JSON but does not parse: ${(error as Error).message}`,
-      );
+      return fail("invalid_output", `Hook stdout looks like JSON but does not parse: ${(error as Error).message}`);
     }
     const parsed = parseHookOutput(value);
     return parsed.ok ? { ok: true, source, output: parsed.output } : fail("invalid_output", parsed.message);

@@ -32,10 +32,7 @@ export async function runCallback(run: CallbackRun, input: HookInput): Promise<H
   const onRunAbort = () => controller.abort("aborted");
   run.signal?.addEventListener("abort", onRunAbort, { once: true });
   const toolUseId = "tool_use_id" in input ? input.tool_use_id : undefined;
-  const fail = (
-    kind: "threw" | "timeout" | "aborted" | "invalid_output",
-    message: string,
-  ): HookRunResult => ({
+  const fail = (kind: "threw" | "timeout" | "aborted" | "invalid_output", message: string): HookRunResult => ({
     ok: false,
     source,
     error: { event: input.hook_event_name, hook: source.name, kind, message },

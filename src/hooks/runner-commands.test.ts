@@ -1,12 +1,4 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -30,11 +22,7 @@ function script(name: string, body: string): string {
   return path;
 }
 
-function runnerFor(
-  event: string,
-  commands: Array<string | { command: string; timeout?: number }>,
-  matcher?: string,
-) {
+function runnerFor(event: string, commands: Array<string | { command: string; timeout?: number }>, matcher?: string) {
   const hooks = commands.map((entry) =>
     typeof entry === "string" ? { type: "command", command: entry } : { type: "command", ...entry },
   );
@@ -110,12 +98,9 @@ describe("HookRunner with settings command hooks", () => {
   });
 
   it("adds plain stdout as context for UserPromptSubmit", async () => {
-    const outcome = await runnerFor("UserPromptSubmit", ["echo 'Current branch: main'"]).run(
-      "UserPromptSubmit",
-      {
-        prompt: "what branch?",
-      },
-    );
+    const outcome = await runnerFor("UserPromptSubmit", ["echo 'Current branch: main'"]).run("UserPromptSubmit", {
+      prompt: "what branch?",
+    });
     expect(outcome.additionalContext).toEqual(["Current branch: main"]);
   });
 
@@ -134,9 +119,9 @@ describe("HookRunner with settings command hooks", () => {
     expect((await runnerFor("Stop", [hook]).run("Stop", { stop_hook_active: false })).block).toEqual({
       reason: "tests still fail",
     });
-    expect(
-      (await runnerFor("UserPromptSubmit", [hook]).run("UserPromptSubmit", { prompt: "x" })).block,
-    ).toEqual({ reason: "tests still fail" });
+    expect((await runnerFor("UserPromptSubmit", [hook]).run("UserPromptSubmit", { prompt: "x" })).block).toEqual({
+      reason: "tests still fail",
+    });
   });
 
   it("shows stderr to the model on exit 2 from PostToolUse", async () => {
@@ -161,10 +146,7 @@ describe("HookRunner with settings command hooks", () => {
   });
 
   it("denies when stdout starts like JSON but does not parse", async () => {
-    const outcome = await runnerFor("PreToolUse", [`echo '{"permissionDecision": '`]).run(
-      "PreToolUse",
-      bashCall("ls"),
-    );
+    const outcome = await runnerFor("PreToolUse", [`echo '{"permissionDecision": '`]).run("PreToolUse", bashCall("ls"));
     expect(outcome.errors).toEqual([expect.objectContaining({ kind: "invalid_output" })]);
     expect(outcome.permissionDecision).toBe("deny");
   });
@@ -220,10 +202,7 @@ describe("HookRunner with settings command hooks", () => {
   it("kills the whole process group of a hook that times out", async () => {
     const pidFile = join(dir, "sleep.pid");
     const hook = script("slow.sh", `#!/bin/sh\nsleep 100 &\necho $! > ${JSON.stringify(pidFile)}\nwait\n`);
-    const outcome = await runnerFor("PreToolUse", [{ command: hook, timeout: 0.5 }]).run(
-      "PreToolUse",
-      bashCall("ls"),
-    );
+    const outcome = await runnerFor("PreToolUse", [{ command: hook, timeout: 0.5 }]).run("PreToolUse", bashCall("ls"));
     expect(outcome.errors).toEqual([expect.objectContaining({ hook, kind: "timeout" })]);
     expect(outcome.permissionDecision).toBe("deny");
     const sleepPid = Number(readFileSync(pidFile, "utf8"));
@@ -234,11 +213,7 @@ describe("HookRunner with settings command hooks", () => {
     const started = join(dir, "started");
     const controller = new AbortController();
     const hook = script("long.sh", `#!/bin/sh\ntouch ${JSON.stringify(started)}\nexec sleep 100\n`);
-    const pending = runnerFor("Stop", [hook]).run(
-      "Stop",
-      { stop_hook_active: false },
-      { signal: controller.signal },
-    );
+    const pending = runnerFor("Stop", [hook]).run("Stop", { stop_hook_active: false }, { signal: controller.signal });
     while (!existsSync(started)) await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
     const outcome = await pending;
@@ -314,9 +289,7 @@ describe("HookRunner with settings command hooks", () => {
       sessionId: "s",
       settings: {
         hooks: {
-          PreToolUse: [
-            { matcher: "Bash", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/block-rm.sh' }] },
-          ],
+          PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/block-rm.sh' }] }],
         },
       },
     });

@@ -234,7 +234,14 @@ describe("HookRunner with callbacks", () => {
               },
             ],
           },
-          { hooks: [async function slow() { return new Promise(() => {}); }], timeout: 0.05 },
+          {
+            hooks: [
+              async function slow() {
+                return new Promise(() => {});
+              },
+            ],
+            timeout: 0.05,
+          },
         ],
       },
     });

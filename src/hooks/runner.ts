@@ -123,10 +123,7 @@ export class HookRunner {
 
   #runEntry(entry: Entry, input: HookInput, signal: AbortSignal | undefined): Promise<HookRunResult> {
     if (entry.kind === "callback") {
-      return runCallback(
-        { callback: entry.callback, source: entry.source, timeoutMs: entry.timeoutMs, signal },
-        input,
-      );
+      return runCallback({ callback: entry.callback, source: entry.source, timeoutMs: entry.timeoutMs, signal }, input);
     }
     const projectDir = this.#options.cwd;
     return runCommand({
@@ -145,9 +142,7 @@ export class HookRunner {
   }
 
   #addCallbacks(callbacks: HookCallbacks, defaultTimeoutMs: number): void {
-    for (const [event, matchers] of Object.entries(callbacks) as Array<
-      [HookEventName, HookCallbacks[HookEventName]]
-    >) {
+    for (const [event, matchers] of Object.entries(callbacks) as Array<[HookEventName, HookCallbacks[HookEventName]]>) {
       matchers?.forEach((matcher, index) => {
         const match = compileMatcher(matcher.matcher, `options.hooks.${event}[${index}]`);
         const timeoutMs = matcher.timeout !== undefined ? matcher.timeout * 1000 : defaultTimeoutMs;
@@ -160,9 +155,7 @@ export class HookRunner {
   }
 
   #addCommands(hooks: SettingsHooks, label: string, defaultTimeoutMs: number): void {
-    for (const [event, matchers] of Object.entries(hooks) as Array<
-      [HookEventName, SettingsHooks[HookEventName]]
-    >) {
+    for (const [event, matchers] of Object.entries(hooks) as Array<[HookEventName, SettingsHooks[HookEventName]]>) {
       matchers?.forEach((matcher, index) => {
         const match = compileMatcher(matcher.matcher, `${label} hooks.${event}[${index}]`);
         for (const hook of matcher.hooks) {

@@ -1,8 +1,4 @@
-import type {
-  LanguageModelV3StreamPart,
-  LanguageModelV3Usage,
-  SharedV3ProviderMetadata,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3StreamPart, LanguageModelV3Usage, SharedV3ProviderMetadata } from "@ai-sdk/provider";
 import type { APIAssistantMessage, AssistantContentBlock, StopReason, Usage } from "../protocol/index.js";
 import { emptyUsage, StopReason as StopReasonSchema } from "../protocol/index.js";
 
@@ -24,8 +20,7 @@ interface OpenBlock {
 /** Why a tool call's arguments did not become its input (the block's `input` is then `{}`). */
 export type ToolInputProblem =
   /** `raw`: the start of the text, enough to show the model what it sent. */
-  | { kind: "invalid_json"; raw: string }
-  | { kind: "too_large"; bytes: number; limit: number };
+  { kind: "invalid_json"; raw: string } | { kind: "too_large"; bytes: number; limit: number };
 
 /** Characters of unparseable arguments kept to quote back to the model. */
 const QUOTED_INPUT_CHARS = 2000;
@@ -70,9 +65,7 @@ export class MessageAssembler {
     }
     switch (part.type) {
       case "text-start":
-        events.push(
-          this.#start(part.id, { type: "text", text: "", provider_metadata: meta(part.providerMetadata) }),
-        );
+        events.push(this.#start(part.id, { type: "text", text: "", provider_metadata: meta(part.providerMetadata) }));
         break;
       case "text-delta": {
         const open = this.#ensure(part.id, () => ({ type: "text", text: "" }), events);
@@ -213,11 +206,7 @@ export class MessageAssembler {
     return this.#open.get(id) as OpenBlock;
   }
 
-  #absorbMetadata(
-    open: OpenBlock,
-    metadata: SharedV3ProviderMetadata | undefined,
-    events: RawStreamEvent[],
-  ): void {
+  #absorbMetadata(open: OpenBlock, metadata: SharedV3ProviderMetadata | undefined, events: RawStreamEvent[]): void {
     const incoming = meta(metadata);
     if (!incoming) return;
     const block = open.block;
@@ -331,8 +320,7 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 export function toUsage(usage: LanguageModelV3Usage): Usage {
   const cacheRead = usage.inputTokens.cacheRead ?? 0;
   const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
-  const input =
-    usage.inputTokens.noCache ?? Math.max(0, (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite);
+  const input = usage.inputTokens.noCache ?? Math.max(0, (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite);
   return {
     input_tokens: input,
     output_tokens: usage.outputTokens.total ?? 0,

@@ -86,8 +86,7 @@ export async function* compactIfNeeded(config: LoopConfig, state: LoopState): As
     state.compactRequest = undefined;
     if (config.compactor) return yield* compact(config, state, "manual", request.instructions, false);
   }
-  if (config.compactor?.needsCompaction(state.history))
-    return yield* compact(config, state, "auto", undefined, false);
+  if (config.compactor?.needsCompaction(state.history)) return yield* compact(config, state, "auto", undefined, false);
   return { next: "continue" };
 }
 
@@ -113,11 +112,9 @@ export async function* compact(
     signal: config.signal,
   });
   if (!outcome.ok) {
-    if (config.signal.aborted)
-      return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
+    if (config.signal.aborted) return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
     return { next: "stop", reason: "context_overflow", errors: [outcome.error] };
   }
   state.history = outcome.history;
   return { next: "continue" };
 }
-

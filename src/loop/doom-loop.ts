@@ -17,10 +17,7 @@ export class DoomLoopDetector {
   /** Record a call; true when it makes `threshold` identical calls in a row. */
   record(toolName: string, input: unknown): boolean {
     // A digest, not the text: the last input may be megabytes, kept for the whole run.
-    const key = createHash("sha256")
-      .update(`${toolName}\u0000`)
-      .update(canonicalJson(input))
-      .digest("base64");
+    const key = createHash("sha256").update(`${toolName}\u0000`).update(canonicalJson(input)).digest("base64");
     this.#count = key === this.#last ? this.#count + 1 : 1;
     this.#last = key;
     return this.#threshold > 0 && this.#count >= this.#threshold;

@@ -2,8 +2,7 @@ import type { LoopConfig, LoopState, NextStep } from "./loop-state.js";
 
 /** Limits checked before every model call: abort, budget, turns. */
 export function checkLimits(config: LoopConfig, state: LoopState): NextStep {
-  if (config.signal.aborted)
-    return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
+  if (config.signal.aborted) return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
   const budget = checkBudget(config, state);
   if (budget.next === "stop") return budget;
   if (state.turns >= config.maxTurns) {
@@ -26,4 +25,3 @@ export function checkBudget(config: LoopConfig, state: LoopState): NextStep {
     errors: [`Reached the budget of $${config.maxBudgetUsd} (spent $${state.costs.totalCostUsd}).`],
   };
 }
-

@@ -28,7 +28,6 @@ export async function* callModel(
   return outcome;
 }
 
-
 /** Tool definitions in the AI SDK's shape; the registry does not change during a run. */
 const toolDefinitions = new WeakMap<ToolRegistry, LanguageModelV3FunctionTool[]>();
 
@@ -56,4 +55,3 @@ function callOptions(config: LoopConfig, state: LoopState): Omit<LanguageModelV3
     providerOptions: config.providerOptions,
   };
 }
-

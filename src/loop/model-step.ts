@@ -55,13 +55,9 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
       }
       apiMs += performance.now() - started;
       if (!assembler.finished) {
-        throw new GyreError(
-          "model_stream_error",
-          "The model's stream ended before the response was complete.",
-          {
-            retryable: true,
-          },
-        );
+        throw new GyreError("model_stream_error", "The model's stream ended before the response was complete.", {
+          retryable: true,
+        });
       }
       return {
         kind: "message",
@@ -75,8 +71,7 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
       const partial = hasContent(assembler.message()) ? assembler.message() : undefined;
       if (input.signal.aborted) return { kind: "aborted", partial, apiMs };
       const error = classifyModelError(thrown);
-      if (!error.retryable || attempt >= input.retry.maxRetries)
-        return { kind: "failed", error, partial, apiMs };
+      if (!error.retryable || attempt >= input.retry.maxRetries) return { kind: "failed", error, partial, apiMs };
       const delay = retryDelayMs(attempt + 1, error, input.retry);
       yield input.stamp.stamp({
         type: "system",

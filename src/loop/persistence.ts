@@ -72,10 +72,7 @@ export class Persistence {
     const wantsResume = options.resume !== undefined || options.continue === true;
     if (options.persistSession === false && !options.sessionStore) {
       if (wantsResume)
-        throw new GyreError(
-          "config_error",
-          "resume and continue need a session store; persistSession is false",
-        );
+        throw new GyreError("config_error", "resume and continue need a session store; persistSession is false");
       return new Persistence(proposedId, [], undefined, undefined, false);
     }
     // A new session (random id) in the default store: opened once the first request is out.
@@ -89,8 +86,7 @@ export class Persistence {
     const store = options.sessionStore ?? openSqliteSessionStore({ cwd });
     let lock: SessionLock | undefined;
     try {
-      const sourceId =
-        options.resume ?? (options.continue ? (await store.latestSession(cwd))?.id : undefined);
+      const sourceId = options.resume ?? (options.continue ? (await store.latestSession(cwd))?.id : undefined);
       if (sourceId === undefined) {
         if (options.resumeSessionAt !== undefined)
           throw new GyreError("config_error", "resumeSessionAt needs resume or continue");

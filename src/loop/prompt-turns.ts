@@ -10,10 +10,8 @@ export function textOf(content: string | UserContentBlock[]): string {
 /** Hook context rides along with the prompt it belongs to. */
 export function withContext(content: string | UserContentBlock[], context: string[]): string | UserContentBlock[] {
   if (context.length === 0) return content;
-  const blocks: UserContentBlock[] =
-    typeof content === "string" ? [{ type: "text", text: content }] : [...content];
-  for (const text of context)
-    blocks.push({ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` });
+  const blocks: UserContentBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : [...content];
+  for (const text of context) blocks.push({ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` });
   return blocks;
 }
 
@@ -25,4 +23,3 @@ export async function* userTurns(prompt: QueryPrompt): AsyncGenerator<string | U
   }
   for await (const message of prompt as AsyncIterable<SDKUserMessage>) yield message.message.content;
 }
-

@@ -180,19 +180,13 @@ async function* runSession(
       const context = [...sessionContext];
       sessionContext = [];
       if (hooks?.has("UserPromptSubmit")) {
-        const outcome = await hooks.run(
-          "UserPromptSubmit",
-          { prompt: textOf(content) },
-          { signal: controller.signal },
-        );
+        const outcome = await hooks.run("UserPromptSubmit", { prompt: textOf(content) }, { signal: controller.signal });
         const report = reportHookOutcome(stamp, outcome);
         if (report) yield report;
         if (outcome.block || !outcome.continue) {
           state.exitReason = "hook_stopped";
           yield resultMessage(stamp, state, "hook_stopped", {
-            errors: [
-              outcome.block?.reason ?? outcome.stopReason ?? "A UserPromptSubmit hook blocked the prompt.",
-            ],
+            errors: [outcome.block?.reason ?? outcome.stopReason ?? "A UserPromptSubmit hook blocked the prompt."],
           });
           continue;
         }
@@ -219,4 +213,3 @@ async function* runSession(
     await session.dispose();
   }
 }
-

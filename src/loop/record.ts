@@ -54,9 +54,7 @@ export function unanswered(calls: readonly ToolUseBlock[], why: string): UserCon
   }));
 }
 
-
 export function finalText(state: LoopState): string {
   const content = state.lastAssistant?.content ?? [];
   return content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
-

@@ -15,14 +15,22 @@ function apiError(statusCode: number, headers: Record<string, string> = {}) {
 
 describe("retry classification", () => {
   it("retries 408, 429, 5xx and 529, not other 4xx", () => {
-    for (const status of [408, 429, 500, 502, 503, 529]) expect(classifyModelError(apiError(status)).retryable).toBe(true);
+    for (const status of [408, 429, 500, 502, 503, 529])
+      expect(classifyModelError(apiError(status)).retryable).toBe(true);
     for (const status of [400, 401, 403, 404, 422]) expect(classifyModelError(apiError(status)).retryable).toBe(false);
   });
 
   it("retries connection resets and cut streams", () => {
-    const reset = new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
+    const reset = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+    });
     expect(classifyModelError(reset)).toMatchObject({ retryable: true, code: "model_stream_error" });
-    const cut = new APICallError({ message: "Failed to process successful response", url: "x", requestBodyValues: {}, statusCode: 200 });
+    const cut = new APICallError({
+      message: "Failed to process successful response",
+      url: "x",
+      requestBodyValues: {},
+      statusCode: 200,
+    });
     expect(classifyModelError(cut)).toMatchObject({ retryable: true, statusCode: undefined });
   });
 

@@ -30,9 +30,7 @@ export function classifyModelError(error: unknown): GyreError {
     const status = error.statusCode !== undefined && error.statusCode >= 300 ? error.statusCode : undefined;
     const retryable = status === undefined || RETRYABLE_STATUS.has(status) || status >= 500;
     const message =
-      status === undefined
-        ? `The model's response broke off: ${networkMessage(error)}`
-        : describeApiError(error);
+      status === undefined ? `The model's response broke off: ${networkMessage(error)}` : describeApiError(error);
     return new GyreError(status === undefined ? "model_stream_error" : "model_error", message, {
       cause: error,
       statusCode: status,
@@ -84,10 +82,7 @@ function isNetworkError(error: unknown): boolean {
     const name = (current as { name?: unknown }).name;
     const message = (current as { message?: unknown }).message;
     if (name === "TypeError" && message === "fetch failed") return true;
-    if (
-      typeof message === "string" &&
-      /terminated|socket hang up|other side closed|premature close/i.test(message)
-    )
+    if (typeof message === "string" && /terminated|socket hang up|other side closed|premature close/i.test(message))
       return true;
     current = (current as { cause?: unknown }).cause;
   }
@@ -105,10 +100,7 @@ function networkMessage(error: unknown): string {
 }
 
 /** `retry-after-ms`, or `retry-after` in seconds or as an HTTP date. */
-export function retryAfterMs(
-  headers: Record<string, string> | undefined,
-  now = Date.now(),
-): number | undefined {
+export function retryAfterMs(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const ms = Number(lower["retry-after-ms"]);
@@ -125,12 +117,7 @@ export function retryAfterMs(
  * Delay before retry number `attempt` (1-based): the server's `retry-after` when it gave
  * one, else exponential backoff with ±25% jitter so many clients do not retry in step.
  */
-export function retryDelayMs(
-  attempt: number,
-  error: GyreError,
-  policy: RetryPolicy,
-  random = Math.random,
-): number {
+export function retryDelayMs(attempt: number, error: GyreError, policy: RetryPolicy, random = Math.random): number {
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, 60_000);
   const base = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(base * (0.75 + random() * 0.5));

@@ -118,8 +118,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
       });
       st.denials.push(...tools.denials);
       yield recordUser(cfg, st, tools.results, Object.keys(tools.data).length > 0 ? tools.data : undefined);
-      if (cfg.signal.aborted)
-        return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
+      if (cfg.signal.aborted) return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
       if (tools.endRun && tools.stop) {
         return {
           next: "stop",
@@ -159,9 +158,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
             return {
               next: "stop",
               reason: "structured_output_missing",
-              errors: [
-                `The model ended ${outputReminders + 1} times without a valid StructuredOutput call.`,
-              ],
+              errors: [`The model ended ${outputReminders + 1} times without a valid StructuredOutput call.`],
             };
           outputReminders++;
           yield recordUser(cfg, st, [{ type: "text", text: STRUCTURED_OUTPUT_REMINDER }], undefined);
@@ -199,4 +196,3 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
     return { next: "continue" };
   }
 }
-

@@ -52,9 +52,7 @@ export interface SetupInput {
  * where setupRun awaits it, so errors keep their order.
  */
 export function startModel(options: QueryOptions): Promise<ResolvedModel> {
-  return quiet(
-    resolveModel(modelSpec(options), resolveOptions(options)),
-  );
+  return quiet(resolveModel(modelSpec(options), resolveOptions(options)));
 }
 
 /**
@@ -63,94 +61,94 @@ export function startModel(options: QueryOptions): Promise<ResolvedModel> {
  */
 export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const { options, cwd, sessionId, persistence, session, stamp, signal } = input;
-    // Started together, awaited in order: the model's provider import, the settings files
-    // and the system prompt's file reads overlap, and the first failure is still the model's.
-    const pendingModel = input.model ?? startModel(options);
-    const pendingFallback =
-      options.fallbackModel === undefined ? undefined : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
-    const pendingSettings = quiet(
-      readSettings(cwd, options.settingSources ?? [], options.requireProjectTrust === true),
-    );
-    const pendingPrompt = quiet(
-      new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
-    );
-    const model = await pendingModel;
-    const fallbackModel = await pendingFallback;
-    const settings = await pendingSettings;
-    const disallowed = options.disallowedTools ?? [];
-    const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
-    // Bash permissions need the shell parser (~50 ms of compiling, once per process). Started
-    // here it overlaps the run's start: measured on the 20-turn CLI session, 1.27 s wall
-    // against 1.40 s when started after the first request or at the first Bash call, for a
-    // first request ~50 ms later.
-    if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
-    if (options.loopControlTools) tools.push(...loopControlTools());
-    if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
-    const registry = new ToolRegistry(tools, {
-      disallowed: disallowed.filter((rule) => !rule.includes("(")),
-    });
-    const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
-    const policy = PermissionPolicy.fromSettings(settings, {
-      cwd,
-      mode: permissionMode,
-      allow: options.allowedTools ?? [],
-      deny: disallowed,
-      additionalDirectories: options.additionalDirectories ?? [],
-    });
-    const hooks = await hookRunner(options, settings, cwd, sessionId, () => policy.mode);
-    const pending: SDKMessage[] = [];
-    const gate = new ToolGate({
-      policy,
-      hooks,
-      canUseTool: options.canUseTool,
-      doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 3),
-      cwd,
-      signal: signal,
-      stamp,
-      emit: (message) => pending.push(message),
-    });
-    const systemPrompt = await pendingPrompt;
-    const compactor = compactorFor(options, model, systemPrompt, registry);
-    const config: LoopConfig = {
-      model,
-      fallbackModel,
-      useModel: (next) => {
-        // Compaction thresholds and server-side options depend on the model: rebuilt for it.
-        const nextCompactor = compactorFor(options, next, systemPrompt, registry);
-        config.model = next;
-        config.compactor = nextCompactor;
-        config.providerOptions = mergeProviderOptions(options.providerOptions, nextCompactor?.providerOptions());
-      },
-      systemPrompt,
-      registry,
-      session,
-      cwd,
-      signal: signal,
-      stamp,
-      costs: input.costs,
-      retry: {
-        ...DEFAULT_RETRY,
-        ...options.retry,
-        ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
-      },
-      maxTurns: options.maxTurns ?? Number.POSITIVE_INFINITY,
-      maxBudgetUsd: options.maxBudgetUsd,
-      maxTokensContinuations: options.maxTokensContinuations ?? 3,
-      includePartialMessages: options.includePartialMessages ?? false,
-      gate,
-      hooks,
-      maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
-      stopAtTools: new Set(options.stopAtTools ?? []),
-      loopControl: options.loopControlTools === true,
-      structuredOutput: options.outputFormat !== undefined,
-      maxStructuredOutputRetries: options.maxStructuredOutputRetries ?? 3,
-      maxToolReminders: options.maxToolReminders ?? 3,
-      compactor,
-      toolTimeoutMs: options.toolTimeoutMs,
-      maxToolInputBytes: maxToolInputBytes(options),
-      maxOutputTokens: options.maxOutputTokens,
-      providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
-    };
+  // Started together, awaited in order: the model's provider import, the settings files
+  // and the system prompt's file reads overlap, and the first failure is still the model's.
+  const pendingModel = input.model ?? startModel(options);
+  const pendingFallback =
+    options.fallbackModel === undefined
+      ? undefined
+      : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
+  const pendingSettings = quiet(readSettings(cwd, options.settingSources ?? [], options.requireProjectTrust === true));
+  const pendingPrompt = quiet(
+    new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
+  );
+  const model = await pendingModel;
+  const fallbackModel = await pendingFallback;
+  const settings = await pendingSettings;
+  const disallowed = options.disallowedTools ?? [];
+  const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
+  // Bash permissions need the shell parser (~50 ms of compiling, once per process). Started
+  // here it overlaps the run's start: measured on the 20-turn CLI session, 1.27 s wall
+  // against 1.40 s when started after the first request or at the first Bash call, for a
+  // first request ~50 ms later.
+  if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
+  if (options.loopControlTools) tools.push(...loopControlTools());
+  if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
+  const registry = new ToolRegistry(tools, {
+    disallowed: disallowed.filter((rule) => !rule.includes("(")),
+  });
+  const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
+  const policy = PermissionPolicy.fromSettings(settings, {
+    cwd,
+    mode: permissionMode,
+    allow: options.allowedTools ?? [],
+    deny: disallowed,
+    additionalDirectories: options.additionalDirectories ?? [],
+  });
+  const hooks = await hookRunner(options, settings, cwd, sessionId, () => policy.mode);
+  const pending: SDKMessage[] = [];
+  const gate = new ToolGate({
+    policy,
+    hooks,
+    canUseTool: options.canUseTool,
+    doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 3),
+    cwd,
+    signal: signal,
+    stamp,
+    emit: (message) => pending.push(message),
+  });
+  const systemPrompt = await pendingPrompt;
+  const compactor = compactorFor(options, model, systemPrompt, registry);
+  const config: LoopConfig = {
+    model,
+    fallbackModel,
+    useModel: (next) => {
+      // Compaction thresholds and server-side options depend on the model: rebuilt for it.
+      const nextCompactor = compactorFor(options, next, systemPrompt, registry);
+      config.model = next;
+      config.compactor = nextCompactor;
+      config.providerOptions = mergeProviderOptions(options.providerOptions, nextCompactor?.providerOptions());
+    },
+    systemPrompt,
+    registry,
+    session,
+    cwd,
+    signal: signal,
+    stamp,
+    costs: input.costs,
+    retry: {
+      ...DEFAULT_RETRY,
+      ...options.retry,
+      ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+    },
+    maxTurns: options.maxTurns ?? Number.POSITIVE_INFINITY,
+    maxBudgetUsd: options.maxBudgetUsd,
+    maxTokensContinuations: options.maxTokensContinuations ?? 3,
+    includePartialMessages: options.includePartialMessages ?? false,
+    gate,
+    hooks,
+    maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
+    stopAtTools: new Set(options.stopAtTools ?? []),
+    loopControl: options.loopControlTools === true,
+    structuredOutput: options.outputFormat !== undefined,
+    maxStructuredOutputRetries: options.maxStructuredOutputRetries ?? 3,
+    maxToolReminders: options.maxToolReminders ?? 3,
+    compactor,
+    toolTimeoutMs: options.toolTimeoutMs,
+    maxToolInputBytes: maxToolInputBytes(options),
+    maxOutputTokens: options.maxOutputTokens,
+    providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
+  };
   const switchModel = async (spec: string | undefined) => {
     config.useModel(await resolveModel(spec ?? modelSpec(options), resolveOptions(options)));
   };

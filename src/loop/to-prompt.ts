@@ -38,10 +38,7 @@ const caches = new WeakMap<readonly HistoryEntry[], PromptCache>();
  * its tool name from the call it answers. Work done for earlier turns is reused, so a long
  * run does not redo its whole history on every model call.
  */
-export function toPrompt(
-  system: string | undefined,
-  history: readonly HistoryEntry[],
-): LanguageModelV3Prompt {
+export function toPrompt(system: string | undefined, history: readonly HistoryEntry[]): LanguageModelV3Prompt {
   let cache = caches.get(history);
   if (!cache || cache.system !== system || !extends_(cache, history)) {
     cache = {
@@ -68,9 +65,7 @@ export function toPrompt(
 }
 
 function extends_(cache: PromptCache, history: readonly HistoryEntry[]): boolean {
-  return (
-    history.length >= cache.entries && (cache.entries === 0 || history[cache.entries - 1] === cache.lastEntry)
-  );
+  return history.length >= cache.entries && (cache.entries === 0 || history[cache.entries - 1] === cache.lastEntry);
 }
 
 function convertEntry(entry: HistoryEntry, toolNames: Map<string, string>): LanguageModelV3Message[] {
@@ -117,10 +112,7 @@ function assistantPart(block: AssistantContentBlock): AssistantPart[] {
   }
 }
 
-function userMessages(
-  content: string | UserContentBlock[],
-  toolNames: Map<string, string>,
-): LanguageModelV3Message[] {
+function userMessages(content: string | UserContentBlock[], toolNames: Map<string, string>): LanguageModelV3Message[] {
   if (typeof content === "string") return [{ role: "user", content: [{ type: "text", text: content }] }];
   const results = content.filter((block): block is ToolResultBlock => block.type === "tool_result");
   const rest = content.filter((block): block is TextBlock | ImageBlock => block.type !== "tool_result");
@@ -151,9 +143,7 @@ function userMessages(
 
 function toolOutput(block: ToolResultBlock): LanguageModelV3ToolResultOutput {
   if (typeof block.content === "string") {
-    return block.is_error
-      ? { type: "error-text", value: block.content }
-      : { type: "text", value: block.content };
+    return block.is_error ? { type: "error-text", value: block.content } : { type: "text", value: block.content };
   }
   const hasImage = block.content.some((part) => part.type === "image");
   if (!hasImage) {

@@ -1,11 +1,5 @@
 import type { HookRunner } from "../hooks/index.js";
-import type {
-  PermissionDenial,
-  SDKMessage,
-  TerminalReason,
-  ToolResultBlock,
-  ToolUseBlock,
-} from "../protocol/index.js";
+import type { PermissionDenial, SDKMessage, TerminalReason, ToolResultBlock, ToolUseBlock } from "../protocol/index.js";
 import {
   type AnyTool,
   errorResult,
@@ -107,8 +101,7 @@ async function runAll(
     const decision = await input.gate.check(prepared.tool, call, prepared.input);
     if (decision.behavior === "deny") {
       results[index] = errorResult(decision.message);
-      if (decision.denial)
-        outcome.denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
+      if (decision.denial) outcome.denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
       if (decision.stop) outcome.stop = decision.stop;
       continue;
     }
@@ -244,9 +237,7 @@ function textOf(result: ToolResult): string {
 }
 
 function notRun(input: ToolStepInput, call: ToolUseBlock): ToolResult {
-  const why = input.signal.aborted
-    ? "the run was interrupted"
-    : "an earlier call was denied and the run stopped";
+  const why = input.signal.aborted ? "the run was interrupted" : "an earlier call was denied and the run stopped";
   return errorResult(`Error: ${call.name} was not run because ${why}.`);
 }
 

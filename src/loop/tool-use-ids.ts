@@ -21,10 +21,7 @@ export interface UniqueToolUseIds {
  * from 0 every turn; those calls are fine and run). The message is returned as is when
  * nothing repeats.
  */
-export function uniqueToolUseIds(
-  message: APIAssistantMessage,
-  history: readonly HistoryEntry[],
-): UniqueToolUseIds {
+export function uniqueToolUseIds(message: APIAssistantMessage, history: readonly HistoryEntry[]): UniqueToolUseIds {
   return renameRepeated(message, historyIds(history));
 }
 

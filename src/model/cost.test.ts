@@ -15,7 +15,12 @@ describe("pricing lookup", () => {
 });
 
 describe("costOf", () => {
-  const usage = { input_tokens: 100_000, output_tokens: 100_000, cache_creation_input_tokens: 10_000, cache_read_input_tokens: 20_000 };
+  const usage = {
+    input_tokens: 100_000,
+    output_tokens: 100_000,
+    cache_creation_input_tokens: 10_000,
+    cache_read_input_tokens: 20_000,
+  };
 
   it("prices input, output, cache writes and cache reads separately", () => {
     // (100k*3 + 100k*15 + 10k*3.75 + 20k*0.3) per million

@@ -11,8 +11,7 @@ const PER_TOKEN = new Decimal(1_000_000);
 export function costOf(usage: Usage, info: ModelInfo | undefined): Decimal {
   if (!info) return new Decimal(0);
   const totalInput = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
-  const rates: Rates =
-    info.longContext && totalInput > info.longContext.thresholdTokens ? info.longContext : info;
+  const rates: Rates = info.longContext && totalInput > info.longContext.thresholdTokens ? info.longContext : info;
   const cacheWrite = rates.cacheWrite ?? rates.input;
   const cacheRead = rates.cacheRead ?? rates.input;
   return new Decimal(usage.input_tokens)

@@ -131,10 +131,7 @@ export const DEFAULT_PRICING: PricingTable = {
 };
 
 /** Find a model's info: exact id, then without a `-YYYYMMDD` suffix, then the longest prefix key. */
-export function lookupModelInfo(
-  modelId: string,
-  table: PricingTable = DEFAULT_PRICING,
-): ModelInfo | undefined {
+export function lookupModelInfo(modelId: string, table: PricingTable = DEFAULT_PRICING): ModelInfo | undefined {
   const exact = table[modelId];
   if (exact) return exact;
   const undated = modelId.replace(/-\d{8}$/, "");

@@ -5,7 +5,11 @@ describe("resolveModel", () => {
   it("resolves each built-in provider through its AI SDK package", async () => {
     const env = { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o" };
     const anthropic = await resolveModel("anthropic/claude-sonnet-4-5", { env });
-    expect(anthropic).toMatchObject({ id: "anthropic/claude-sonnet-4-5", provider: "anthropic", modelId: "claude-sonnet-4-5" });
+    expect(anthropic).toMatchObject({
+      id: "anthropic/claude-sonnet-4-5",
+      provider: "anthropic",
+      modelId: "claude-sonnet-4-5",
+    });
     expect(anthropic.model.provider).toMatch(/^anthropic/);
     expect(anthropic.info?.contextWindow).toBe(200_000);
     expect((await resolveModel("openai/gpt-5", { env })).model.provider).toBe("openai.responses");

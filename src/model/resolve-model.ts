@@ -85,8 +85,7 @@ async function createLanguageModel(
       `No API key for provider "${providerName}": set ${config.apiKeyEnv ?? "an API key"} or pass providers.${providerName}.apiKey.`,
     );
   }
-  const baseURL =
-    config.baseURL ?? (config.baseURLEnv ? env[config.baseURLEnv] : undefined) ?? config.defaultBaseURL;
+  const baseURL = config.baseURL ?? (config.baseURLEnv ? env[config.baseURLEnv] : undefined) ?? config.defaultBaseURL;
   const common = { apiKey, headers: config.headers, fetch };
   switch (config.type) {
     case "anthropic": {

@@ -6,12 +6,7 @@ import { matchesPathPattern } from "./path-pattern.js";
 import { globMayMatchProtected, isProtectedPath, mentionsProtectedPath } from "./protected-paths.js";
 import { expandHome, resolveRealPath } from "./resolve-path.js";
 import { programName, READ_ONLY_COMMANDS, WRAPPERS } from "./shell/command-kinds.js";
-import {
-  type ShellAnalysis,
-  type ShellCommand,
-  type ShellRedirect,
-  wordValues,
-} from "./shell/shell-command.js";
+import { type ShellAnalysis, type ShellCommand, type ShellRedirect, wordValues } from "./shell/shell-command.js";
 import { ruleAppliesTo } from "./tool-kinds.js";
 
 /** A Bash call as the rules see it. */
@@ -32,9 +27,41 @@ export interface BashAllowResult {
 const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd"]);
 /** Programs that write files named by their arguments, or run code passed as one. */
 const WRITE_ARGUMENTS = new Set([
-  "cp", "mv", "ln", "install", "rsync", "tee", "dd", "touch", "truncate", "mkdir", "rm", "rmdir",
-  "chmod", "chown", "chgrp", "sed", "awk", "gawk", "perl", "python", "python3", "node", "ruby", "php",
-  "tar", "unzip", "zip", "gzip", "gunzip", "curl", "wget", "patch", "split", "csplit", "sort",
+  "cp",
+  "mv",
+  "ln",
+  "install",
+  "rsync",
+  "tee",
+  "dd",
+  "touch",
+  "truncate",
+  "mkdir",
+  "rm",
+  "rmdir",
+  "chmod",
+  "chown",
+  "chgrp",
+  "sed",
+  "awk",
+  "gawk",
+  "perl",
+  "python",
+  "python3",
+  "node",
+  "ruby",
+  "php",
+  "tar",
+  "unzip",
+  "zip",
+  "gzip",
+  "gunzip",
+  "curl",
+  "wget",
+  "patch",
+  "split",
+  "csplit",
+  "sort",
 ]);
 const SAFE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 

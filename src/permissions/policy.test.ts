@@ -45,12 +45,7 @@ const SIDE_EFFECTS: Record<string, SideEffect> = {
   mcp__db__query: "mutating",
 };
 
-function call(
-  p: PermissionPolicy,
-  toolName: string,
-  input: Record<string, unknown>,
-  sideEffect?: SideEffect,
-) {
+function call(p: PermissionPolicy, toolName: string, input: Record<string, unknown>, sideEffect?: SideEffect) {
   return p.evaluate({
     toolName,
     input,
@@ -63,9 +58,7 @@ const bash = (command: string) => ["Bash", { command }] as const;
 
 describe("modes × tool kinds (no rules)", () => {
   const inside = () => path.join(ws, "src", "a.ts");
-  const cases: Array<
-    [string, () => readonly [string, Record<string, unknown>], Record<PermissionMode, string>]
-  > = [
+  const cases: Array<[string, () => readonly [string, Record<string, unknown>], Record<PermissionMode, string>]> = [
     [
       "Read inside",
       () => ["Read", { file_path: inside() }],
@@ -175,9 +168,7 @@ describe("precedence", () => {
   });
 
   it("allow rules let calls through in dontAsk mode", () => {
-    expect(call(policy({ mode: "dontAsk", allow: ["Bash(make:*)"] }), ...bash("make all")).behavior).toBe(
-      "allow",
-    );
+    expect(call(policy({ mode: "dontAsk", allow: ["Bash(make:*)"] }), ...bash("make all")).behavior).toBe("allow");
   });
 
   it("plan mode denies mutating tools even when allowed", () => {
@@ -251,9 +242,7 @@ describe("Bash rules and compound commands", () => {
     ["if true; then rm -rf ~; fi"],
     ["rm -rf ~ 'unterminated"],
   ])("deny Bash(rm:*) catches %j", (command) => {
-    expect(call(policy({ deny: ["Bash(rm:*)"], mode: "bypassPermissions" }), ...bash(command)).behavior).toBe(
-      "deny",
-    );
+    expect(call(policy({ deny: ["Bash(rm:*)"], mode: "bypassPermissions" }), ...bash(command)).behavior).toBe("deny");
   });
 
   it("Edit deny rules catch output redirections", () => {

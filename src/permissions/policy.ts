@@ -128,9 +128,7 @@ export class PermissionPolicy {
         return;
       case "removeDirectories": {
         const removed = new Set(update.directories.map((dir) => this.#realDirectory(dir)));
-        this.#directories = this.#directories.filter(
-          (dir) => dir === this.#directories[0] || !removed.has(dir),
-        );
+        this.#directories = this.#directories.filter((dir) => dir === this.#directories[0] || !removed.has(dir));
         return;
       }
       case "replaceRules":
@@ -214,11 +212,7 @@ export class PermissionPolicy {
    * read of it: asked about, never allowed by a rule or a mode (a deny must not turn into
    * an allow because a command hid itself).
    */
-  #uncertain(
-    behavior: "deny" | "ask",
-    request: PermissionRequest,
-    subject: Subject,
-  ): PermissionDecision | undefined {
+  #uncertain(behavior: "deny" | "ask", request: PermissionRequest, subject: Subject): PermissionDecision | undefined {
     if (subject.kind !== "bash") return undefined;
     const unsure = blockingUncertainty(this.#rules[behavior], subject.call);
     if (!unsure) return undefined;
@@ -267,9 +261,7 @@ export class PermissionPolicy {
       return [{ type: "setMode", mode: "acceptEdits", destination: "session" }];
     }
     if (subject.kind === "bash") {
-      const { unmatched } = matchAllowBashRules(this.#rules.allow, subject.call, (file) =>
-        this.#inWorkspace(file),
-      );
+      const { unmatched } = matchAllowBashRules(this.#rules.allow, subject.call, (file) => this.#inWorkspace(file));
       if (subject.call.analysis.opaque.length > 0) return [];
       const rules = [...new Set(unmatched)].map((ruleContent) => ({ toolName: "Bash", ruleContent }));
       return [{ type: "addRules", rules, behavior: "allow", destination: "session" }];
@@ -284,11 +276,7 @@ export class PermissionPolicy {
     ];
   }
 
-  #findBlocking(
-    behavior: "deny" | "ask",
-    request: PermissionRequest,
-    subject: Subject,
-  ): CompiledRule | undefined {
+  #findBlocking(behavior: "deny" | "ask", request: PermissionRequest, subject: Subject): CompiledRule | undefined {
     const rules = this.#rules[behavior];
     if (subject.kind === "bash") return findBlockingBashRule(rules, subject.call);
     return rules.find((rule) => this.#matches(rule, request, subject, "block"));
@@ -301,17 +289,11 @@ export class PermissionPolicy {
     return this.#rules.allow.find((rule) => this.#matches(rule, request, subject, "allow"));
   }
 
-  #matches(
-    rule: CompiledRule,
-    request: PermissionRequest,
-    subject: Subject,
-    use: "block" | "allow",
-  ): boolean {
+  #matches(rule: CompiledRule, request: PermissionRequest, subject: Subject, use: "block" | "allow"): boolean {
     if (!ruleAppliesTo(rule.toolName, request.toolName)) return false;
     if (rule.content === undefined) return true;
     if (rule.path) return subject.kind === "file" && this.#matchesFile(rule, request, subject, use);
-    if (rule.toolName === "WebFetch")
-      return subject.kind === "url" && matchesDomain(rule.content, subject.hostname);
+    if (rule.toolName === "WebFetch") return subject.kind === "url" && matchesDomain(rule.content, subject.hostname);
     if (rule.toolName === "Task" || rule.toolName === "Agent") {
       return inputString(request.input, "subagent_type") === rule.content;
     }
@@ -328,9 +310,7 @@ export class PermissionPolicy {
     if (!ruleAppliesTo(rule.toolName, request.toolName) || !rule.path) return false;
     if (use === "allow") return matchesPathPattern(rule.path, [subject.real]);
     // A search of a directory reads the files in it: `Read(./src/**)` must stop `Grep` in `src`.
-    const files = subject.directory
-      ? subject.files.flatMap((file) => [file, path.join(file, "-")])
-      : subject.files;
+    const files = subject.directory ? subject.files.flatMap((file) => [file, path.join(file, "-")]) : subject.files;
     return matchesPathPattern(rule.path, files);
   }
 

@@ -90,12 +90,5 @@ export function addUsage(a: Usage, b: Usage): Usage {
 }
 
 /** Why the model stopped, in Anthropic's vocabulary (OpenAI reasons are mapped onto it). */
-export const StopReason = z.enum([
-  "end_turn",
-  "max_tokens",
-  "stop_sequence",
-  "tool_use",
-  "refusal",
-  "pause_turn",
-]);
+export const StopReason = z.enum(["end_turn", "max_tokens", "stop_sequence", "tool_use", "refusal", "pause_turn"]);
 export type StopReason = z.infer<typeof StopReason>;

@@ -16,10 +16,7 @@ export async function listSessions(
 }
 
 /** One session's info; `session_not_found` when unknown. */
-export async function getSession(
-  sessionId: string,
-  options: StoreLocation = {},
-): Promise<SessionInfo | undefined> {
+export async function getSession(sessionId: string, options: StoreLocation = {}): Promise<SessionInfo | undefined> {
   return withStore(options, (store) => store.getSession(sessionId));
 }
 

@@ -10,11 +10,7 @@ import {
   usage,
 } from "../../test/sessions-fixtures.js";
 import type { SDKMessage, SDKUserMessage, ToolResultBlock } from "../protocol/index.js";
-import {
-  type ConversationMessage,
-  conversationFromMessages,
-  INTERRUPTED_TOOL_RESULT,
-} from "./conversation.js";
+import { type ConversationMessage, conversationFromMessages, INTERRUPTED_TOOL_RESULT } from "./conversation.js";
 
 const newUuid = () => "synthetic-uuid";
 
@@ -111,10 +107,7 @@ describe("conversationFromMessages", () => {
   });
 
   it("answers calls before the prompt a user typed after the crash", () => {
-    const out = history([
-      assistant("s", [toolUse("t1", "Bash", { command: "make" })]),
-      prompt("s", "what happened?"),
-    ]);
+    const out = history([assistant("s", [toolUse("t1", "Bash", { command: "make" })]), prompt("s", "what happened?")]);
     expect(out).toHaveLength(2);
     expect(content(out[1])).toEqual([interrupted("t1"), { type: "text", text: "what happened?" }]);
     expect(out[1]?.uuid).not.toBe("synthetic-uuid");
@@ -205,10 +198,7 @@ describe("conversationFromMessages", () => {
   });
 
   it("makes a fresh uuid per synthetic message by default", () => {
-    const messages = [
-      assistant("s", [toolUse("t1", "Bash", {})]),
-      assistant("s", [toolUse("t2", "Bash", {})]),
-    ];
+    const messages = [assistant("s", [toolUse("t1", "Bash", {})]), assistant("s", [toolUse("t2", "Bash", {})])];
     const out = conversationFromMessages(messages);
     expect(out.map((m) => m.type)).toEqual(["assistant", "user", "assistant", "user"]);
     expect(out[1]?.uuid).not.toBe(out[3]?.uuid);

@@ -79,17 +79,14 @@ function splitTurns(messages: ConversationMessage[]): Turn[] {
 }
 
 function answerCalls(turn: Turn, newUuid: () => string): SDKUserMessage[] {
-  const calls =
-    turn.assistant?.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])) ?? [];
+  const calls = turn.assistant?.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])) ?? [];
   const found = new Map<string, ToolResultBlock>();
   const rest = turn.users.map((user) => {
     const content = user.message.content;
-    if (typeof content === "string")
-      return { user, blocks: [{ type: "text", text: content }] as UserContentBlock[] };
+    if (typeof content === "string") return { user, blocks: [{ type: "text", text: content }] as UserContentBlock[] };
     const blocks = content.filter((block) => {
       if (block.type !== "tool_result") return true;
-      if (calls.includes(block.tool_use_id) && !found.has(block.tool_use_id))
-        found.set(block.tool_use_id, block);
+      if (calls.includes(block.tool_use_id) && !found.has(block.tool_use_id)) found.set(block.tool_use_id, block);
       return false;
     });
     return { user, blocks };

@@ -28,9 +28,7 @@ export const DeriveState = z.object({
   closed: Totals,
   run: Totals,
   runs: z.number().int(),
-  lastResult: z
-    .object({ subtype: ResultSubtype, terminalReason: TerminalReason, isError: z.boolean() })
-    .nullable(),
+  lastResult: z.object({ subtype: ResultSubtype, terminalReason: TerminalReason, isError: z.boolean() }).nullable(),
 });
 export type DeriveState = z.infer<typeof DeriveState>;
 

@@ -47,10 +47,7 @@ describe("applyMessage", () => {
   });
 
   it("keeps its state as plain JSON that the schema accepts", () => {
-    const { state } = fold([
-      prompt("s", "go"),
-      assistant("s", [toolUse("t1", "Write", { file_path: "/a" })]),
-    ]);
+    const { state } = fold([prompt("s", "go"), assistant("s", [toolUse("t1", "Write", { file_path: "/a" })])]);
     expect(DeriveState.parse(JSON.parse(JSON.stringify(state)))).toEqual(state);
   });
 

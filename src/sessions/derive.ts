@@ -47,8 +47,7 @@ export function applyMessage(state: DeriveState, message: SDKMessage, ctx: Deriv
       return { state: closeRun(counted, message), messages: [], parts: [] };
     case "system":
       if (message.subtype === "compact_boundary") return applyCompaction(counted, message, ctx);
-      if (message.subtype === "init")
-        return { state: { ...counted, model: message.model }, messages: [], parts: [] };
+      if (message.subtype === "init") return { state: { ...counted, model: message.model }, messages: [], parts: [] };
       return { state: counted, messages: [], parts: [] };
   }
 }
@@ -193,11 +192,7 @@ function titleFrom(text: string): string | null {
   return line.length > TITLE_MAX_CHARS ? `${line.slice(0, TITLE_MAX_CHARS - 1)}…` : line;
 }
 
-function applyCompaction(
-  state: DeriveState,
-  message: SDKCompactBoundaryMessage,
-  ctx: DeriveContext,
-): DeriveResult {
+function applyCompaction(state: DeriveState, message: SDKCompactBoundaryMessage, ctx: DeriveContext): DeriveResult {
   const row = newMessage(state, ctx, {
     role: "user",
     sdkUuid: message.uuid,

@@ -13,10 +13,7 @@ export interface StoreLocation {
  * Runs `work` against the given store, or opens the project's default SQLite store for it
  * and closes it afterwards.
  */
-export async function withStore<T>(
-  location: StoreLocation,
-  work: (store: SessionStore) => Promise<T>,
-): Promise<T> {
+export async function withStore<T>(location: StoreLocation, work: (store: SessionStore) => Promise<T>): Promise<T> {
   if (location.store) return work(location.store);
   const store = openSqliteSessionStore({ cwd: location.cwd ?? process.cwd() });
   try {

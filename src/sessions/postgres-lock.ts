@@ -33,10 +33,9 @@ export class PostgresLocks {
     client.on("error", ignore);
     let locked = false;
     try {
-      const taken = await client.query<{ ok: boolean }>(
-        "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok",
-        [key],
-      );
+      const taken = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [
+        key,
+      ]);
       locked = taken.rows[0]?.ok === true;
       if (!locked) throw sessionBusy(sessionId, await this.#holder(client, sessionId));
       const token = randomUUID();
@@ -55,8 +54,7 @@ export class PostgresLocks {
       this.#held.set(token, release);
       return { sessionId, owner: label, release };
     } catch (error) {
-      if (locked)
-        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]).catch(ignore);
+      if (locked) await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]).catch(ignore);
       client.off("error", ignore);
       client.release();
       throw error;

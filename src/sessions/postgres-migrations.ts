@@ -108,9 +108,7 @@ export async function migratePostgres(
   }
   for (const migration of migrations) {
     await inTransaction(client, schema, async () => {
-      const done = await client.query(`SELECT 1 FROM ${s}.gyre_migrations WHERE version = $1`, [
-        migration.version,
-      ]);
+      const done = await client.query(`SELECT 1 FROM ${s}.gyre_migrations WHERE version = $1`, [migration.version]);
       if (done.rowCount) return;
       await client.query(migration.sql(s));
       await client.query(`INSERT INTO ${s}.gyre_migrations (version, name) VALUES ($1, $2)`, [

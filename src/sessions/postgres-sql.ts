@@ -16,8 +16,7 @@ const SESSION_COLUMNS = "id, cwd, title, created_at, updated_at, parent_id, fork
 export function valuesList(rows: number, columns: number): string {
   return Array.from(
     { length: rows },
-    (_, row) =>
-      `(${Array.from({ length: columns }, (_, column) => `$${row * columns + column + 1}`).join(", ")})`,
+    (_, row) => `(${Array.from({ length: columns }, (_, column) => `$${row * columns + column + 1}`).join(", ")})`,
   ).join(", ");
 }
 

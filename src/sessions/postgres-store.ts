@@ -40,9 +40,7 @@ export interface PostgresSessionStoreOptions extends StoreClockOptions {
  * (`SELECT ... FOR UPDATE`), locks are advisory locks. An unreachable or unusable database
  * is a `session_store_error`.
  */
-export async function openPostgresSessionStore(
-  options: PostgresSessionStoreOptions,
-): Promise<PostgresSessionStore> {
+export async function openPostgresSessionStore(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
   const schema = options.schema ?? "public";
   const ownsPool = options.pool === undefined;
   // pg is loaded only when a PostgreSQL store is opened: most runs use SQLite, and
@@ -65,13 +63,9 @@ export async function openPostgresSessionStore(
 
 function storeError(schema: string, error: unknown): GyreError {
   if (isGyreError(error)) return error;
-  return new GyreError(
-    "session_store_error",
-    `PostgreSQL session store (schema ${schema}): ${errorMessage(error)}`,
-    {
-      cause: error,
-    },
-  );
+  return new GyreError("session_store_error", `PostgreSQL session store (schema ${schema}): ${errorMessage(error)}`, {
+    cause: error,
+  });
 }
 
 /** Use {@link openPostgresSessionStore} to create one. */
@@ -135,13 +129,8 @@ export class PostgresSessionStore implements SessionStore {
         if (!found.rows[0]) throw messageNotFound(sessionId, options.upTo);
         last = found.rows[0].seq;
       }
-      const { rows } = await client.query<{ seq: number; data: string }>(this.#sql.rawMessages, [
-        sessionId,
-        last,
-      ]);
-      return rows.map((row) =>
-        parseStored<SDKMessage>(row.data, `${this.#where(sessionId)}, message ${row.seq}`),
-      );
+      const { rows } = await client.query<{ seq: number; data: string }>(this.#sql.rawMessages, [sessionId, last]);
+      return rows.map((row) => parseStored<SDKMessage>(row.data, `${this.#where(sessionId)}, message ${row.seq}`));
     });
   }
 
@@ -173,10 +162,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async forkSession(id: string, options: UpToOptions & { title?: string } = {}): Promise<SessionInfo> {
-    const history = await this.getSessionMessages(
-      id,
-      options.upTo !== undefined ? { upTo: options.upTo } : {},
-    );
+    const history = await this.getSessionMessages(id, options.upTo !== undefined ? { upTo: options.upTo } : {});
     return this.#transaction(async (client) => {
       const source = await this.#require(client, id);
       const fork = await this.#create(client, {
@@ -225,10 +211,7 @@ export class PostgresSessionStore implements SessionStore {
     return this.#with(async (client) => {
       await this.#require(client, sessionId);
       const message = await client.query<{ seq: number }>(this.#sql.messageSeq, [sessionId, fromMessageUuid]);
-      const own = await client.query<{ seq: number | null }>(this.#sql.checkpointSeq, [
-        sessionId,
-        fromMessageUuid,
-      ]);
+      const own = await client.query<{ seq: number | null }>(this.#sql.checkpointSeq, [sessionId, fromMessageUuid]);
       const from = message.rows[0]?.seq ?? own.rows[0]?.seq ?? null;
       if (from === null) throw messageNotFound(sessionId, fromMessageUuid);
       const { rows } = await client.query<{

@@ -75,10 +75,7 @@ export function sessionRecordFromRow(row: SessionRowLike, state: DeriveState): S
 export function decodeState(text: unknown, where: string): DeriveState {
   const parsed = DeriveState.safeParse(parseStored(text, where));
   if (!parsed.success) {
-    throw new GyreError(
-      "session_store_error",
-      `Unreadable session state in ${where}: ${parsed.error.message}`,
-    );
+    throw new GyreError("session_store_error", `Unreadable session state in ${where}: ${parsed.error.message}`);
   }
   return parsed.data;
 }
@@ -135,11 +132,7 @@ export function withSessionId(message: SDKMessage, sessionId: string): SDKMessag
 }
 
 /** Cuts `messages` after the one with uuid `upTo` (inclusive); unknown uuids are an error. */
-export function cutAt<T extends { uuid: string }>(
-  messages: T[],
-  sessionId: string,
-  upTo: string | undefined,
-): T[] {
+export function cutAt<T extends { uuid: string }>(messages: T[], sessionId: string, upTo: string | undefined): T[] {
   if (upTo === undefined) return messages;
   const index = messages.findIndex((message) => message.uuid === upTo);
   if (index < 0) throw messageNotFound(sessionId, upTo);

@@ -125,9 +125,7 @@ export function migrateSqlite(
   const applied = keepAlive(
     db.prepare<[number], { version: number }>("SELECT version FROM gyre_migrations WHERE version = ?"),
   );
-  const record = keepAlive(
-    db.prepare("INSERT INTO gyre_migrations (version, name, applied_at) VALUES (?, ?, ?)"),
-  );
+  const record = keepAlive(db.prepare("INSERT INTO gyre_migrations (version, name, applied_at) VALUES (?, ?, ?)"));
   const newest = keepAlive(
     db.prepare<[], { version: number | null }>("SELECT MAX(version) AS version FROM gyre_migrations"),
   );

@@ -73,9 +73,7 @@ export function prepareStatements(db: Database): Statements {
     listSessionsByCwd: db.prepare<[string, number], SessionRow>(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
-    insertSession: db.prepare(
-      `INSERT OR IGNORE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    insertSession: db.prepare(`INSERT OR IGNORE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
     updateState: db.prepare("UPDATE sessions SET updated_at = ?, state = ? WHERE id = ?"),
     renameSession: db.prepare("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?"),
     deleteSession: [

@@ -98,12 +98,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly #states = new Map<string, { text: string; state: DeriveState }>();
 
   /** @internal */
-  constructor(
-    db: Database.Database,
-    path: string,
-    statements: Statements,
-    options: SqliteSessionStoreOptions,
-  ) {
+  constructor(db: Database.Database, path: string, statements: Statements, options: SqliteSessionStoreOptions) {
     this.#db = db;
     this.path = path;
     this.#sql = statements;
@@ -157,9 +152,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       return this.#sql.rawMessages
         .all(sessionId, last)
-        .map((row) =>
-          parseStored<SDKMessage>(row.data, `${this.path} (session ${sessionId}, message ${row.seq})`),
-        );
+        .map((row) => parseStored<SDKMessage>(row.data, `${this.path} (session ${sessionId}, message ${row.seq})`));
     });
   }
 

@@ -61,12 +61,7 @@ export interface SessionStore {
    * Remembers a file's content before `messageUuid`'s turn changed it. Only the first
    * checkpoint per message and file is kept: that is the content before the turn.
    */
-  saveCheckpoint(
-    sessionId: string,
-    messageUuid: string,
-    filePath: string,
-    contentBefore: Buffer | null,
-  ): Promise<void>;
+  saveCheckpoint(sessionId: string, messageUuid: string, filePath: string, contentBefore: Buffer | null): Promise<void>;
   /**
    * Checkpoints of `fromMessageUuid` and every later message, oldest first. To rewind files
    * to before that message, restore each file's first checkpoint ({@link filesToRestore}).

@@ -22,9 +22,7 @@ export const SessionInfo = z.object({
   tokens: Usage,
   /** Runs closed by a `result` message. */
   runs: z.number().int(),
-  lastResult: z
-    .object({ subtype: ResultSubtype, terminalReason: TerminalReason, isError: z.boolean() })
-    .nullable(),
+  lastResult: z.object({ subtype: ResultSubtype, terminalReason: TerminalReason, isError: z.boolean() }).nullable(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 

@@ -1,11 +1,4 @@
-import {
-  type AnswerToolCall,
-  answerText,
-  type MockAnswer,
-  splitArguments,
-  splitText,
-  toolCallId,
-} from "./answer.js";
+import { type AnswerToolCall, answerText, type MockAnswer, splitArguments, splitText, toolCallId } from "./answer.js";
 import { chatUsage, openaiError } from "./openai-shared.js";
 import type { MockStopReason } from "./script.js";
 import { countRuns, dataEvent, isRecord, type WireFormat } from "./wire-format.js";
@@ -79,9 +72,7 @@ export const openaiChatFormat: WireFormat = {
     frames.push(chunk({}, FINISH_REASONS[answer.stopReason]));
     const streamOptions = answer.request.stream_options;
     if (isRecord(streamOptions) && streamOptions.include_usage === true) {
-      frames.push(
-        dataEvent({ ...envelope(answer, "chat.completion.chunk"), choices: [], usage: chatUsage(answer) }),
-      );
+      frames.push(dataEvent({ ...envelope(answer, "chat.completion.chunk"), choices: [], usage: chatUsage(answer) }));
     }
     frames.push(dataEvent("[DONE]"));
     return frames;

@@ -33,16 +33,12 @@ export const openaiResponsesFormat: WireFormat = {
     ];
     answer.blocks.forEach((block, outputIndex) => {
       const item = outputItem(answer, block, outputIndex);
-      frames.push(
-        event("response.output_item.added", { output_index: outputIndex, item: pendingItem(item) }),
-      );
+      frames.push(event("response.output_item.added", { output_index: outputIndex, item: pendingItem(item) }));
       for (const [type, data] of itemEvents(block, item.id, outputIndex)) frames.push(event(type, data));
       frames.push(event("response.output_item.done", { output_index: outputIndex, item }));
     });
     const status = finalStatus(answer);
-    frames.push(
-      event(`response.${status}`, { response: responseObject(answer, status, outputItems(answer)) }),
-    );
+    frames.push(event(`response.${status}`, { response: responseObject(answer, status, outputItems(answer)) }));
     return frames;
   },
 };
@@ -131,10 +127,7 @@ function itemEvents(block: AnswerBlock, itemId: string, outputIndex: number): It
       return [
         ["response.content_part.added", { ...at, content_index: 0, part }],
         ...splitText(block.text).map(
-          (delta): ItemEvent => [
-            "response.output_text.delta",
-            { ...at, content_index: 0, delta, logprobs: [] },
-          ],
+          (delta): ItemEvent => ["response.output_text.delta", { ...at, content_index: 0, delta, logprobs: [] }],
         ),
         ["response.output_text.done", { ...at, content_index: 0, text: block.text, logprobs: [] }],
         ["response.content_part.done", { ...at, content_index: 0, part: { ...part, text: block.text } }],
@@ -148,10 +141,7 @@ function itemEvents(block: AnswerBlock, itemId: string, outputIndex: number): It
           (delta): ItemEvent => ["response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta }],
         ),
         ["response.reasoning_summary_text.done", { ...at, summary_index: 0, text: block.thinking }],
-        [
-          "response.reasoning_summary_part.done",
-          { ...at, summary_index: 0, part: { ...part, text: block.thinking } },
-        ],
+        ["response.reasoning_summary_part.done", { ...at, summary_index: 0, part: { ...part, text: block.thinking } }],
       ];
     }
     case "tool_use":

@@ -55,11 +55,7 @@ describe("builders", () => {
   it("build turns and faults the schema accepts", () => {
     const script = {
       turns: [
-        mockTurn.toolUse(
-          "Read",
-          { file_path: "/a" },
-          { id: "t1", faults: [mockFault.rateLimit(1), mockFault.cut(2)] },
-        ),
+        mockTurn.toolUse("Read", { file_path: "/a" }, { id: "t1", faults: [mockFault.rateLimit(1), mockFault.cut(2)] }),
         mockTurn.of([{ type: "thinking", thinking: "hm" }], { stopReason: "max_tokens" }),
         mockTurn.text("bye", {
           faults: [mockFault.overloaded(), mockFault.http(500, "x"), mockFault.delay(3)],
@@ -77,8 +73,6 @@ describe("builders", () => {
   });
 
   it("reject HTTP fault statuses that are not errors", () => {
-    expect(MockScript.safeParse({ turns: [{ faults: [{ type: "http", status: 200 }] }] }).success).toBe(
-      false,
-    );
+    expect(MockScript.safeParse({ turns: [{ faults: [{ type: "http", status: 200 }] }] }).success).toBe(false);
   });
 });

@@ -30,11 +30,7 @@ export const MockToolUseContent = z.object({
 });
 export type MockToolUseContent = z.infer<typeof MockToolUseContent>;
 
-export const MockContent = z.discriminatedUnion("type", [
-  MockTextContent,
-  MockThinkingContent,
-  MockToolUseContent,
-]);
+export const MockContent = z.discriminatedUnion("type", [MockTextContent, MockThinkingContent, MockToolUseContent]);
 export type MockContent = z.infer<typeof MockContent>;
 
 /** Stop reasons in Anthropic's vocabulary; each wire format maps them to its own. */
@@ -102,13 +98,9 @@ export type MockScript = z.infer<typeof MockScript>;
 export function parseMockScript(value: unknown, source = "script"): MockScript {
   const result = MockScript.safeParse(value);
   if (!result.success) {
-    throw new GyreError(
-      "mock_script_error",
-      `mock-llm: invalid ${source}: ${z.prettifyError(result.error)}`,
-      {
-        cause: result.error,
-      },
-    );
+    throw new GyreError("mock_script_error", `mock-llm: invalid ${source}: ${z.prettifyError(result.error)}`, {
+      cause: result.error,
+    });
   }
   return result.data;
 }

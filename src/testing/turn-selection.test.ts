@@ -95,9 +95,7 @@ describe("sequential mode", () => {
     const model = client("openai-chat", server);
     expect((await streamTurn(model)).text).toBe("first");
     expect((await streamTurn(model)).text).toBe("second");
-    await expect(model.doGenerate(callOptions())).rejects.toThrow(
-      "the script has no turn 2 (it has 2 turns)",
-    );
+    await expect(model.doGenerate(callOptions())).rejects.toThrow("the script has no turn 2 (it has 2 turns)");
   });
 
   it("keeps the turn when an attempt fails, so the retry gets it", async () => {

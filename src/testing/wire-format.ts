@@ -34,10 +34,7 @@ export function dataEvent(data: unknown): string {
 }
 
 /** Count runs of consecutive items for which `isAssistantSide` holds. */
-export function countRuns(
-  items: unknown,
-  isAssistantSide: (item: Record<string, unknown>) => boolean,
-): number {
+export function countRuns(items: unknown, isAssistantSide: (item: Record<string, unknown>) => boolean): number {
   if (!Array.isArray(items)) return 0;
   let runs = 0;
   let inRun = false;

@@ -17,9 +17,7 @@ export interface DefineToolOptions<Schema extends z.ZodType> {
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Define a typed tool. The input schema is validated before `execute` is called. */
-export function defineTool<Schema extends z.ZodType>(
-  options: DefineToolOptions<Schema>,
-): Tool<z.infer<Schema>> {
+export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<Schema>): Tool<z.infer<Schema>> {
   if (!TOOL_NAME.test(options.name)) {
     throw new TypeError(`Tool name "${options.name}" must match ${TOOL_NAME} (the providers' rule).`);
   }

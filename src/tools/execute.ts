@@ -111,15 +111,13 @@ export async function executeTool(
 ): Promise<ToolResult> {
   const timeoutMs = options.timeoutMs ?? tool.timeoutMs;
   // A timer and a combined signal only when there is a timeout: most calls need neither.
-  const timeout =
-    timeoutMs !== undefined && timeoutMs > 0 ? new CallTimeout(tool.name, timeoutMs) : undefined;
+  const timeout = timeoutMs !== undefined && timeoutMs > 0 ? new CallTimeout(tool.name, timeoutMs) : undefined;
   const signal = timeout ? AbortSignal.any([context.signal, timeout.signal]) : context.signal;
   try {
     const output = await raceAbort(tool.execute(input, { ...context, signal }), signal);
     return finish(tool, normalize(output), context);
   } catch (error) {
-    if (timeout?.fired)
-      return errorResult(`Error: ${tool.name} timed out after ${timeoutMs} ms and was stopped.`);
+    if (timeout?.fired) return errorResult(`Error: ${tool.name} timed out after ${timeoutMs} ms and was stopped.`);
     if (context.signal.aborted) return errorResult(`Error: ${tool.name} was interrupted before it finished.`);
     return errorResult(`Error: ${errorMessage(error)}`);
   } finally {
@@ -171,8 +169,6 @@ function finish(tool: AnyTool, result: ToolResult, context: ToolContext): ToolRe
   if (typeof result.content === "string") {
     return result.content.length <= limit ? result : { ...result, content: cut(result.content) };
   }
-  const content = result.content.map((block) =>
-    block.type === "text" ? { ...block, text: cut(block.text) } : block,
-  );
+  const content = result.content.map((block) => (block.type === "text" ? { ...block, text: cut(block.text) } : block));
   return { ...result, content };
 }

@@ -48,9 +48,7 @@ describe("TextProtocolParser", () => {
 
   it("gives the same events at every split point", () => {
     for (let split = 0; split <= SAMPLE.length; split++) {
-      expect(parse([SAMPLE.slice(0, split), SAMPLE.slice(split)]), `split at ${split}`).toEqual(
-        SAMPLE_EVENTS,
-      );
+      expect(parse([SAMPLE.slice(0, split), SAMPLE.slice(split)]), `split at ${split}`).toEqual(SAMPLE_EVENTS);
     }
   });
 
@@ -60,10 +58,7 @@ describe("TextProtocolParser", () => {
 
   it("streams text before a tag is complete, holding back only a possible tag prefix", () => {
     const parser = new TextProtocolParser();
-    expect(parser.push("Hello wor")).toEqual([
-      { type: "text-start" },
-      { type: "text-delta", text: "Hello wor" },
-    ]);
+    expect(parser.push("Hello wor")).toEqual([{ type: "text-start" }, { type: "text-delta", text: "Hello wor" }]);
     expect(parser.push("ld <to")).toEqual([{ type: "text-delta", text: "ld" }]);
     expect(parser.push("day")).toEqual([{ type: "text-delta", text: " <today" }]);
     expect(parser.end()).toEqual([{ type: "text-end" }]);
@@ -115,8 +110,7 @@ describe("TextProtocolParser", () => {
   });
 
   it("closes a block with an unbalanced quote at its first </tool> and reads on", () => {
-    const text =
-      '<tool>{"tool_name": "a", "arguments": {"x": "oops}}</tool> after <tool>{"tool_name":"b"}</tool>';
+    const text = '<tool>{"tool_name": "a", "arguments": {"x": "oops}}</tool> after <tool>{"tool_name":"b"}</tool>';
     for (let split = 0; split <= text.length; split++) {
       expect(parse([text.slice(0, split), text.slice(split)]), `split at ${split}`).toEqual([
         { type: "tool", body: '{"tool_name": "a", "arguments": {"x": "oops}}', closed: true },

@@ -105,9 +105,7 @@ describe("rewritePrompt", () => {
       },
     ];
     const [assistant, user] = rewritePrompt(prompt, undefined);
-    expect(assistant?.content).toEqual([
-      { type: "text", text: '<tool>{"tool_name": "calculator", "a": }</tool>' },
-    ]);
+    expect(assistant?.content).toEqual([{ type: "text", text: '<tool>{"tool_name": "calculator", "a": }</tool>' }]);
     expect(user?.content).toEqual([
       {
         type: "text",

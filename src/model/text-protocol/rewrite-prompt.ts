@@ -30,10 +30,7 @@ const FORMAT_REMINDER = 'Write each call as <tool>{"tool_name": "...", "argument
  * `tool` messages become user messages of `<tool_result>` blocks, merged with a user
  * message that follows so user and assistant turns still alternate.
  */
-export function rewritePrompt(
-  prompt: LanguageModelV3Prompt,
-  section: string | undefined,
-): LanguageModelV3Prompt {
+export function rewritePrompt(prompt: LanguageModelV3Prompt, section: string | undefined): LanguageModelV3Prompt {
   const malformed = new Map<string, MalformedCall>();
   const out: LanguageModelV3Message[] = [];
   for (const message of prompt) {
@@ -83,8 +80,7 @@ function rewriteAssistant(parts: readonly AssistantPart[], malformed: Map<string
         out.push(part);
         break;
       case "reasoning":
-        if (part.text.trim().length > 0)
-          out.push({ type: "text", text: `<thinking>\n${part.text}\n</thinking>` });
+        if (part.text.trim().length > 0) out.push({ type: "text", text: `<thinking>\n${part.text}\n</thinking>` });
         break;
       case "tool-call":
         out.push({ type: "text", text: toolCallText(part, malformed) });
@@ -197,8 +193,7 @@ function isText(part: { type: string } | undefined): part is LanguageModelV3Text
 
 /** Blocks of a turn are separated by a blank line; a result's own newlines are kept as they are. */
 function joinText(left: string, right: string): string {
-  if (left.length === 0 || right.length === 0 || left.endsWith("\n") || right.startsWith("\n"))
-    return left + right;
+  if (left.length === 0 || right.length === 0 || left.endsWith("\n") || right.startsWith("\n")) return left + right;
   return `${left}\n\n${right}`;
 }
 

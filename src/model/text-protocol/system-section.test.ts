@@ -11,10 +11,7 @@ const calculator: LanguageModelV3FunctionTool = {
 
 describe("toolProtocolSection", () => {
   it("describes the block format, the rules and every tool with its JSON Schema", () => {
-    const section = toolProtocolSection([
-      calculator,
-      { ...calculator, name: "other", description: undefined },
-    ]);
+    const section = toolProtocolSection([calculator, { ...calculator, name: "other", description: undefined }]);
     expect(section).toContain(
       '<tool>\n{"tool_name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool>',
     );
@@ -28,9 +25,7 @@ describe("toolProtocolSection", () => {
   });
 
   it("says a call is required when the tool choice asks for one", () => {
-    expect(toolProtocolSection([calculator], { type: "required" })).toContain(
-      "you must call at least one tool",
-    );
+    expect(toolProtocolSection([calculator], { type: "required" })).toContain("you must call at least one tool");
     expect(toolProtocolSection([calculator], { type: "tool", toolName: "calculator" })).toContain(
       "you must call the tool calculator",
     );

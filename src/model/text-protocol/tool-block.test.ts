@@ -44,12 +44,7 @@ describe("readToolBlock", () => {
   });
 
   it("calls invalid_tool_call when tool_name is missing, empty or not a string", () => {
-    for (const body of [
-      '{"arguments": {"a": 1}}',
-      '{"tool_name": "", "arguments": {}}',
-      '{"tool_name": 3}',
-      "[1]",
-    ]) {
+    for (const body of ['{"arguments": {"a": 1}}', '{"tool_name": "", "arguments": {}}', '{"tool_name": 3}', "[1]"]) {
       expect(readToolBlock(body, true), body).toMatchObject({
         toolName: INVALID_TOOL_NAME,
         problem: expect.stringContaining('no "tool_name"'),

@@ -44,8 +44,7 @@ export function readToolBlock(body: string, closed: boolean): ToolBlockCall {
     return { toolName: namedTool(text) ?? INVALID_TOOL_NAME, input: text, problem };
   }
   const block = ToolBlock.safeParse(json.value);
-  if (block.success)
-    return { toolName: block.data.tool_name, input: JSON.stringify(block.data.arguments ?? {}) };
+  if (block.success) return { toolName: block.data.tool_name, input: JSON.stringify(block.data.arguments ?? {}) };
   const value = json.value;
   const name = isRecord(value) && typeof value.tool_name === "string" ? value.tool_name : "";
   if (name.length === 0) {
@@ -77,9 +76,7 @@ function namedTool(text: string): string | undefined {
   const name = match?.[1];
   if (name === undefined) return undefined;
   const decoded = parseJson(`"${name}"`);
-  return decoded.ok && typeof decoded.value === "string" && decoded.value.length > 0
-    ? decoded.value
-    : undefined;
+  return decoded.ok && typeof decoded.value === "string" && decoded.value.length > 0 ? decoded.value : undefined;
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {

@@ -1,9 +1,5 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3StreamPart,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockLLMServer, mockTurn, startMockLLM } from "../../testing/index.js";
 import { isTextProtocolModel, wrapTextProtocol } from "./wrap.js";
@@ -44,9 +40,7 @@ const ANSWER =
   '<tool>\n{"tool_name": "calculator", "arguments": {"a": 6, "b": 7, "op": "*"}}\n</tool>\n' +
   '<tool>{"tool_name": "calculator", "arguments": {"a": 1,}}</tool>';
 
-async function collect(
-  stream: ReadableStream<LanguageModelV3StreamPart>,
-): Promise<LanguageModelV3StreamPart[]> {
+async function collect(stream: ReadableStream<LanguageModelV3StreamPart>): Promise<LanguageModelV3StreamPart[]> {
   const parts: LanguageModelV3StreamPart[] = [];
   for await (const part of stream as unknown as AsyncIterable<LanguageModelV3StreamPart>) parts.push(part);
   return parts;
@@ -64,9 +58,7 @@ describe("wrapTextProtocol over a Chat Completions model", () => {
     };
     expect(body.tools).toBeUndefined();
     expect(body.messages[0]?.role).toBe("system");
-    expect(body.messages[0]?.content).toMatch(
-      /^Be brief\.\n\n# Tools\n[\s\S]*### calculator\nEvaluate a op b\./,
-    );
+    expect(body.messages[0]?.content).toMatch(/^Be brief\.\n\n# Tools\n[\s\S]*### calculator\nEvaluate a op b\./);
 
     const reasoning = parts.filter((part) => part.type === "reasoning-delta").map((part) => part.delta);
     const text = parts.filter((part) => part.type === "text-delta").map((part) => part.delta);
@@ -107,10 +99,7 @@ describe("wrapTextProtocol over a Chat Completions model", () => {
     expect(await ids(options)).toEqual(first);
     const other = {
       ...options,
-      prompt: [
-        ...options.prompt,
-        { role: "user" as const, content: [{ type: "text" as const, text: "again" }] },
-      ],
+      prompt: [...options.prompt, { role: "user" as const, content: [{ type: "text" as const, text: "again" }] }],
     };
     expect(await ids(other)).not.toEqual(first);
   });

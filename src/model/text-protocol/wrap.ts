@@ -58,13 +58,9 @@ function prepare(options: LanguageModelV3CallOptions): {
   idPrefix: string;
 } {
   const { tools, toolChoice, ...rest } = options;
-  const functions = (tools ?? []).filter(
-    (tool): tool is LanguageModelV3FunctionTool => tool.type === "function",
-  );
+  const functions = (tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === "function");
   const section =
-    functions.length === 0 || toolChoice?.type === "none"
-      ? undefined
-      : toolProtocolSection(functions, toolChoice);
+    functions.length === 0 || toolChoice?.type === "none" ? undefined : toolProtocolSection(functions, toolChoice);
   const prompt = rewritePrompt(options.prompt, section);
   return { callOptions: { ...rest, prompt }, idPrefix: callIdPrefix(prompt) };
 }

@@ -104,7 +104,8 @@ export function analyzeShell(source: string, home: string, depth = 0): ShellAnal
     return result;
   };
   if (depth > MAX_DEPTH) return unreadable("shell scripts nested too deep");
-  if (source.length > MAX_ANALYZED_LENGTH) return unreadable(`the command is longer than ${MAX_ANALYZED_LENGTH / 1024} KiB`);
+  if (source.length > MAX_ANALYZED_LENGTH)
+    return unreadable(`the command is longer than ${MAX_ANALYZED_LENGTH / 1024} KiB`);
   // bash reads NUL and CR differently from the grammar; such lines are never judged by rules.
   if (/[\0\r]/.test(source)) return unreadable("control characters in the command");
   const tree = parseShell(source);

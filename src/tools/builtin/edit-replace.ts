@@ -11,12 +11,7 @@ export type Replacement =
  * `replaceAll`. Occurrences are counted left to right without overlap. Replacement is
  * literal (`$&` and friends in `newString` mean nothing).
  */
-export function replaceExact(
-  text: string,
-  oldString: string,
-  newString: string,
-  replaceAll: boolean,
-): Replacement {
+export function replaceExact(text: string, oldString: string, newString: string, replaceAll: boolean): Replacement {
   const indexes = occurrences(text, oldString);
   if (indexes.length === 0) return { ok: false, reason: "not_found" };
   if (indexes.length > 1 && !replaceAll) return { ok: false, reason: "ambiguous", count: indexes.length };

@@ -56,13 +56,13 @@ describe("Edit schema", () => {
 
   it("accepts and rejects inputs", async () => {
     expect(EditInput.parse({ file_path: "/a", old_string: "x", new_string: "y" }).replace_all).toBe(false);
-    expect(
-      EditInput.safeParse({ file_path: "/a", old_string: "x", new_string: "y", replace_all: true }).success,
-    ).toBe(true);
+    expect(EditInput.safeParse({ file_path: "/a", old_string: "x", new_string: "y", replace_all: true }).success).toBe(
+      true,
+    );
     expect(EditInput.safeParse({ file_path: "/a", old_string: "x" }).success).toBe(false);
-    expect(
-      EditInput.safeParse({ file_path: "/a", old_string: "x", new_string: "y", replace_all: "yes" }).success,
-    ).toBe(false);
+    expect(EditInput.safeParse({ file_path: "/a", old_string: "x", new_string: "y", replace_all: "yes" }).success).toBe(
+      false,
+    );
     const result = await h.call("Edit", { file_path: "/a", new_string: 1 });
     expect(result.isError).toBe(true);
     expect(result.content).toContain("- old_string:");
@@ -75,9 +75,7 @@ describe("Edit rules", () => {
     const path = join(h.dir, "a.txt");
     writeFileSync(path, "a\n");
     const result = await h.call("Edit", { file_path: path, old_string: "a", new_string: "b" });
-    expect(result.content).toBe(
-      `Error: File has not been read yet: ${path}. Read it first before writing to it.`,
-    );
+    expect(result.content).toBe(`Error: File has not been read yet: ${path}. Read it first before writing to it.`);
   });
 
   it("refuses when the file changed on disk after the read", async () => {
@@ -92,9 +90,7 @@ describe("Edit rules", () => {
     const path = join(h.dir, "long.txt");
     writeFileSync(path, "1\n2\n3\n4\n");
     await h.call("Read", { file_path: path, offset: 3, limit: 1 });
-    expect(
-      (await h.call("Edit", { file_path: path, old_string: "3", new_string: "three" })).isError,
-    ).toBeFalsy();
+    expect((await h.call("Edit", { file_path: path, old_string: "3", new_string: "three" })).isError).toBeFalsy();
     expect(readFileSync(path, "utf8")).toBe("1\n2\nthree\n4\n");
   });
 
@@ -178,14 +174,9 @@ describe("Edit keeps the file's format", () => {
   });
 
   it("keeps a UTF-8 BOM", async () => {
-    const path = await readFile(
-      "bom.txt",
-      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]),
-    );
+    const path = await readFile("bom.txt", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]));
     await h.call("Edit", { file_path: path, old_string: "héllo", new_string: "wörld" });
-    expect(readFileSync(path)).toEqual(
-      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("wörld\n")]),
-    );
+    expect(readFileSync(path)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("wörld\n")]));
   });
 
   it("keeps Latin-1 and refuses characters it cannot hold", async () => {

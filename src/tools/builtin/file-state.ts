@@ -43,11 +43,9 @@ export async function assertUnchangedSinceRead(
 ): Promise<void> {
   const known = fileStates(session).get(realPath);
   if (!known) {
-    throw new GyreError(
-      "tool_error",
-      `File has not been read yet: ${realPath}. Read it first before writing to it.`,
-      { toolName },
-    );
+    throw new GyreError("tool_error", `File has not been read yet: ${realPath}. Read it first before writing to it.`, {
+      toolName,
+    });
   }
   const now = await stat(realPath);
   if (now.mtimeMs === known.mtimeMs && now.size === known.size) return;

@@ -212,22 +212,28 @@ describe("crawlGlob", () => {
     expect((await crawlGlob("src/**", root, [], { syncBudgetMs }))?.times).toEqual([]);
   });
 
-  it.each([Infinity, 0])("returns nothing on an aborted signal, as tinyglobby does (budget %s ms)", async (syncBudgetMs) => {
-    const controller = new AbortController();
-    controller.abort();
-    expect(await crawled("**", { signal: controller.signal, syncBudgetMs })).toEqual([]);
-    expect(await tinyglobby("**", controller.signal)).toEqual([]);
-  });
+  it.each([Infinity, 0])(
+    "returns nothing on an aborted signal, as tinyglobby does (budget %s ms)",
+    async (syncBudgetMs) => {
+      const controller = new AbortController();
+      controller.abort();
+      expect(await crawled("**", { signal: controller.signal, syncBudgetMs })).toEqual([]);
+      expect(await tinyglobby("**", controller.signal)).toEqual([]);
+    },
+  );
 
-  it.each([Infinity, 0])("stops mid-walk once the signal aborts, keeping what it found (budget %s ms)", async (syncBudgetMs) => {
-    // A signal that reads as aborted from its second check on: the walk checks it once per
-    // folder, so only the top folder gets read.
-    let checks = 0;
-    const signal = {
-      get aborted() {
-        return ++checks > 1;
-      },
-    } as AbortSignal;
-    expect(await crawled("**", { signal, syncBudgetMs })).toEqual(await tinyglobby("*"));
-  });
+  it.each([Infinity, 0])(
+    "stops mid-walk once the signal aborts, keeping what it found (budget %s ms)",
+    async (syncBudgetMs) => {
+      // A signal that reads as aborted from its second check on: the walk checks it once per
+      // folder, so only the top folder gets read.
+      let checks = 0;
+      const signal = {
+        get aborted() {
+          return ++checks > 1;
+        },
+      } as AbortSignal;
+      expect(await crawled("**", { signal, syncBudgetMs })).toEqual(await tinyglobby("*"));
+    },
+  );
 });

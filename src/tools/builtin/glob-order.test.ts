@@ -33,8 +33,7 @@ function fullSort(entries: { path: string; seconds: number }[]): string[] {
 }
 
 /** `newestFirst` by the files' times on disk. */
-const byDisk = (paths: string[], dir: string, limit: number) =>
-  newestFirst(paths, modifiedTimes(paths, dir), limit);
+const byDisk = (paths: string[], dir: string, limit: number) => newestFirst(paths, modifiedTimes(paths, dir), limit);
 
 describe("newestFirst", () => {
   it("returns the head of a full newest-first sort, ties by path, for any limit", () => {

@@ -44,11 +44,7 @@ function context(cwd = root): ToolContext {
   };
 }
 
-async function glob(
-  input: { pattern: string; path?: string },
-  cwd = root,
-  maxResults?: number,
-): Promise<string> {
+async function glob(input: { pattern: string; path?: string }, cwd = root, maxResults?: number): Promise<string> {
   const result = await globTool({ maxResults }).execute(input, context(cwd));
   return typeof result === "string" ? result : (result.content as string);
 }
@@ -119,9 +115,7 @@ describe("Glob", () => {
       expect(lines).toHaveLength(101);
       expect(lines[0]).toBe("f129.txt");
       expect(lines[99]).toBe("f030.txt");
-      expect(lines[100]).toBe(
-        "(Results are truncated: 30 more files matched. Use a more specific path or pattern.)",
-      );
+      expect(lines[100]).toBe("(Results are truncated: 30 more files matched. Use a more specific path or pattern.)");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -10,10 +10,7 @@ import { resolveSearchRoot } from "./grep/search-root.js";
 
 /** Glob's input, field for field as Claude Code's Glob tool takes it. */
 export const GlobInput = z.strictObject({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.{js,jsx}"'),
+  pattern: z.string().min(1).describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.{js,jsx}"'),
   path: z
     .string()
     .optional()
@@ -54,8 +51,7 @@ export function globTool(options: GlobToolOptions = {}): Tool<GlobInput> {
       }
       const pattern = isAbsolute(input.pattern) ? relative(root.path, input.pattern) : input.pattern;
       const matches = await findFiles(pattern, root.path, context.signal);
-      const prefix =
-        root.display === "" ? "" : root.display.endsWith("/") ? root.display : `${root.display}/`;
+      const prefix = root.display === "" ? "" : root.display.endsWith("/") ? root.display : `${root.display}/`;
       const shown = newestFirst(matches.paths, matches.times, maxResults).map((path) => prefix + path);
       const more = matches.paths.length - shown.length;
       const data = { filenames: shown, numFiles: matches.paths.length, truncated: more > 0 };

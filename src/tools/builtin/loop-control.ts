@@ -8,10 +8,7 @@ export const TaskCompletionInput = z.strictObject({
 
 export const AskQuestionInput = z.strictObject({
   question: z.string().min(1).describe("The question for the person."),
-  options: z
-    .array(z.string().min(1))
-    .optional()
-    .describe("Suggested answers, when the choice is among a few."),
+  options: z.array(z.string().min(1)).optional().describe("Suggested answers, when the choice is among a few."),
 });
 
 export const ConverseInput = z.strictObject({

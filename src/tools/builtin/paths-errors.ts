@@ -20,11 +20,7 @@ export async function fileAccessError(
   switch (code) {
     case "ENOTDIR":
       if (action === "write") {
-        return new GyreError(
-          "tool_error",
-          `Cannot write ${path}: part of its folder path is a file.`,
-          options,
-        );
+        return new GyreError("tool_error", `Cannot write ${path}: part of its folder path is a file.`, options);
       }
       return fileNotFoundError(path, cwd, toolName);
     case "ENOENT":

@@ -48,11 +48,9 @@ export async function fileNotFoundError(path: string, cwd: string, toolName: str
   } else {
     hint = "";
   }
-  return new GyreError(
-    "tool_error",
-    `File does not exist: ${path}.${hint} Current working directory: ${cwd}`,
-    { toolName },
-  );
+  return new GyreError("tool_error", `File does not exist: ${path}.${hint} Current working directory: ${cwd}`, {
+    toolName,
+  });
 }
 
 async function isDirectory(path: string): Promise<boolean> {

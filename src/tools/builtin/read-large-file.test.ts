@@ -64,11 +64,7 @@ it("reads a slice near the end of a 1 GB file with flat memory", { timeout: 180_
   expect(peak - rssBefore).toBeLessThan(100 * 1024 * 1024);
 
   // Paging back uses the line index the first read left in the session; same answer.
-  const previous = await executeTool(
-    readTool(),
-    { file_path: path, offset: totalLines - 199, limit: 100 },
-    context,
-  );
+  const previous = await executeTool(readTool(), { file_path: path, offset: totalLines - 199, limit: 100 }, context);
   const previousLines = (previous.content as string).split("\n");
   expect(previousLines[0]).toBe(`${totalLines - 199}\ttail line ${TAIL_LINES - 199}`);
   expect(previousLines[99]).toBe(`${totalLines - 100}\ttail line ${TAIL_LINES - 100}`);

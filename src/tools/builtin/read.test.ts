@@ -79,9 +79,7 @@ describe("Read schema", () => {
 describe("Read text", () => {
   it("numbers lines cat -n style from 1 and records the read", async () => {
     const path = file("a.txt", "alpha\nbeta\n\ngamma");
-    expect(await h.text("Read", { file_path: path })).toBe(
-      "     1\talpha\n     2\tbeta\n     3\t\n     4\tgamma",
-    );
+    expect(await h.text("Read", { file_path: path })).toBe("     1\talpha\n     2\tbeta\n     3\t\n     4\tgamma");
     const state = fileStates(h.session).get(path);
     expect(state?.size).toBe(17);
     expect(state?.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -92,9 +90,7 @@ describe("Read text", () => {
     const text = await h.text("Read", { file_path: path, offset: 3, limit: 2 });
     expect(text).toMatch(/^ {5}3\tline 3\n {5}4\tline 4\n\n<system-reminder>Showing lines 3-4; /);
     expect(text).toContain("offset=5");
-    expect(await h.text("Read", { file_path: path, offset: 9, limit: 2 })).toBe(
-      "     9\tline 9\n    10\tline 10",
-    );
+    expect(await h.text("Read", { file_path: path, offset: 9, limit: 2 })).toBe("     9\tline 9\n    10\tline 10");
   });
 
   it("reads at most 2000 lines by default", async () => {

@@ -140,8 +140,7 @@ async function readWindow(
       encoding: format.encoding,
       skipBytes: bomLength(format),
       hashLimitBytes: HASH_LIMIT_BYTES,
-      index:
-        size > INDEX_MIN_BYTES ? lineIndexFor(context.session, realPath, await handle.stat()) : undefined,
+      index: size > INDEX_MIN_BYTES ? lineIndexFor(context.session, realPath, await handle.stat()) : undefined,
     });
   }
   if (size > MAX_UTF16_BYTES) {

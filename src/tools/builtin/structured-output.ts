@@ -42,7 +42,8 @@ export function structuredOutputTool(format: OutputFormat): AnyTool {
 function toZod(schema: OutputFormat["schema"]): z.ZodObject {
   let converted: z.ZodType;
   try {
-    converted = schema instanceof z.ZodType ? schema : z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    converted =
+      schema instanceof z.ZodType ? schema : z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (error) {
     throw new GyreError("config_error", `outputFormat.schema is not a usable JSON Schema: ${String(error)}`, {
       cause: error,

@@ -64,9 +64,7 @@ describe("Write", () => {
     const path = file("old.txt", "old\n");
     const result = await h.call("Write", { file_path: path, content: "new\n" });
     expect(result.isError).toBe(true);
-    expect(result.content).toBe(
-      `Error: File has not been read yet: ${path}. Read it first before writing to it.`,
-    );
+    expect(result.content).toBe(`Error: File has not been read yet: ${path}. Read it first before writing to it.`);
     expect(readFileSync(path, "utf8")).toBe("old\n");
   });
 

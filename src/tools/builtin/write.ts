@@ -67,9 +67,7 @@ async function writeForModel(input: WriteInput, context: ToolContext): Promise<T
     const data = { type: existing ? "update" : "create", filePath: path, encoding: describeFormat(savedAs) };
     if (!existing) return { content: `File created successfully at: ${path}`, data };
     const note =
-      savedAs === format
-        ? ""
-        : ` It was saved as UTF-8: ${describeFormat(format)} cannot hold all of the content.`;
+      savedAs === format ? "" : ` It was saved as UTF-8: ${describeFormat(format)} cannot hold all of the content.`;
     return { content: `The file ${path} has been updated successfully.${note}`, data };
   } catch (error) {
     throw await fileAccessError(error, path, context.cwd, "Write", "write");

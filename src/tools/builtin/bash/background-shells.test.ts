@@ -45,10 +45,7 @@ describe("background shells", () => {
   it("starts at once, reads output incrementally and reports completion with the exit code", async () => {
     const context = createTestToolContext();
     const gate = join(tempDir(), "gate");
-    const id = await start(
-      context,
-      `echo first; while [ ! -e ${gate} ]; do sleep 0.02; done; echo second; exit 4`,
-    );
+    const id = await start(context, `echo first; while [ ! -e ${gate} ]; do sleep 0.02; done; echo second; exit 4`);
     expect(id).toBe("bash_1");
 
     const early = await readUntil(context, id, (seen) => seen.includes("first"));

@@ -189,9 +189,7 @@ describe("Bash (foreground)", () => {
     const content = result.content as string;
     expect(result.isError).toBe(false);
     expect(content.length).toBeLessThanOrEqual(30_000);
-    const match = content.match(
-      /\[(\d+) characters omitted; the full output \((\d+) characters\) is in (\S+)\]/,
-    );
+    const match = content.match(/\[(\d+) characters omitted; the full output \((\d+) characters\) is in (\S+)\]/);
     expect(match).not.toBeNull();
     expect(Number(match![2])).toBe(size);
     expect(statSync(match![3]!).size).toBe(size);
@@ -206,8 +204,12 @@ describe("Bash (foreground)", () => {
     expect(file.length).toBe(64 * 1024);
     expect(file.startsWith("1\n2\n3\n")).toBe(true);
     expect(file.endsWith("199999\n200000\n")).toBe(true);
-    expect(file).toMatch(/\n\.\.\. \[\d+ bytes of output cut here: this file keeps the first \d+ and the last 32768 of 1288895 bytes\]/);
-    expect(result.content).toMatch(/the output was 1288895 bytes, too long to keep whole: \S+ has its first \d+ and last 32768 bytes \(\d+ bytes cut\)/);
+    expect(file).toMatch(
+      /\n\.\.\. \[\d+ bytes of output cut here: this file keeps the first \d+ and the last 32768 of 1288895 bytes\]/,
+    );
+    expect(result.content).toMatch(
+      /the output was 1288895 bytes, too long to keep whole: \S+ has its first \d+ and last 32768 bytes \(\d+ bytes cut\)/,
+    );
     expect((result.data as { outputFileOmittedBytes: number }).outputFileOmittedBytes).toBeGreaterThan(1288895 - 65536);
     await context.session.dispose();
     expect(() => statSync(path)).toThrow();
@@ -240,8 +242,6 @@ describe("Bash (foreground)", () => {
   it("reports a shell that cannot start as an error", async () => {
     const result = await runBash({ command: "echo hi" }, createTestToolContext({ cwd: "/no/such/dir" }));
     expect(result.isError).toBe(true);
-    expect(result.content).toBe(
-      "Failed to start the shell: the working directory /no/such/dir does not exist",
-    );
+    expect(result.content).toBe("Failed to start the shell: the working directory /no/such/dir does not exist");
   });
 });

@@ -2,12 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../../define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "../../tool.js";
 import { backgroundShellsOf } from "./background-shells.js";
-import {
-  BASH_MAX_OUTPUT_CHARS,
-  type BashToolsOptions,
-  DEFAULT_TIMEOUT_MS,
-  MAX_TIMEOUT_MS,
-} from "./bash-options.js";
+import { BASH_MAX_OUTPUT_CHARS, type BashToolsOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from "./bash-options.js";
 import { foregroundCallsOf } from "./foreground-calls.js";
 import { formatForeground } from "./format-foreground.js";
 import { runForeground } from "./run-foreground.js";
@@ -17,11 +12,7 @@ import { spillDirectoryOf } from "./spill-directory.js";
 /** Bash input, field for field as in Claude Code. `timeout` above the maximum is clamped, not rejected. */
 export const BashInput = z.object({
   command: z.string().min(1).describe("The command to execute"),
-  timeout: z
-    .number()
-    .positive()
-    .optional()
-    .describe(`Optional timeout in milliseconds (max ${MAX_TIMEOUT_MS})`),
+  timeout: z.number().positive().optional().describe(`Optional timeout in milliseconds (max ${MAX_TIMEOUT_MS})`),
   description: z
     .string()
     .optional()

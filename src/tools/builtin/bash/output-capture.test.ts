@@ -56,9 +56,11 @@ describe("OutputCapture", () => {
     for (let i = 0; i < 100; i += 1) capture.append(`${String(i).padStart(3, "0")}${"x".repeat(97)}\n`);
     capture.close();
     expect(statSync(path).size).toBe(8192);
-    const note = capture.text().match(
-      /the output was (\d+) bytes, too long to keep whole: (\S+) has its first (\d+) and last (\d+) bytes \((\d+) bytes cut\)\] \.\.\.\n\n/,
-    );
+    const note = capture
+      .text()
+      .match(
+        /the output was (\d+) bytes, too long to keep whole: (\S+) has its first (\d+) and last (\d+) bytes \((\d+) bytes cut\)\] \.\.\.\n\n/,
+      );
     expect(note).not.toBeNull();
     const [total, head, tail, cut] = [note![1], note![3], note![4], note![5]].map(Number);
     expect(note![2]).toBe(path);

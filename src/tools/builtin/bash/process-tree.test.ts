@@ -39,7 +39,10 @@ describe.runIf(onLinux)("stopCommandProcesses (Linux /proc)", () => {
   it("finds processes that left the group by their marker, after the shell has exited", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "gyre-tree-")), "pids");
     const marker = newMarker();
-    const command = startMarked(`setsid sleep 1000 & echo $! > ${file}; nohup sleep 1000 >/dev/null 2>&1 & echo $! >> ${file}`, marker);
+    const command = startMarked(
+      `setsid sleep 1000 & echo $! > ${file}; nohup sleep 1000 >/dev/null 2>&1 & echo $! >> ${file}`,
+      marker,
+    );
     await command.exited;
     const pids = await pidsIn(file, 2);
     const report = await stopCommandProcesses({ pgid: command.pgid, marker }, { graceMs: 100 });
@@ -51,10 +54,7 @@ describe.runIf(onLinux)("stopCommandProcesses (Linux /proc)", () => {
     const file = join(mkdtempSync(join(tmpdir(), "gyre-tree-")), "pids");
     const marker = newMarker();
     // The parent leaves the group and starts an unmarked child, then both wait.
-    const command = startMarked(
-      `setsid bash -c 'env -i /bin/sleep 1000 & echo $$ $! > ${file}; wait' &`,
-      marker,
-    );
+    const command = startMarked(`setsid bash -c 'env -i /bin/sleep 1000 & echo $$ $! > ${file}; wait' &`, marker);
     await command.exited;
     const [parent, child] = await pidsIn(file, 2);
     await waitFor(() => !readFileSync(`/proc/${child}/environ`, "utf8").includes(marker), {

@@ -1,11 +1,4 @@
-import {
-  HAS_PROCFS,
-  isGone,
-  listProcesses,
-  type ProcessInfo,
-  readEnviron,
-  readProcessInfo,
-} from "./proc-fs.js";
+import { HAS_PROCFS, isGone, listProcesses, type ProcessInfo, readEnviron, readProcessInfo } from "./proc-fs.js";
 import { environHasMarker } from "./tool-call-marker.js";
 
 /** How long `stopCommandProcesses` waits after SIGTERM before it freezes and kills, by default. */
@@ -124,9 +117,7 @@ class Search {
   }
 
   scan(): ProcessInfo[] {
-    const live = this.table
-      .list()
-      .filter((info) => !isGone(info) && info.pid > 1 && info.pid !== process.pid);
+    const live = this.table.list().filter((info) => !isGone(info) && info.pid > 1 && info.pid !== process.pid);
     const found = new Map<number, ProcessInfo>();
     for (const info of live) if (this.#belongs(info)) found.set(info.pid, info);
     // Children of the command's processes are the command's too, even those started with `env -i`.

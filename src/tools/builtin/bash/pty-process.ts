@@ -1,11 +1,6 @@
 import { constants } from "node:os";
 import { errorMessage } from "../../../errors/index.js";
-import {
-  type CommandExit,
-  type CommandProcess,
-  failedProcess,
-  type SpawnOptions,
-} from "./command-process.js";
+import { type CommandExit, type CommandProcess, failedProcess, type SpawnOptions } from "./command-process.js";
 import { readProcessInfo } from "./proc-fs.js";
 import { stopCommandProcesses } from "./process-tree.js";
 import { TerminalTextCleaner } from "./terminal-text.js";

@@ -57,9 +57,7 @@ describe("Bash tool family schemas", () => {
   });
 
   it("pins the JSON Schemas the model sees", () => {
-    const schemas = Object.fromEntries(
-      registry.offered().map((tool) => [tool.name, toJsonSchema(tool.inputSchema)]),
-    );
+    const schemas = Object.fromEntries(registry.offered().map((tool) => [tool.name, toJsonSchema(tool.inputSchema)]));
     expect(schemas).toMatchInlineSnapshot(`
       {
         "Bash": {

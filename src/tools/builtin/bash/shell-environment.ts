@@ -22,9 +22,7 @@ export function resolveShell(preferred?: string, env: NodeJS.ProcessEnv = proces
  * except those in `passEnv`. Names are compared case-insensitively on Windows, where the
  * environment is.
  */
-export function withheldVariables(
-  options: Pick<BashToolsOptions, "passEnv" | "secretEnv"> = {},
-): Set<string> {
+export function withheldVariables(options: Pick<BashToolsOptions, "passEnv" | "secretEnv"> = {}): Set<string> {
   const passed = new Set((options.passEnv ?? []).map(normalName));
   const names = [...providerKeyEnvNames(), ...(options.secretEnv ?? [])].map(normalName);
   return new Set(names.filter((name) => !passed.has(name)));

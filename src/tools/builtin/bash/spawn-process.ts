@@ -2,12 +2,7 @@ import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { errorMessage } from "../../../errors/index.js";
-import {
-  type CommandExit,
-  type CommandProcess,
-  failedProcess,
-  type SpawnOptions,
-} from "./command-process.js";
+import { type CommandExit, type CommandProcess, failedProcess, type SpawnOptions } from "./command-process.js";
 import { readProcessInfo } from "./proc-fs.js";
 import { stopCommandProcesses } from "./process-tree.js";
 

@@ -18,7 +18,10 @@ function expectHeadAndTail(path: string, output: string, cap: number) {
   const file = readFileSync(path, "latin1");
   const bytes = Buffer.from(output).toString("latin1");
   expect(file.length).toBe(cap);
-  const note = /\n\n\.\.\. \[(\d+) bytes of output cut here: this file keeps the first (\d+) and the last (\d+) of (\d+) bytes\] \.\.\. *\n\n/.exec(file);
+  const note =
+    /\n\n\.\.\. \[(\d+) bytes of output cut here: this file keeps the first (\d+) and the last (\d+) of (\d+) bytes\] \.\.\. *\n\n/.exec(
+      file,
+    );
   expect(note).not.toBeNull();
   const [, omitted, head, tail, total] = note!.slice(0).map(Number);
   expect(total).toBe(bytes.length);

@@ -53,12 +53,10 @@ function contentLines(files: readonly FileMatches[], options: FormatOptions): st
   for (const file of files) {
     let previous: number | undefined;
     for (const { line, text, match } of file.lines) {
-      if (options.context && out.length > 0 && (previous === undefined || line !== previous + 1))
-        out.push("--");
+      if (options.context && out.length > 0 && (previous === undefined || line !== previous + 1)) out.push("--");
       previous = line;
       const separator = match ? ":" : "-";
-      const shown =
-        text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)} [... line truncated]` : text;
+      const shown = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)} [... line truncated]` : text;
       out.push(
         options.lineNumbers
           ? `${file.path}${separator}${line}${separator}${shown}`
@@ -77,7 +75,6 @@ function paginate(items: readonly string[], options: FormatOptions, unit: string
   const more = end < items.length ? ` Use offset: ${end} to see more.` : "";
   const shown = end > start ? `${unit} ${start + 1}-${end}` : `no ${unit}`;
   const note =
-    `[Showing ${shown} of ${items.length} (head_limit: ${options.headLimit}, ` +
-    `offset: ${options.offset}).${more}]`;
+    `[Showing ${shown} of ${items.length} (head_limit: ${options.headLimit}, ` + `offset: ${options.offset}).${more}]`;
   return page === "" ? note : `${page}\n\n${note}`;
 }

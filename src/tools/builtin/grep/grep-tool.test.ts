@@ -65,14 +65,7 @@ describe.each(backends)("Grep with the %s backend", (backend) => {
 
   it("lists matching files newest first, skipping ignored, hidden, .git and binary files", async () => {
     expect(await run({ pattern: "needle" })).toBe(
-      [
-        "Found 5 files",
-        "src/app.ts",
-        "src/util.js",
-        "src/deep/nested/mod.py",
-        "docs/readme.md",
-        "crlf.txt",
-      ].join("\n"),
+      ["Found 5 files", "src/app.ts", "src/util.js", "src/deep/nested/mod.py", "docs/readme.md", "crlf.txt"].join("\n"),
     );
   });
 
@@ -118,9 +111,7 @@ describe.each(backends)("Grep with the %s backend", (backend) => {
         "src/app.ts-9-line 9",
       ].join("\n"),
     );
-    expect(
-      await run({ pattern: "needle", output_mode: "content", path: "src/app.ts", "-B": 2, "-A": 0 }),
-    ).toBe(
+    expect(await run({ pattern: "needle", output_mode: "content", path: "src/app.ts", "-B": 2, "-A": 0 })).toBe(
       [
         "src/app.ts-1-line 1",
         "src/app.ts-2-line 2",
@@ -150,12 +141,8 @@ describe.each(backends)("Grep with the %s backend", (backend) => {
 
   it("filters by type and by glob", async () => {
     expect(await run({ pattern: "needle", type: "py" })).toBe("Found 1 file\nsrc/deep/nested/mod.py");
-    expect(await run({ pattern: "needle", glob: "*.{ts,js}" })).toBe(
-      "Found 2 files\nsrc/app.ts\nsrc/util.js",
-    );
-    expect(await run({ pattern: "needle", glob: "*.ts,*.md" })).toBe(
-      "Found 2 files\nsrc/app.ts\ndocs/readme.md",
-    );
+    expect(await run({ pattern: "needle", glob: "*.{ts,js}" })).toBe("Found 2 files\nsrc/app.ts\nsrc/util.js");
+    expect(await run({ pattern: "needle", glob: "*.ts,*.md" })).toBe("Found 2 files\nsrc/app.ts\ndocs/readme.md");
     expect(await run({ pattern: "needle", glob: "!src/**" })).toBe("Found 2 files\ndocs/readme.md\ncrlf.txt");
     expect(await run({ pattern: "needle", glob: "*.log" })).toBe("No files found");
   });
@@ -165,9 +152,7 @@ describe.each(backends)("Grep with the %s backend", (backend) => {
   });
 
   it("searches an ignored folder or hidden file named as the path", async () => {
-    expect(await run({ pattern: "needle", path: "node_modules" })).toBe(
-      "Found 1 file\nnode_modules/pkg/index.js",
-    );
+    expect(await run({ pattern: "needle", path: "node_modules" })).toBe("Found 1 file\nnode_modules/pkg/index.js");
     expect(await run({ pattern: "needle", path: ".env" })).toBe("Found 1 file\n.env");
   });
 
@@ -191,9 +176,7 @@ describe.each(backends)("Grep with the %s backend", (backend) => {
     expect(await run({ pattern: "\\Aneedle", output_mode: "content" })).toBe(
       "crlf.txt:2:needle crlf\nsrc/app.ts:8:needle again",
     );
-    expect(await run({ pattern: "(?P<word>needle) again", output_mode: "content" })).toBe(
-      "src/app.ts:8:needle again",
-    );
+    expect(await run({ pattern: "(?P<word>needle) again", output_mode: "content" })).toBe("src/app.ts:8:needle again");
   });
 
   it("pages output with head_limit and offset, and says so", async () => {
@@ -247,9 +230,7 @@ describe.each(backends)("Grep with the %s backend", (backend) => {
     await expect(run({ pattern: "(unclosed" })).rejects.toThrow(/Invalid regex pattern "\(unclosed"/);
     await expect(run({ pattern: "interface{}" })).rejects.toThrow(/Invalid regex pattern/);
     await expect(run({ pattern: "a(?=b)" })).rejects.toThrow(/look-around/);
-    await expect(run({ pattern: "x", path: "nope/missing" })).rejects.toThrow(
-      /Path does not exist: nope\/missing/,
-    );
+    await expect(run({ pattern: "x", path: "nope/missing" })).rejects.toThrow(/Path does not exist: nope\/missing/);
     await expect(run({ pattern: "x", type: "klingon" })).rejects.toThrow(/Unknown file type "klingon"/);
   });
 

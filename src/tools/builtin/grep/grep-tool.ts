@@ -101,9 +101,7 @@ function byPath(files: FileMatches[]): FileMatches[] {
  */
 function newestFirst(files: FileMatches[], cwd: string): FileMatches[] {
   const order = files.map((file) => ({ file, time: mtimeOf(resolve(cwd, file.path)) }));
-  order.sort(
-    (a, b) => b.time - a.time || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0),
-  );
+  order.sort((a, b) => b.time - a.time || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
   return order.map((entry) => entry.file);
 }
 

@@ -13,20 +13,14 @@ const lines = (what: string) =>
 
 /** Grep's input, field for field as Claude Code's Grep tool takes it. */
 export const GrepInput = z.strictObject({
-  pattern: z
-    .string()
-    .min(1)
-    .describe("The regular expression pattern to search for in file contents (ripgrep syntax)"),
+  pattern: z.string().min(1).describe("The regular expression pattern to search for in file contents (ripgrep syntax)"),
   path: z
     .string()
     .optional()
     .describe(
       "File or directory to search in (rg PATH), absolute or relative to the working directory. Defaults to the working directory.",
     ),
-  glob: z
-    .string()
-    .optional()
-    .describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'),
+  glob: z.string().optional().describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'),
   output_mode: GrepOutputMode.optional().describe(
     'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), ' +
       '"files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). ' +

@@ -106,10 +106,7 @@ function translate(original: string, body: string, multiline: boolean): string {
     if (char === "(" && body[i + 1] === "?") {
       const rest = body.slice(i + 2);
       if (/^(=|!|<=|<!)/.test(rest)) {
-        throw invalidPatternError(
-          original,
-          "look-around, including look-ahead and look-behind, is not supported",
-        );
+        throw invalidPatternError(original, "look-around, including look-ahead and look-behind, is not supported");
       }
       if (rest.startsWith("P<")) {
         out += "(?<";

@@ -4,11 +4,7 @@ import type { FileMatches, GrepOutputMode } from "./types.js";
  * Parse rg's `--null` output into per-file results. `stripDotSlash` removes the `./` rg
  * puts before paths when the root was given as `.`.
  */
-export function parseRipgrepOutput(
-  stdout: string,
-  mode: GrepOutputMode,
-  stripDotSlash: boolean,
-): FileMatches[] {
+export function parseRipgrepOutput(stdout: string, mode: GrepOutputMode, stripDotSlash: boolean): FileMatches[] {
   const clean = (path: string) => (stripDotSlash && path.startsWith("./") ? path.slice(2) : path);
   if (mode === "files_with_matches") {
     return stdout

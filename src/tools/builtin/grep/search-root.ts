@@ -15,14 +15,9 @@ export interface SearchRoot {
  * Resolve a tool's `path` input (absolute, `~/...`, or relative to `cwd`; default `cwd`)
  * and check that it exists. A missing path is an error naming what was looked for.
  */
-export function resolveSearchRoot(
-  input: string | undefined,
-  cwd: string,
-  toolName: string,
-): SearchRoot {
+export function resolveSearchRoot(input: string | undefined, cwd: string, toolName: string): SearchRoot {
   const given = input ?? "";
-  const path =
-    given === "~" || given.startsWith("~/") ? resolve(homedir(), given.slice(2)) : resolve(cwd, given);
+  const path = given === "~" || given.startsWith("~/") ? resolve(homedir(), given.slice(2)) : resolve(cwd, given);
   let isFile: boolean;
   try {
     // One synchronous stat: microseconds, where an async one waits a thread-pool round trip
