@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AsyncQueue } from "../loop/index.js";
+import { AsyncQueue } from "../async/index.js";
 import type { SDKUserMessage } from "../protocol/index.js";
 
 /**

@@ -1,4 +1,3 @@
-export { AsyncQueue } from "./async-queue.js";
 export type {
   CanUseTool,
   PermissionResult,

@@ -1,27 +1,21 @@
-import type { LoopConfig, LoopState, NextStep } from "./loop-state.js";
+import { CONTINUE, interrupted, type NextStep, stop } from "./next-step.js";
+import type { RunContext } from "./run-context.js";
+import type { RunState } from "./run-state.js";
 
 /** Limits checked before every model call: abort, budget, turns. */
-export function checkLimits(config: LoopConfig, state: LoopState): NextStep {
-  if (config.signal.aborted) return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
-  const budget = checkBudget(config, state);
-  if (budget.next === "stop") return budget;
-  if (state.turns >= config.maxTurns) {
-    return {
-      next: "stop",
-      reason: "max_turns",
-      errors: [`Reached the maximum of ${config.maxTurns} turns.`],
-    };
-  }
-  return { next: "continue" };
+export function checkLimits(context: RunContext, state: RunState): NextStep {
+  if (context.signal.aborted) return interrupted();
+  const budget = checkBudget(context, state);
+  if (budget.next !== "continue") return budget;
+  const { maxTurns } = context.limits;
+  if (state.turns >= maxTurns) return stop("max_turns", { errors: [`Reached the maximum of ${maxTurns} turns.`] });
+  return CONTINUE;
 }
 
-export function checkBudget(config: LoopConfig, state: LoopState): NextStep {
-  if (config.maxBudgetUsd === undefined || !state.costs.totalCost.greaterThanOrEqualTo(config.maxBudgetUsd)) {
-    return { next: "continue" };
-  }
-  return {
-    next: "stop",
-    reason: "max_budget",
-    errors: [`Reached the budget of $${config.maxBudgetUsd} (spent $${state.costs.totalCostUsd}).`],
-  };
+export function checkBudget(context: RunContext, state: RunState): NextStep {
+  const { maxBudgetUsd } = context.limits;
+  if (maxBudgetUsd === undefined || !state.costs.totalCost.greaterThanOrEqualTo(maxBudgetUsd)) return CONTINUE;
+  return stop("max_budget", {
+    errors: [`Reached the budget of $${maxBudgetUsd} (spent $${state.costs.totalCostUsd}).`],
+  });
 }

@@ -10,12 +10,15 @@ import type {
 
 type WithoutIds<T> = T extends SDKMessage ? Omit<T, "uuid" | "session_id"> : never;
 
-/** Stamps messages with a fresh uuid and the session id. */
+/** Stamps messages with a fresh uuid (from `newUuid`, injectable for deterministic tests) and the session id. */
 export class MessageStamp {
-  constructor(readonly sessionId: string) {}
+  constructor(
+    readonly sessionId: string,
+    private readonly newUuid: () => string = randomUUID,
+  ) {}
 
   stamp<T extends WithoutIds<SDKMessage>>(message: T): T & { uuid: string; session_id: string } {
-    return { ...message, uuid: randomUUID(), session_id: this.sessionId };
+    return { ...message, uuid: this.newUuid(), session_id: this.sessionId };
   }
 
   assistant(message: APIAssistantMessage, extra: Partial<SDKAssistantMessage> = {}): SDKAssistantMessage {

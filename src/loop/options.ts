@@ -129,6 +129,10 @@ export interface QueryOptions {
   persistSession?: boolean;
   /** Where sessions are saved. Default: SQLite in `<cwd>/.gyre/sessions.db`. */
   sessionStore?: SessionStore;
+  /** New ids for sessions and messages (default `crypto.randomUUID`); inject for deterministic tests and replays. */
+  newUuid?: () => string;
+  /** The clock for timestamps and durations (default `Date.now`); inject with `newUuid` for replays. */
+  now?: () => number;
 }
 
 /** The prompt: text, or a stream of user messages (streaming input). */

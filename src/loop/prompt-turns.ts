@@ -1,12 +1,6 @@
 import type { SDKUserMessage, UserContentBlock } from "../protocol/index.js";
 import type { QueryPrompt } from "./options.js";
 
-/** The text of a prompt, for hooks that receive it as a string. */
-export function textOf(content: string | UserContentBlock[]): string {
-  if (typeof content === "string") return content;
-  return content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
-}
-
 /** Hook context rides along with the prompt it belongs to. */
 export function withContext(content: string | UserContentBlock[], context: string[]): string | UserContentBlock[] {
   if (context.length === 0) return content;

@@ -1,17 +1,25 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
-import { CostTracker, type ResolvedModel } from "../model/index.js";
-import type { PermissionMode, SDKMessage, TerminalReason, Usage } from "../protocol/index.js";
+import type { ResolvedModel } from "../model/index.js";
+import {
+  emptyUsage,
+  type PermissionMode,
+  type SDKMessage,
+  type TerminalReason,
+  type Usage,
+} from "../protocol/index.js";
 import { type RewindFilesResult, rewindFiles } from "../sessions/index.js";
 import { ToolSession } from "../tools/index.js";
 import { MessageStamp } from "./messages.js";
 import type { QueryOptions, QueryParams, QueryPrompt } from "./options.js";
 import { Persistence } from "./persistence.js";
-import { textOf, userTurns, withContext } from "./prompt-turns.js";
+import { userTurns, withContext } from "./prompt-turns.js";
+import { joinedText } from "./record.js";
 import { resultMessage } from "./result.js";
 import { RunControls } from "./run-controls.js";
-import { type LoopState, newLoopState, runLoop } from "./run-loop.js";
+import { runLoop } from "./run-loop.js";
+import type { RunState } from "./run-state.js";
 import { setupRun, startModel } from "./setup.js";
 import { reportHookOutcome } from "./tool-gate.js";
 
@@ -58,13 +66,12 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
  */
 export function query(params: QueryParams): Query {
   const options = params.options ?? {};
-  const proposedId = options.sessionId ?? randomUUID();
-  const live = { proposedId, sessionId: options.resume ?? proposedId };
+  const ids = { newUuid: options.newUuid ?? randomUUID, now: options.now ?? Date.now };
+  const proposedId = options.sessionId ?? ids.newUuid();
+  const live: LiveRun = { proposedId, sessionId: options.resume ?? proposedId, state: undefined };
   const controller = options.abortController ?? new AbortController();
-  const costs = new CostTracker();
-  const state = newLoopState(costs);
   const controls = new RunControls();
-  const inner = run(params.prompt, options, live, controller, state, controls);
+  const inner = run(params.prompt, options, live, controller, controls, ids);
   const generator = Object.assign(inner, {
     rewindFiles: (messageUuid: string, rewind: { dryRun?: boolean } = {}) =>
       rewindFiles(live.sessionId, messageUuid, {
@@ -72,9 +79,7 @@ export function query(params: QueryParams): Query {
         ...(options.sessionStore ? { store: options.sessionStore } : {}),
         cwd: resolve(options.cwd ?? process.cwd()),
       }),
-    compact(instructions?: string) {
-      state.compactRequest = instructions === undefined ? {} : { instructions };
-    },
+    compact: (instructions?: string) => controls.compact(instructions),
     async interrupt() {
       if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "Interrupted"));
     },
@@ -83,12 +88,24 @@ export function query(params: QueryParams): Query {
   });
   Object.defineProperties(generator, {
     sessionId: { get: () => live.sessionId },
-    usage: { get: () => costs.usage },
-    totalCostUsd: { get: () => costs.totalCostUsd },
-    numTurns: { get: () => state.turns },
-    exitReason: { get: () => state.exitReason },
+    usage: { get: () => live.state?.costs.usage ?? emptyUsage() },
+    totalCostUsd: { get: () => live.state?.costs.totalCostUsd ?? 0 },
+    numTurns: { get: () => live.state?.turns ?? 0 },
+    exitReason: { get: () => live.state?.exitReason },
   });
   return generator as unknown as Query;
+}
+
+/** What `Query`'s accessors read while the run goes: its session, and its state once set up. */
+interface LiveRun {
+  proposedId: string;
+  sessionId: string;
+  state: RunState | undefined;
+}
+
+interface Ids {
+  newUuid: () => string;
+  now: () => number;
 }
 
 /**
@@ -98,18 +115,19 @@ export function query(params: QueryParams): Query {
 async function* run(
   prompt: QueryPrompt,
   options: QueryOptions,
-  live: { proposedId: string; sessionId: string },
+  live: LiveRun,
   controller: AbortController,
-  state: LoopState,
   controls: RunControls,
+  ids: Ids,
 ): AsyncGenerator<SDKMessage, void> {
+  const startedAt = ids.now();
   // The provider package loads while the session store opens.
   const model = startModel(options);
   const persistence = await Persistence.open(options, resolve(options.cwd ?? process.cwd()), live.proposedId);
   live.sessionId = persistence.sessionId;
-  state.history.push(...persistence.history);
   try {
-    for await (const message of runSession(prompt, options, persistence, controller, state, model, controls)) {
+    const session = runSession(prompt, options, persistence, controller, model, controls, live, { ...ids, startedAt });
+    for await (const message of session) {
       await persistence.record(message);
       yield message;
     }
@@ -123,13 +141,14 @@ async function* runSession(
   options: QueryOptions,
   persistence: Persistence,
   controller: AbortController,
-  state: LoopState,
   pendingModel: Promise<ResolvedModel>,
   controls: RunControls,
+  live: LiveRun,
+  ids: Ids & { startedAt: number },
 ): AsyncGenerator<SDKMessage, void> {
   const sessionId = persistence.sessionId;
   const cwd = resolve(options.cwd ?? process.cwd());
-  const stamp = new MessageStamp(sessionId);
+  const stamp = new MessageStamp(sessionId, ids.newUuid);
   const session = new ToolSession(sessionId);
   try {
     const setup = await setupRun({
@@ -140,26 +159,30 @@ async function* runSession(
       persistence,
       session,
       stamp,
-      costs: state.costs,
       signal: controller.signal,
+      now: ids.now,
+      startedAt: ids.startedAt,
     });
-    const { config, model, hooks, pending, policy } = setup;
+    const { context, state } = setup;
+    const { hooks } = context;
+    live.state = state;
     await controls.attach({
-      setPermissionMode: (mode) => policy.setMode(mode),
+      setPermissionMode: (mode) => state.permissions.setMode(mode),
       switchModel: setup.switchModel,
+      compact: (request) => {
+        state.compactRequest = request;
+      },
     });
-    // A mode set before the run started is the one it starts in.
-    const permissionMode = policy.mode;
-    const { registry } = config;
     yield stamp.stamp({
       type: "system",
       subtype: "init",
       apiKeySource: "env",
       cwd,
-      tools: registry.names(),
+      tools: context.registry.names(),
       mcp_servers: [],
-      model: model.id,
-      permissionMode,
+      model: state.model.id,
+      // A mode set before the run started is the one it starts in.
+      permissionMode: state.permissions.mode,
       slash_commands: [],
       output_style: "default",
       gyre_version: GYRE_VERSION,
@@ -169,7 +192,7 @@ async function* runSession(
     if (hooks?.has("SessionStart")) {
       const outcome = await hooks.run(
         "SessionStart",
-        { source: "startup", model: model.id },
+        { source: "startup", model: state.model.id },
         { signal: controller.signal },
       );
       const report = reportHookOutcome(stamp, outcome);
@@ -177,28 +200,28 @@ async function* runSession(
       sessionContext = outcome.additionalContext;
     }
     for await (const content of userTurns(prompt)) {
-      const context = [...sessionContext];
+      const added = [...sessionContext];
       sessionContext = [];
       if (hooks?.has("UserPromptSubmit")) {
-        const outcome = await hooks.run("UserPromptSubmit", { prompt: textOf(content) }, { signal: controller.signal });
+        const outcome = await hooks.run(
+          "UserPromptSubmit",
+          { prompt: joinedText(content, "\n") },
+          { signal: controller.signal },
+        );
         const report = reportHookOutcome(stamp, outcome);
         if (report) yield report;
         if (outcome.block || !outcome.continue) {
           state.exitReason = "hook_stopped";
-          yield resultMessage(stamp, state, "hook_stopped", {
-            errors: [outcome.block?.reason ?? outcome.stopReason ?? "A UserPromptSubmit hook blocked the prompt."],
-          });
+          const errors = [outcome.block?.reason ?? outcome.stopReason ?? "A UserPromptSubmit hook blocked the prompt."];
+          yield resultMessage(stamp, state, "hook_stopped", { errors }, context.now());
           continue;
         }
-        context.push(...outcome.additionalContext);
+        added.push(...outcome.additionalContext);
       }
-      const userContent = withContext(content, context);
+      const userContent = withContext(content, added);
       state.history.push({ role: "user", content: userContent });
       await persistence.record(stamp.user(userContent));
-      for await (const message of runLoop(config, state)) {
-        if (pending.length > 0) yield* pending.splice(0);
-        yield message;
-      }
+      yield* runLoop(context, state);
       if (controller.signal.aborted) break;
     }
     if (hooks?.has("SessionEnd")) {

@@ -6,38 +6,43 @@ import type {
   UserContentBlock,
 } from "../protocol/index.js";
 import type { ResolvedModel } from "../model/index.js";
-import type { LoopConfig, LoopState } from "./loop-state.js";
+import type { RunContext } from "./run-context.js";
+import type { RunState } from "./run-state.js";
 
 // Every message that joins the history goes through here, so the history the model sees
 // and the messages the caller (and the session store) sees cannot drift apart.
 
-/** Records an answer of `model` (default: the run's current model), costed at its prices. */
+/** Records an answer of `model`, costed at its prices. */
 export function recordAssistant(
-  config: LoopConfig,
-  state: LoopState,
+  context: RunContext,
+  state: RunState,
+  model: ResolvedModel,
   message: SDKAssistantMessage["message"],
   error?: string,
-  model: ResolvedModel = config.model,
 ): SDKAssistantMessage {
-  const cost = config.costs.add(model.id, message.usage, model.info);
+  const cost = state.costs.add(model.id, message.usage, model.info);
   state.history.push({ role: "assistant", message });
   state.lastAssistant = message;
   const extra: Partial<SDKAssistantMessage> = { cost_usd: cost };
   if (error !== undefined) extra.error = error;
-  return config.stamp.assistant(message, extra);
+  return context.stamp.assistant(message, extra);
 }
 
+/** Records a user turn the loop produced (tool results, reminders): synthetic, with tool data for callers. */
 export function recordUser(
-  config: LoopConfig,
-  state: LoopState,
+  context: RunContext,
+  state: RunState,
   content: UserContentBlock[],
-  data: unknown,
+  data?: Record<string, unknown>,
 ): SDKMessage {
   state.history.push({ role: "user", content });
-  return config.stamp.user(
-    content,
-    data === undefined ? { isSynthetic: true } : { isSynthetic: true, tool_use_result: data },
-  );
+  const hasData = data !== undefined && Object.keys(data).length > 0;
+  return context.stamp.user(content, hasData ? { isSynthetic: true, tool_use_result: data } : { isSynthetic: true });
+}
+
+/** Records a user turn of plain text the loop adds (continue, reminders, a Stop hook's reason). */
+export function recordText(context: RunContext, state: RunState, text: string): SDKMessage {
+  return recordUser(context, state, [{ type: "text", text }]);
 }
 
 export function toolUses(content: readonly AssistantContentBlock[]): ToolUseBlock[] {
@@ -54,7 +59,12 @@ export function unanswered(calls: readonly ToolUseBlock[], why: string): UserCon
   }));
 }
 
-export function finalText(state: LoopState): string {
-  const content = state.lastAssistant?.content ?? [];
-  return content.map((block) => (block.type === "text" ? block.text : "")).join("");
+/** The text blocks of content joined (a prompt, an assistant answer, a tool result). */
+export function joinedText(
+  content: string | ReadonlyArray<{ type: string; text?: string }> | undefined,
+  separator = "",
+): string {
+  if (content === undefined) return "";
+  if (typeof content === "string") return content;
+  return content.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join(separator);
 }

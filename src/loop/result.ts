@@ -1,6 +1,7 @@
 import type { CostTracker } from "../model/index.js";
 import type {
   APIAssistantMessage,
+  PendingToolCall,
   PermissionDenial,
   ResultSubtype,
   SDKResultMessage,
@@ -8,7 +9,9 @@ import type {
   TerminalReason,
 } from "../protocol/index.js";
 import type { MessageStamp } from "./messages.js";
+import { joinedText } from "./record.js";
 
+/** What the result message reports of a run (a `RunState` is one). */
 export interface RunTotals {
   startedAt: number;
   apiMs: number;
@@ -26,6 +29,8 @@ export interface RunEnding {
   question?: { question: string; options?: string[] };
   /** The validated answer of the `StructuredOutput` tool (`outputFormat`). */
   structuredOutput?: unknown;
+  /** The calls a paused run waits on (`requires_action`). */
+  pending?: PendingToolCall[];
 }
 
 const SUBTYPE: Record<TerminalReason, ResultSubtype> = {
@@ -51,7 +56,8 @@ export function resultMessage(
   stamp: MessageStamp,
   totals: RunTotals,
   reason: TerminalReason,
-  ending: RunEnding = {},
+  ending: RunEnding,
+  finishedAt: number,
 ): SDKResultMessage {
   const subtype = SUBTYPE[reason];
   const isError = subtype !== "success";
@@ -60,12 +66,12 @@ export function resultMessage(
     subtype,
     is_error: isError,
     num_turns: totals.turns,
-    duration_ms: Math.round(performance.now() - totals.startedAt),
+    duration_ms: Math.max(0, Math.round(finishedAt - totals.startedAt)),
     duration_api_ms: Math.round(totals.apiMs),
     total_cost_usd: totals.costs.totalCostUsd,
     usage: totals.costs.usage,
     modelUsage: totals.costs.modelUsage(),
-    result: ending.resultText ?? finalText(totals.lastAssistant),
+    result: ending.resultText ?? joinedText(totals.lastAssistant?.content),
     stop_reason: (totals.lastAssistant?.stop_reason ?? null) as StopReason | null,
     permission_denials: totals.denials,
     terminal_reason: reason,
@@ -73,13 +79,6 @@ export function resultMessage(
   if (isError) message.errors = ending.errors ?? [];
   if (ending.question) message.question = ending.question;
   if (ending.structuredOutput !== undefined) message.structured_output = ending.structuredOutput;
+  if (ending.pending) message.pending_tool_calls = ending.pending;
   return message;
-}
-
-function finalText(message: APIAssistantMessage | undefined): string {
-  if (!message) return "";
-  return message.content
-    .filter((block) => block.type === "text")
-    .map((block) => (block.type === "text" ? block.text : ""))
-    .join("");
 }

@@ -5,10 +5,11 @@ import { PermissionMode } from "../protocol/index.js";
 export interface ControlTarget {
   setPermissionMode(mode: PermissionMode): void;
   switchModel(spec: string | undefined): Promise<void>;
+  compact(request: { instructions?: string }): void;
 }
 
 /**
- * The bridge from `Query.setPermissionMode` / `Query.setModel` to the run: changes made
+ * The bridge from `Query.setPermissionMode` / `Query.setModel` / `Query.compact` to the run: changes made
  * before the run is set up wait and are applied, in order, once it is; later ones apply at
  * once and take effect from the next tool call or model call.
  */
@@ -29,6 +30,12 @@ export class RunControls {
 
   async setModel(model?: string): Promise<void> {
     await this.#apply((target) => target.switchModel(model));
+  }
+
+  /** A manual compaction before the next model call (or the first one, when asked before the run is set up). */
+  compact(instructions?: string): void {
+    const request = instructions === undefined ? {} : { instructions };
+    void this.#apply(async (target) => target.compact(request));
   }
 
   /** Called once the run is set up: queued changes apply now, in the order they were made. */

@@ -2,31 +2,28 @@ import { homedir } from "node:os";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { type CostTracker, providerKeyEnvNames, type ResolvedModel, resolveModel } from "../model/index.js";
+import { CostTracker, providerKeyEnvNames, type ResolvedModel, resolveModel } from "../model/index.js";
 import { loadShellParser, PermissionPolicy } from "../permissions/index.js";
-import type { PermissionMode, SDKMessage } from "../protocol/index.js";
+import type { PermissionMode } from "../protocol/index.js";
 import { type IgnoredProjectSettings, type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
 import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
-import type { LoopConfig } from "./loop-state.js";
 import type { MessageStamp } from "./messages.js";
 import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
 import { DEFAULT_RETRY } from "./retry.js";
+import type { RunContext } from "./run-context.js";
+import { newRunState, type RunState, useModel } from "./run-state.js";
 import { ToolGate } from "./tool-gate.js";
 
 export const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
 
 export interface RunSetup {
-  config: LoopConfig;
-  model: ResolvedModel;
-  hooks: HookRunner | undefined;
+  context: RunContext;
+  state: RunState;
+  /** The mode the run starts in. */
   permissionMode: PermissionMode;
-  /** Messages the tool gate produced between loop messages (hook reports). */
-  pending: SDKMessage[];
-  /** The run's permission policy; `Query.setPermissionMode` changes its mode. */
-  policy: PermissionPolicy;
   /** Resolves `spec` (default: the run's own model) and uses it from the next model call on. */
   switchModel: (spec: string | undefined) => Promise<void>;
   /** What an untrusted folder's settings files asked for that did not apply (see `requireProjectTrust`). */
@@ -40,8 +37,11 @@ export interface SetupInput {
   persistence: Persistence;
   session: ToolSession;
   stamp: MessageStamp;
-  costs: CostTracker;
   signal: AbortSignal;
+  /** The clock for durations (`Date.now` unless injected). */
+  now: () => number;
+  /** When the run started, by that clock. */
+  startedAt: number;
   /** The model, when the caller started resolving it early ({@link startModel}). */
   model?: Promise<ResolvedModel>;
 }
@@ -96,69 +96,63 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     additionalDirectories: options.additionalDirectories ?? [],
   });
   const hooks = await hookRunner(options, settings, cwd, sessionId, () => policy.mode);
-  const pending: SDKMessage[] = [];
-  const gate = new ToolGate({
-    policy,
-    hooks,
-    canUseTool: options.canUseTool,
-    doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 3),
-    cwd,
-    signal: signal,
-    stamp,
-    emit: (message) => pending.push(message),
-  });
+  const gate = new ToolGate({ hooks, canUseTool: options.canUseTool, cwd, signal, stamp });
   const systemPrompt = await pendingPrompt;
-  const compactor = compactorFor(options, model, systemPrompt, registry);
-  const config: LoopConfig = {
-    model,
-    fallbackModel,
-    useModel: (next) => {
-      // Compaction thresholds and server-side options depend on the model: rebuilt for it.
-      const nextCompactor = compactorFor(options, next, systemPrompt, registry);
-      config.model = next;
-      config.compactor = nextCompactor;
-      config.providerOptions = mergeProviderOptions(options.providerOptions, nextCompactor?.providerOptions());
-    },
+  const context: RunContext = {
     systemPrompt,
     registry,
     session,
     cwd,
-    signal: signal,
+    signal,
     stamp,
-    costs: input.costs,
     retry: {
       ...DEFAULT_RETRY,
       ...options.retry,
       ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
     },
-    maxTurns: options.maxTurns ?? Number.POSITIVE_INFINITY,
-    maxBudgetUsd: options.maxBudgetUsd,
-    maxTokensContinuations: options.maxTokensContinuations ?? 3,
+    limits: {
+      maxTurns: options.maxTurns ?? Number.POSITIVE_INFINITY,
+      maxBudgetUsd: options.maxBudgetUsd,
+      maxTokensContinuations: options.maxTokensContinuations ?? 3,
+      maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
+      maxToolReminders: options.maxToolReminders ?? 3,
+      maxStructuredOutputRetries: options.maxStructuredOutputRetries ?? 3,
+      maxToolInputBytes: maxToolInputBytes(options),
+      toolTimeoutMs: options.toolTimeoutMs,
+      maxOutputTokens: options.maxOutputTokens,
+    },
     includePartialMessages: options.includePartialMessages ?? false,
     gate,
     hooks,
-    maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
     stopAtTools: new Set(options.stopAtTools ?? []),
     loopControl: options.loopControlTools === true,
     structuredOutput: options.outputFormat !== undefined,
-    maxStructuredOutputRetries: options.maxStructuredOutputRetries ?? 3,
-    maxToolReminders: options.maxToolReminders ?? 3,
-    compactor,
-    toolTimeoutMs: options.toolTimeoutMs,
-    maxToolInputBytes: maxToolInputBytes(options),
-    maxOutputTokens: options.maxOutputTokens,
-    providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
+    fallbackModel,
+    modelSettings: (forModel) => {
+      // Compaction thresholds and server-side options depend on the model: built for each.
+      const compactor = compactorFor(options, forModel, systemPrompt, registry);
+      return {
+        compactor,
+        providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
+      };
+    },
+    now: input.now,
   };
+  const state = newRunState(context, {
+    model,
+    permissions: policy,
+    doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 3),
+    costs: new CostTracker(),
+    history: [...persistence.history],
+    startedAt: input.startedAt,
+  });
   const switchModel = async (spec: string | undefined) => {
-    config.useModel(await resolveModel(spec ?? modelSpec(options), resolveOptions(options)));
+    useModel(context, state, await resolveModel(spec ?? modelSpec(options), resolveOptions(options)));
   };
   return {
-    config,
-    model,
-    hooks,
+    context,
+    state,
     permissionMode,
-    pending,
-    policy,
     switchModel,
     ...(settings.ignored && { ignoredSettings: settings.ignored }),
   };

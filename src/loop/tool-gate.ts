@@ -1,23 +1,22 @@
 import { errorMessage } from "../errors/index.js";
 import type { HookOutcome, HookRunner } from "../hooks/index.js";
-import type { PermissionDecision, PermissionPolicy, PermissionUpdate } from "../permissions/index.js";
+import type { PermissionDecision, PermissionUpdate } from "../permissions/index.js";
 import type { SDKMessage, TerminalReason } from "../protocol/index.js";
 import type { AnyTool, ToolCall } from "../tools/index.js";
-import type { DoomLoopDetector } from "./doom-loop.js";
 import type { MessageStamp } from "./messages.js";
 import type { CanUseTool } from "./options.js";
+import type { RunState } from "./run-state.js";
 
 export interface ToolGateConfig {
-  policy: PermissionPolicy;
   hooks: HookRunner | undefined;
   canUseTool: CanUseTool | undefined;
-  doomLoop: DoomLoopDetector;
   cwd: string;
   signal: AbortSignal;
   stamp: MessageStamp;
-  /** Where hook messages for the caller go. */
-  emit: (message: SDKMessage) => void;
 }
+
+/** The part of the run's state the gate reads and changes: rules and mode, and the repetition streak. */
+export type GateState = Pick<RunState, "permissions" | "doomLoop">;
 
 export type GateDecision =
   | { behavior: "allow"; input: unknown; context: string[] }
@@ -38,14 +37,20 @@ type Ask = { reason: string; suggestions?: PermissionUpdate[]; kind: "permission
  * policy, then — when someone must be asked — PermissionRequest hooks and `canUseTool`.
  * When nobody can be asked, the answer is no. A hook that fails never approves: a failed
  * PreToolUse hook denies the call (`aggregate` makes it a deny), a failed PermissionRequest
- * hook leaves the question to `canUseTool`.
+ * hook leaves the question to `canUseTool`. Hook reports are yielded for the caller; the
+ * gate keeps nothing between calls (rules, mode and the repetition streak are run state).
  */
 export class ToolGate {
   constructor(readonly config: ToolGateConfig) {}
 
-  async check(tool: AnyTool, call: ToolCall, input: unknown): Promise<GateDecision> {
-    if (this.config.doomLoop.record(tool.name, input)) {
-      const decision = await this.#ask(tool, call, input, {
+  async *check(
+    state: GateState,
+    tool: AnyTool,
+    call: ToolCall,
+    input: unknown,
+  ): AsyncGenerator<SDKMessage, GateDecision> {
+    if (state.doomLoop.record(tool.name, input)) {
+      const decision = yield* this.#ask(state, tool, call, input, {
         kind: "doom_loop",
         reason: `${tool.name} was called with the same input several times in a row`,
       });
@@ -56,7 +61,7 @@ export class ToolGate {
           message: `${decision.message} The run stops: it was repeating itself.`,
         };
       }
-      this.config.doomLoop.reset();
+      state.doomLoop.reset();
       return decision;
     }
     let current = input;
@@ -68,7 +73,7 @@ export class ToolGate {
         { tool_name: tool.name, tool_input: current, tool_use_id: call.id },
         { signal: this.config.signal },
       );
-      this.#report(outcome);
+      yield* report(this.config.stamp, outcome);
       context.push(...outcome.additionalContext);
       if (!outcome.continue) {
         return {
@@ -103,7 +108,7 @@ export class ToolGate {
     }
     const verdict: PermissionDecision = forceAsk
       ? { behavior: "ask", reason: forceAsk }
-      : await this.config.policy.evaluateWhenReady({
+      : await state.permissions.evaluateWhenReady({
           toolName: tool.name,
           input: current,
           sideEffect: tool.sideEffect,
@@ -111,7 +116,7 @@ export class ToolGate {
         });
     if (verdict.behavior === "allow") return { behavior: "allow", input: current, context };
     if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
-    const asked = await this.#ask(tool, call, current, {
+    const asked = yield* this.#ask(state, tool, call, current, {
       kind: "permission",
       reason: verdict.reason,
       suggestions: verdict.suggestions,
@@ -119,7 +124,13 @@ export class ToolGate {
     return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
   }
 
-  async #ask(tool: AnyTool, call: ToolCall, input: unknown, ask: Ask): Promise<GateDecision> {
+  async *#ask(
+    state: GateState,
+    tool: AnyTool,
+    call: ToolCall,
+    input: unknown,
+    ask: Ask,
+  ): AsyncGenerator<SDKMessage, GateDecision> {
     // A failed PermissionRequest hook allows nothing (its success might have denied), so the
     // question goes on to canUseTool, told of the failure — or, with no one to ask, is denied.
     let hookFailure: string | undefined;
@@ -129,7 +140,7 @@ export class ToolGate {
         { tool_name: tool.name, tool_input: input, permission_suggestions: ask.suggestions ?? [] },
         { signal: this.config.signal },
       );
-      this.#report(outcome);
+      yield* report(this.config.stamp, outcome);
       hookFailure = outcome.failure;
       const decision = outcome.permissionRequest;
       if (decision?.behavior === "allow") return this.#allowWith(tool, decision.updatedInput ?? input);
@@ -167,7 +178,7 @@ export class ToolGate {
         { message: `Gyre needs your permission to use ${tool.name}`, notification_type: "permission_prompt" },
         { signal: this.config.signal },
       );
-      this.#report(outcome);
+      yield* report(this.config.stamp, outcome);
     }
     try {
       const result = await canUseTool(tool.name, input as Record<string, unknown>, {
@@ -178,7 +189,7 @@ export class ToolGate {
         kind: ask.kind,
       });
       if (result.behavior === "allow") {
-        for (const update of result.updatedPermissions ?? []) this.config.policy.applyUpdate(update);
+        for (const update of result.updatedPermissions ?? []) state.permissions.applyUpdate(update);
         return this.#allowWith(tool, result.updatedInput ?? input);
       }
       return {
@@ -201,12 +212,12 @@ export class ToolGate {
       message: `The approved input for ${tool.name} is not valid for the tool.`,
     };
   }
+}
 
-  /** Hook system messages and failures go to the caller as a message, never to the model. */
-  #report(outcome: HookOutcome): void {
-    const message = reportHookOutcome(this.config.stamp, outcome);
-    if (message) this.config.emit(message);
-  }
+/** Hook system messages and failures go to the caller as a message, never to the model. */
+function* report(stamp: MessageStamp, outcome: HookOutcome): Generator<SDKMessage> {
+  const message = reportHookOutcome(stamp, outcome);
+  if (message) yield message;
 }
 
 /** A `hook_response` message when hooks had something to tell the caller. */

@@ -209,6 +209,21 @@ export const TerminalReason = z.enum([
 ]);
 export type TerminalReason = z.infer<typeof TerminalReason>;
 
+/**
+ * Gyre addition: a tool call a paused run waits on (`terminal_reason: "requires_action"`). A
+ * `client_tool` call is executed by the caller, who answers it with a `tool_result` block; an
+ * `approval` is a call whose permission was deferred, answered with a `tool_approval` block.
+ */
+export const PendingToolCall = z.object({
+  kind: z.enum(["client_tool", "approval"]),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+  /** For an approval: why permission is asked. */
+  reason: z.string().optional(),
+});
+export type PendingToolCall = z.infer<typeof PendingToolCall>;
+
 export const SDKResultMessage = z.object({
   type: z.literal("result"),
   subtype: ResultSubtype,
@@ -231,6 +246,8 @@ export const SDKResultMessage = z.object({
   structured_output: z.unknown().optional(),
   /** Gyre addition: the run ended by asking the person this (the `ask_question` tool). */
   question: z.object({ question: z.string(), options: z.array(z.string()).optional() }).optional(),
+  /** Gyre addition: with `terminal_reason: "requires_action"`, the calls the run waits on. */
+  pending_tool_calls: z.array(PendingToolCall).optional(),
 });
 export type SDKResultMessage = z.infer<typeof SDKResultMessage>;
 

@@ -1,39 +1,27 @@
-import type { HookRunner } from "../hooks/index.js";
 import type { PermissionDenial, SDKMessage, TerminalReason, ToolResultBlock, ToolUseBlock } from "../protocol/index.js";
-import {
-  type AnyTool,
-  errorResult,
-  executeTool,
-  prepareCall,
-  type ToolCall,
-  type ToolRegistry,
-  type ToolResult,
-  type ToolSession,
-} from "../tools/index.js";
+import { type AnyTool, errorResult, executeTool, prepareCall, type ToolCall, type ToolResult } from "../tools/index.js";
 import type { ToolInputProblem } from "./assemble-message.js";
-import { AsyncQueue } from "./async-queue.js";
-import type { MessageStamp } from "./messages.js";
-import { reportHookOutcome, type ToolGate } from "./tool-gate.js";
+import { AsyncQueue } from "../async/index.js";
+import { joinedText } from "./record.js";
+import type { RunContext } from "./run-context.js";
+import { type GateState, reportHookOutcome } from "./tool-gate.js";
 
-export interface ToolStepInput {
-  calls: ToolUseBlock[];
+/** One answer's tool calls, with what the model boundary found wrong with some of them. */
+export interface ToolBatch {
+  calls: readonly ToolUseBlock[];
   /** Calls whose arguments were not used, by id: they get an error result instead of running. */
   toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
   /** Calls whose id repeated an earlier call's in the same message: new id → the id the model gave. */
   repeatedIds: ReadonlyMap<string, string>;
-  registry: ToolRegistry;
-  session: ToolSession;
-  cwd: string;
-  signal: AbortSignal;
-  stamp: MessageStamp;
-  gate: ToolGate;
-  hooks: HookRunner | undefined;
-  toolTimeoutMs: number | undefined;
-  /** Tools whose successful call ends the run with their output as the result. */
-  stopAtTools: ReadonlySet<string>;
 }
 
-export interface ToolStepOutcome {
+interface ToolRun {
+  context: RunContext;
+  state: GateState;
+  batch: ToolBatch;
+}
+
+export interface ToolsOutcome {
   results: ToolResultBlock[];
   /** Structured results for callers, by tool_use id. */
   data: Record<string, unknown>;
@@ -60,45 +48,52 @@ const CONCURRENT = new Set(["none", "read-only"]);
  * calls concurrently, everything else one at a time in call order. Every call gets a
  * result, in call order, even when the run is interrupted part-way.
  */
-export async function* toolStep(input: ToolStepInput): AsyncGenerator<SDKMessage, ToolStepOutcome> {
+export async function* runTools(
+  context: RunContext,
+  state: GateState,
+  batch: ToolBatch,
+): AsyncGenerator<SDKMessage, ToolsOutcome> {
+  const input: ToolRun = { context, state, batch };
   const queue = new AsyncQueue<SDKMessage>();
-  const outcome: ToolStepOutcome = { results: [], data: {}, denials: [], stop: undefined, endRun: undefined };
-  const results: (ToolResult | undefined)[] = new Array(input.calls.length);
+  const outcome: ToolsOutcome = { results: [], data: {}, denials: [], stop: undefined, endRun: undefined };
+  const results: (ToolResult | undefined)[] = new Array(batch.calls.length);
   const work = runAll(input, results, outcome, queue).finally(() => queue.close());
   for await (const message of queue) yield message;
   await work;
-  outcome.results = input.calls.map((call, index) => toBlock(call.id, results[index] ?? notRun(input, call)));
+  outcome.results = batch.calls.map((call, index) => toBlock(call.id, results[index] ?? notRun(context, call)));
   return outcome;
 }
 
 async function runAll(
-  input: ToolStepInput,
+  input: ToolRun,
   results: (ToolResult | undefined)[],
-  outcome: ToolStepOutcome,
+  outcome: ToolsOutcome,
   queue: AsyncQueue<SDKMessage>,
 ): Promise<void> {
-  let batch: Approved[] = [];
+  // Concurrent (read-only) calls approved since the last call that runs alone.
+  let concurrentCalls: Approved[] = [];
   const flush = async () => {
-    const current = batch;
-    batch = [];
+    const current = concurrentCalls;
+    concurrentCalls = [];
     await Promise.all(current.map((approved) => runOne(input, approved, results, outcome, queue)));
   };
-  for (const [index, block] of input.calls.entries()) {
-    if (input.signal.aborted || outcome.stop) break;
-    const repeated = input.repeatedIds.get(block.id);
+  const { context, state, batch } = input;
+  for (const [index, block] of batch.calls.entries()) {
+    if (context.signal.aborted || outcome.stop) break;
+    const repeated = batch.repeatedIds.get(block.id);
     if (repeated !== undefined) {
       results[index] = repeatedIdResult(block, repeated);
       continue;
     }
-    const call = toolCall(block, input.toolInputProblems.get(block.id));
-    const prepared = prepareCall(input.registry, call);
+    const call = toolCall(block, batch.toolInputProblems.get(block.id));
+    const prepared = prepareCall(context.registry, call);
     if (!prepared.ok) {
       results[index] = prepared.result;
       continue;
     }
     const concurrent = CONCURRENT.has(prepared.tool.sideEffect);
     if (!concurrent) await flush();
-    const decision = await input.gate.check(prepared.tool, call, prepared.input);
+    const decision = await drain(context.gate.check(state, prepared.tool, call, prepared.input), queue);
     if (decision.behavior === "deny") {
       results[index] = errorResult(decision.message);
       if (decision.denial) outcome.denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
@@ -113,7 +108,7 @@ async function runAll(
       context: decision.context,
     };
     if (concurrent) {
-      batch.push(approved);
+      concurrentCalls.push(approved);
     } else {
       await runOne(input, approved, results, outcome, queue);
     }
@@ -122,17 +117,18 @@ async function runAll(
 }
 
 async function runOne(
-  input: ToolStepInput,
+  input: ToolRun,
   approved: Approved,
   results: (ToolResult | undefined)[],
-  outcome: ToolStepOutcome,
+  outcome: ToolsOutcome,
   queue: AsyncQueue<SDKMessage>,
 ): Promise<void> {
+  const { context } = input;
   const { call, tool } = approved;
   const started = performance.now();
   const progress = (data: unknown) =>
     queue.push(
-      input.stamp.stamp({
+      context.stamp.stamp({
         type: "tool_progress",
         tool_use_id: call.id,
         tool_name: tool.name,
@@ -146,18 +142,18 @@ async function runOne(
     tool,
     approved.input,
     {
-      cwd: input.cwd,
-      signal: input.signal,
-      sessionId: input.session.id,
+      cwd: context.cwd,
+      signal: context.signal,
+      sessionId: context.session.id,
       toolUseId: call.id,
-      session: input.session,
+      session: context.session,
       reportProgress: progress,
       emit: (event) => {
         if (event.type === "progress") progress(event.data);
-        else queue.push(input.stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
+        else queue.push(context.stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
       },
     },
-    { timeoutMs: tool.timeoutMs ?? input.toolTimeoutMs },
+    { timeoutMs: tool.timeoutMs ?? context.limits.toolTimeoutMs },
   );
   results[approved.index] = await afterTool(input, approved, result, outcome, queue);
   if (result.data !== undefined) outcome.data[call.id] = result.data;
@@ -180,12 +176,12 @@ function repeatedIdResult(block: ToolUseBlock, original: string): ToolResult {
   );
 }
 
-function noteEndRun(input: ToolStepInput, tool: AnyTool, result: ToolResult, outcome: ToolStepOutcome): void {
+function noteEndRun(input: ToolRun, tool: AnyTool, result: ToolResult, outcome: ToolsOutcome): void {
   if (outcome.endRun || result.isError) return;
   if (result.endRun) {
     outcome.endRun = result.endRun;
     outcome.stop = result.endRun.question ? "question" : "completed";
-  } else if (input.stopAtTools.has(tool.name)) {
+  } else if (input.context.stopAtTools.has(tool.name)) {
     outcome.endRun = { result: textOf(result) };
     outcome.stop = "tool_stopped";
   }
@@ -193,15 +189,16 @@ function noteEndRun(input: ToolStepInput, tool: AnyTool, result: ToolResult, out
 
 /** PostToolUse / PostToolUseFailure hooks, and hook context, folded into the result. */
 async function afterTool(
-  input: ToolStepInput,
+  input: ToolRun,
   approved: Approved,
   result: ToolResult,
-  outcome: ToolStepOutcome,
+  outcome: ToolsOutcome,
   queue: AsyncQueue<SDKMessage>,
 ): Promise<ToolResult> {
+  const { hooks, signal, stamp } = input.context;
   const notes = [...approved.context];
   const event = result.isError ? "PostToolUseFailure" : "PostToolUse";
-  if (input.hooks?.has(event)) {
+  if (hooks?.has(event)) {
     const common = {
       tool_name: approved.tool.name,
       tool_input: approved.input,
@@ -209,17 +206,13 @@ async function afterTool(
     };
     const hookOutcome =
       event === "PostToolUse"
-        ? await input.hooks.run(
-            "PostToolUse",
-            { ...common, tool_response: result.data ?? result.content },
-            { signal: input.signal },
-          )
-        : await input.hooks.run(
+        ? await hooks.run("PostToolUse", { ...common, tool_response: result.data ?? result.content }, { signal })
+        : await hooks.run(
             "PostToolUseFailure",
-            { ...common, error: textOf(result), is_interrupt: input.signal.aborted },
-            { signal: input.signal },
+            { ...common, error: textOf(result), is_interrupt: signal.aborted },
+            { signal },
           );
-    const report = reportHookOutcome(input.stamp, hookOutcome);
+    const report = reportHookOutcome(stamp, hookOutcome);
     if (report) queue.push(report);
     if (hookOutcome.block) notes.push(hookOutcome.block.reason);
     notes.push(...hookOutcome.additionalContext);
@@ -232,12 +225,11 @@ async function afterTool(
 }
 
 function textOf(result: ToolResult): string {
-  if (typeof result.content === "string") return result.content;
-  return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+  return joinedText(result.content, "\n");
 }
 
-function notRun(input: ToolStepInput, call: ToolUseBlock): ToolResult {
-  const why = input.signal.aborted ? "the run was interrupted" : "an earlier call was denied and the run stopped";
+function notRun(context: RunContext, call: ToolUseBlock): ToolResult {
+  const why = context.signal.aborted ? "the run was interrupted" : "an earlier call was denied and the run stopped";
   return errorResult(`Error: ${call.name} was not run because ${why}.`);
 }
 
@@ -245,4 +237,13 @@ function toBlock(toolUseId: string, result: ToolResult): ToolResultBlock {
   const block: ToolResultBlock = { type: "tool_result", tool_use_id: toolUseId, content: result.content };
   if (result.isError) block.is_error = true;
   return block;
+}
+
+/** Runs a generator to its end, its messages into the queue (which the tool step yields in order). */
+async function drain<T>(generator: AsyncGenerator<SDKMessage, T>, queue: AsyncQueue<SDKMessage>): Promise<T> {
+  for (;;) {
+    const next = await generator.next();
+    if (next.done) return next.value;
+    queue.push(next.value);
+  }
 }

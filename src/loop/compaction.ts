@@ -4,7 +4,9 @@ import type { HookRunner } from "../hooks/index.js";
 import type { CostTracker, ResolvedModel } from "../model/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { MessageStamp } from "./messages.js";
-import type { LoopConfig, LoopState, NextStep } from "./loop-state.js";
+import { CONTINUE, interrupted, type NextStep, stop } from "./next-step.js";
+import type { RunContext } from "./run-context.js";
+import type { RunState } from "./run-state.js";
 import type { HistoryEntry } from "./to-prompt.js";
 import { reportHookOutcome } from "./tool-gate.js";
 
@@ -80,41 +82,43 @@ export async function* compactStep(input: CompactStepInput): AsyncGenerator<SDKM
 }
 
 /** Before a model call: a manual compaction that was asked for, or an automatic one at the threshold. */
-export async function* compactIfNeeded(config: LoopConfig, state: LoopState): AsyncGenerator<SDKMessage, NextStep> {
+export async function* compactIfNeeded(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
   const request = state.compactRequest;
+  const { compactor } = state.modelSettings;
   if (request) {
     state.compactRequest = undefined;
-    if (config.compactor) return yield* compact(config, state, "manual", request.instructions, false);
+    if (compactor) return yield* compact(context, state, "manual", request.instructions, false);
   }
-  if (config.compactor?.needsCompaction(state.history)) return yield* compact(config, state, "auto", undefined, false);
-  return { next: "continue" };
+  if (compactor?.needsCompaction(state.history)) return yield* compact(context, state, "auto", undefined, false);
+  return CONTINUE;
 }
 
 /** Compact now and adopt the compacted history, or say why the run cannot go on. */
 export async function* compact(
-  config: LoopConfig,
-  state: LoopState,
+  context: RunContext,
+  state: RunState,
   trigger: "auto" | "manual",
   customInstructions: string | undefined,
   afterPromptTooLong: boolean,
 ): AsyncGenerator<SDKMessage, NextStep> {
-  if (!config.compactor) return { next: "continue" };
+  const { compactor } = state.modelSettings;
+  if (!compactor) return CONTINUE;
   const outcome = yield* compactStep({
-    compactor: config.compactor,
+    compactor,
     history: state.history,
     trigger,
     ...(customInstructions !== undefined && { customInstructions }),
     afterPromptTooLong,
-    hooks: config.hooks,
-    model: config.model,
-    costs: config.costs,
-    stamp: config.stamp,
-    signal: config.signal,
+    hooks: context.hooks,
+    model: state.model,
+    costs: state.costs,
+    stamp: context.stamp,
+    signal: context.signal,
   });
   if (!outcome.ok) {
-    if (config.signal.aborted) return { next: "stop", reason: "interrupted", errors: ["The run was interrupted."] };
-    return { next: "stop", reason: "context_overflow", errors: [outcome.error] };
+    if (context.signal.aborted) return interrupted();
+    return stop("context_overflow", { errors: [outcome.error] });
   }
   state.history = outcome.history;
-  return { next: "continue" };
+  return CONTINUE;
 }

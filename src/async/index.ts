@@ -1,0 +1,2 @@
+export { AsyncQueue } from "./async-queue.js";
+export { ABORTED, untilAborted } from "./until-aborted.js";

@@ -1,0 +1,56 @@
+import type { HookRunner } from "../hooks/index.js";
+import type { ResolvedModel } from "../model/index.js";
+import type { ToolRegistry, ToolSession } from "../tools/index.js";
+import type { MessageStamp } from "./messages.js";
+import type { RetryPolicy } from "./retry.js";
+import type { ModelSettings } from "./run-state.js";
+import type { ToolGate } from "./tool-gate.js";
+
+/** Bounds a run keeps to; each one past its limit ends the run with its own terminal reason. */
+export interface RunLimits {
+  readonly maxTurns: number;
+  readonly maxBudgetUsd: number | undefined;
+  /** `max_tokens` stops continued in a row before the run gives up. */
+  readonly maxTokensContinuations: number;
+  /** Times a Stop hook may keep the agent going per prompt. */
+  readonly maxStopHookContinuations: number;
+  /** Reminders to call a tool (loop-control tools on) per prompt. */
+  readonly maxToolReminders: number;
+  /** Reminders to call StructuredOutput per prompt before the run gives up. */
+  readonly maxStructuredOutputRetries: number;
+  /** UTF-8 bytes one tool call's arguments may have; a larger call gets an `is_error` result. */
+  readonly maxToolInputBytes: number;
+  readonly toolTimeoutMs: number | undefined;
+  readonly maxOutputTokens: number | undefined;
+}
+
+/**
+ * What the caller configured, resolved once before the first turn and never changed by the
+ * run: everything that changes while it runs (model, history, counters, permission mode) is
+ * in {@link RunState}.
+ */
+export interface RunContext {
+  readonly systemPrompt: string;
+  readonly registry: ToolRegistry;
+  readonly session: ToolSession;
+  readonly cwd: string;
+  readonly signal: AbortSignal;
+  readonly stamp: MessageStamp;
+  readonly retry: RetryPolicy;
+  readonly limits: RunLimits;
+  readonly includePartialMessages: boolean;
+  readonly gate: ToolGate;
+  readonly hooks: HookRunner | undefined;
+  /** Tools whose successful call ends the run with their output as the result. */
+  readonly stopAtTools: ReadonlySet<string>;
+  /** Loop-control tools are on: an answer without a tool call gets a reminder. */
+  readonly loopControl: boolean;
+  /** `outputFormat` is set: the run must end through the StructuredOutput tool. */
+  readonly structuredOutput: boolean;
+  /** `fallbackModel`, resolved; the run switches to it once when a model call fails for good. */
+  readonly fallbackModel: ResolvedModel | undefined;
+  /** Compaction and provider options for a model (they depend on its context window and provider). */
+  readonly modelSettings: (model: ResolvedModel) => ModelSettings;
+  /** The clock (`Date.now` unless the caller injected one). */
+  readonly now: () => number;
+}

@@ -1,0 +1,93 @@
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import type { Compactor } from "../context/index.js";
+import type { CostTracker, ResolvedModel } from "../model/index.js";
+import type { PermissionPolicy } from "../permissions/index.js";
+import type { APIAssistantMessage, PermissionDenial, TerminalReason, ToolUseBlock } from "../protocol/index.js";
+import type { ToolInputProblem } from "./assemble-message.js";
+import type { DoomLoopDetector } from "./doom-loop.js";
+import type { RunContext } from "./run-context.js";
+import type { HistoryEntry } from "./to-prompt.js";
+
+/** What depends on the run's current model: compaction thresholds and provider options. */
+export interface ModelSettings {
+  /** Client-side compaction; undefined when turned off. */
+  compactor: Compactor | undefined;
+  providerOptions: LanguageModelV3CallOptions["providerOptions"];
+}
+
+/** Counters that bound how often the loop nudges the model; they start at zero for each prompt. */
+export interface PromptCounters {
+  maxTokensContinuations: number;
+  stopHookContinuations: number;
+  toolReminders: number;
+  structuredOutputReminders: number;
+}
+
+/** The model's answer in the current turn, as the tools and end-of-turn steps need it. */
+export interface TurnAnswer {
+  message: APIAssistantMessage;
+  calls: ToolUseBlock[];
+  /** Calls whose arguments were not used (`input` is `{}`), by id. */
+  toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
+  /** Calls whose id repeated an earlier call's in the same message: new id → the id the model gave. */
+  repeatedIds: ReadonlyMap<string, string>;
+}
+
+/** Everything a run changes as it goes, in one place; `Query`'s live accessors read it. */
+export interface RunState {
+  history: HistoryEntry[];
+  /** The model calls go to; `Query.setModel` and the fallback change it. */
+  model: ResolvedModel;
+  modelSettings: ModelSettings;
+  /** Rules and mode; `Query.setPermissionMode` and "always allow" answers change it. */
+  permissions: PermissionPolicy;
+  doomLoop: DoomLoopDetector;
+  costs: CostTracker;
+  /** Model calls answered in this run. */
+  turns: number;
+  counters: PromptCounters;
+  /** This turn's answer; undefined before the model answered. */
+  answer: TurnAnswer | undefined;
+  startedAt: number;
+  apiMs: number;
+  denials: PermissionDenial[];
+  lastAssistant: APIAssistantMessage | undefined;
+  /** A manual compaction asked for with `Query.compact()`, run before the next model call. */
+  compactRequest: { instructions?: string } | undefined;
+  exitReason: TerminalReason | undefined;
+}
+
+export interface NewRunState {
+  model: ResolvedModel;
+  permissions: PermissionPolicy;
+  doomLoop: DoomLoopDetector;
+  costs: CostTracker;
+  history: HistoryEntry[];
+  /** When the run started, by the context's clock. */
+  startedAt: number;
+}
+
+export function newRunState(context: RunContext, init: NewRunState): RunState {
+  return {
+    ...init,
+    modelSettings: context.modelSettings(init.model),
+    turns: 0,
+    counters: newPromptCounters(),
+    answer: undefined,
+    apiMs: 0,
+    denials: [],
+    lastAssistant: undefined,
+    compactRequest: undefined,
+    exitReason: undefined,
+  };
+}
+
+export function newPromptCounters(): PromptCounters {
+  return { maxTokensContinuations: 0, stopHookContinuations: 0, toolReminders: 0, structuredOutputReminders: 0 };
+}
+
+/** Makes `model` the run's model from the next call on; compaction and provider options follow it. */
+export function useModel(context: RunContext, state: RunState, model: ResolvedModel): void {
+  state.model = model;
+  state.modelSettings = context.modelSettings(model);
+}

@@ -1,0 +1,79 @@
+import type { SDKMessage } from "../../protocol/index.js";
+import { CONTINUE, type NextStep, stop } from "../next-step.js";
+import { joinedText, recordText } from "../record.js";
+import type { RunContext } from "../run-context.js";
+import type { RunState } from "../run-state.js";
+import { reportHookOutcome } from "../tool-gate.js";
+
+const TOOL_REMINDER =
+  "You answered without calling a tool. Call task_completion when the task is done, ask_question when you need " +
+  "the person's input, converse to reply to them, or another tool to keep working.";
+
+const STRUCTURED_OUTPUT_REMINDER =
+  "You must give your final answer by calling the StructuredOutput tool with input that matches its schema. " +
+  "Call it now.";
+
+const CONTINUE_PROMPT =
+  "Your previous response was cut off because it reached the maximum output length. Continue exactly where you left off.";
+
+/**
+ * The model answered without tool calls: decide by its stop reason whether the run is done.
+ * A cut answer is continued, a missing StructuredOutput or (with loop-control tools) a
+ * missing tool call is asked for, each a bounded number of times; Stop hooks have the last word.
+ */
+export async function* endTurnStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
+  const { limits } = context;
+  const { counters } = state;
+  switch (state.answer?.message.stop_reason) {
+    case "max_tokens":
+      if (counters.maxTokensContinuations >= limits.maxTokensContinuations) {
+        return stop("max_tokens", {
+          errors: [
+            `The model reached its output limit ${limits.maxTokensContinuations + 1} times in a row; the answer is incomplete.`,
+          ],
+        });
+      }
+      counters.maxTokensContinuations++;
+      yield recordText(context, state, CONTINUE_PROMPT);
+      return CONTINUE;
+    case "refusal":
+      return stop("refusal");
+  }
+  if (context.structuredOutput) {
+    if (counters.structuredOutputReminders >= limits.maxStructuredOutputRetries) {
+      return stop("structured_output_missing", {
+        errors: [
+          `The model ended ${counters.structuredOutputReminders + 1} times without a valid StructuredOutput call.`,
+        ],
+      });
+    }
+    counters.structuredOutputReminders++;
+    yield recordText(context, state, STRUCTURED_OUTPUT_REMINDER);
+    return CONTINUE;
+  }
+  if (context.loopControl && counters.toolReminders < limits.maxToolReminders) {
+    counters.toolReminders++;
+    yield recordText(context, state, TOOL_REMINDER);
+    return CONTINUE;
+  }
+  return yield* stopHooks(context, state);
+}
+
+/** Stop hooks may keep the agent going (bounded), with their reason as the next prompt. */
+async function* stopHooks(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
+  const { hooks } = context;
+  const runs = state.counters.stopHookContinuations;
+  if (!hooks?.has("Stop") || runs >= context.limits.maxStopHookContinuations) return stop("completed");
+  const outcome = await hooks.run(
+    "Stop",
+    { stop_hook_active: runs > 0, last_assistant_message: joinedText(state.lastAssistant?.content) },
+    { signal: context.signal },
+  );
+  const report = reportHookOutcome(context.stamp, outcome);
+  if (report) yield report;
+  if (!outcome.continue) return stop("hook_stopped", { errors: [outcome.stopReason ?? "A Stop hook ended the run."] });
+  if (!outcome.block) return stop("completed");
+  state.counters.stopHookContinuations++;
+  yield recordText(context, state, outcome.block.reason);
+  return CONTINUE;
+}

@@ -1,0 +1,120 @@
+import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import { isPromptTooLongError } from "../../context/index.js";
+import type { ResolvedModel } from "../../model/index.js";
+import type { SDKMessage } from "../../protocol/index.js";
+import type { ToolRegistry } from "../../tools/index.js";
+import { compact } from "../compaction.js";
+import { checkBudget } from "../limits.js";
+import { type ModelStepOutcome, modelStep } from "../model-step.js";
+import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
+import { recordAssistant, recordUser, toolUses, unanswered } from "../record.js";
+import type { RunContext } from "../run-context.js";
+import { type RunState, useModel } from "../run-state.js";
+import { toPrompt } from "../to-prompt.js";
+import { uniqueToolUseIds } from "../tool-use-ids.js";
+
+/**
+ * The model call: the history goes to the run's current model (retries inside). A prompt the
+ * provider finds too long is compacted once and sent again; a call that fails for good moves
+ * the run to its fallback model. The answer is recorded and left in `state.answer`.
+ */
+export async function* modelTurnStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
+  // The model this call goes to: a Query.setModel during the call applies to the next one.
+  let model = state.model;
+  let outcome = yield* callModel(context, state, model);
+  if (outcome.kind === "failed" && state.modelSettings.compactor && isPromptTooLongError(outcome.error)) {
+    const compacted = yield* compact(context, state, "auto", undefined, true);
+    if (compacted.next !== "continue") return compacted;
+    model = state.model;
+    outcome = yield* callModel(context, state, model);
+  }
+  const fallback = context.fallbackModel;
+  if (outcome.kind === "failed" && fallback && model !== fallback) {
+    // Failed for good, retries included: the rest of the run uses the fallback model.
+    yield context.stamp.stamp({
+      type: "system",
+      subtype: "model_fallback",
+      from_model: model.id,
+      to_model: fallback.id,
+      error: outcome.error.message,
+    });
+    useModel(context, state, fallback);
+    model = fallback;
+    outcome = yield* callModel(context, state, model);
+  }
+  if (outcome.kind !== "message") {
+    if (outcome.partial) {
+      // What streamed before the failure is kept, its unfinished calls answered.
+      const why = outcome.kind === "aborted" ? "interrupted" : outcome.error.message;
+      const partial = uniqueToolUseIds(outcome.partial, state.history).message;
+      yield recordAssistant(context, state, model, partial, why);
+      const orphans = toolUses(partial.content);
+      if (orphans.length > 0) yield recordUser(context, state, unanswered(orphans, `the model call failed: ${why}`));
+    }
+    if (outcome.kind === "aborted") return interrupted();
+    return stop("model_error", { errors: [outcome.error.message] });
+  }
+  state.turns++;
+  const answer = uniqueToolUseIds(outcome.message, state.history);
+  yield recordAssistant(context, state, model, answer.message);
+  const calls = toolUses(answer.message.content);
+  state.answer = {
+    message: answer.message,
+    calls,
+    toolInputProblems: outcome.toolInputProblems,
+    repeatedIds: answer.repeated,
+  };
+  const overBudget = checkBudget(context, state);
+  if (overBudget.next !== "continue") {
+    if (calls.length > 0) yield recordUser(context, state, unanswered(calls, "the budget was used up"));
+    return overBudget;
+  }
+  return CONTINUE;
+}
+
+/** One model call for the current history. */
+async function* callModel(
+  context: RunContext,
+  state: RunState,
+  model: ResolvedModel,
+): AsyncGenerator<SDKMessage, ModelStepOutcome> {
+  const outcome = yield* modelStep({
+    model,
+    callOptions: callOptions(context, state),
+    signal: context.signal,
+    retry: context.retry,
+    includePartialMessages: context.includePartialMessages,
+    stamp: context.stamp,
+    maxToolInputBytes: context.limits.maxToolInputBytes,
+  });
+  state.apiMs += outcome.apiMs;
+  return outcome;
+}
+
+/** Tool definitions in the AI SDK's shape; the registry does not change during a run. */
+const toolDefinitions = new WeakMap<ToolRegistry, LanguageModelV3FunctionTool[]>();
+
+function functionTools(registry: ToolRegistry): LanguageModelV3FunctionTool[] {
+  let tools = toolDefinitions.get(registry);
+  if (!tools) {
+    tools = registry.definitions().map((definition) => ({
+      type: "function",
+      name: definition.name,
+      description: definition.description,
+      inputSchema: definition.inputSchema as LanguageModelV3FunctionTool["inputSchema"],
+    }));
+    toolDefinitions.set(registry, tools);
+  }
+  return tools;
+}
+
+function callOptions(context: RunContext, state: RunState): Omit<LanguageModelV3CallOptions, "abortSignal"> {
+  const tools = functionTools(context.registry);
+  return {
+    prompt: toPrompt(context.systemPrompt, state.history),
+    tools: tools.length > 0 ? tools : undefined,
+    toolChoice: tools.length > 0 ? { type: "auto" } : undefined,
+    maxOutputTokens: context.limits.maxOutputTokens,
+    providerOptions: state.modelSettings.providerOptions,
+  };
+}

@@ -1,0 +1,31 @@
+import type { SDKMessage, TerminalReason } from "../../protocol/index.js";
+import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
+import { recordUser } from "../record.js";
+import type { RunContext } from "../run-context.js";
+import type { RunState } from "../run-state.js";
+import { runTools } from "../run-tools.js";
+
+const STOP_ERRORS: Partial<Record<TerminalReason, string>> = {
+  doom_loop: "The model kept repeating the same tool call, and the repetition was not approved.",
+  hook_stopped: "A hook stopped the run.",
+  permission_denied: "A tool call was denied and the run was stopped.",
+};
+
+/** The answer's tool calls run, their results go back as one user turn; a denial, hook or tool may end the run. */
+export async function* toolsStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
+  const answer = state.answer;
+  if (!answer || answer.calls.length === 0) return CONTINUE;
+  const tools = yield* runTools(context, state, answer);
+  state.denials.push(...tools.denials);
+  yield recordUser(context, state, tools.results, tools.data);
+  if (context.signal.aborted) return interrupted();
+  if (tools.endRun && tools.stop) {
+    return stop(tools.stop, {
+      resultText: tools.endRun.result,
+      question: tools.endRun.question,
+      structuredOutput: tools.endRun.structuredOutput,
+    });
+  }
+  if (tools.stop) return stop(tools.stop, { errors: [STOP_ERRORS[tools.stop] ?? "The run was stopped."] });
+  return CONTINUE;
+}
