@@ -22,6 +22,8 @@ export type GyreErrorCode =
   | "session_not_found"
   | "session_message_not_found"
   | "session_store_error"
+  /** A prompt that resumes a paused run does not answer exactly its pending tool calls; nothing was changed. */
+  | "resume_mismatch"
   | "mock_script_error"
   | "context_overflow"
   | "internal_error";

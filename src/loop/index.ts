@@ -9,3 +9,4 @@ export type {
 export { DEFAULT_MODEL, type Query, query } from "./query.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 export { type HistoryEntry, toPrompt } from "./to-prompt.js";
+export { type Approval, type ClientToolResult, toolResultsPrompt } from "./pause.js";

@@ -2,7 +2,7 @@ import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider"
 import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { PricingTable, ProviderConfig } from "../model/index.js";
-import type { CanUseTool } from "../permissions/index.js";
+import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessage } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { OutputFormat } from "../tools/builtin/index.js";
@@ -119,6 +119,13 @@ export interface QueryOptions {
   retry?: Partial<RetryPolicy>;
   /** Continue this session: its history is loaded and the new prompt follows it. */
   resume?: string;
+  /**
+   * With `resume`: answers to the approvals a paused run deferred (`pending_tool_calls` of kind
+   * `approval`), by tool_use id — `{ behavior: "allow" }` (optionally `updatedInput`) runs the
+   * call, `{ behavior: "deny", message }` refuses it. Client-executed tools are answered in the
+   * prompt instead, with `tool_result` blocks.
+   */
+  approvals?: Record<string, PermissionResult>;
   /** Continue the most recently updated session in `cwd` (a new one when there is none). */
   continue?: boolean;
   /** With `resume`/`continue`: carry on in a new session holding a copy of the history. */

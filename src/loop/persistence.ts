@@ -3,7 +3,7 @@ import { accessSync, closeSync, constants, existsSync, openSync, readSync } from
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
-import type { SDKMessage } from "../protocol/index.js";
+import type { PendingToolCall, SDKMessage } from "../protocol/index.js";
 import {
   conversationFromMessages,
   defaultSqlitePath,
@@ -14,6 +14,7 @@ import {
 } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
+import { pendingToolCalls } from "./pause.js";
 import type { HistoryEntry } from "./to-prompt.js";
 import { uniqueHistoryToolUseIds } from "./tool-use-ids.js";
 
@@ -57,6 +58,8 @@ export class Persistence {
     session: OpenedSession | undefined,
     openLater: (() => Promise<OpenedSession>) | undefined,
     private readonly ownsStore: boolean,
+    /** The calls the session's run paused on, still unanswered (see `pendingToolCalls`). */
+    readonly pending: PendingToolCall[] = [],
   ) {
     this.#session = session;
     this.#deferred = openLater && { open: openLater, waiting: [], onRequestSent: undefined };
@@ -101,8 +104,10 @@ export class Persistence {
         sessionId = fork.id;
       }
       lock = await store.acquireLock(sessionId);
-      const history = toHistory(await store.getSessionMessages(sessionId));
-      return new Persistence(sessionId, history, { store, lock }, undefined, ownsStore);
+      const messages = await store.getSessionMessages(sessionId);
+      const pending = pendingToolCalls(messages);
+      const history = toHistory(messages, new Set(pending.map((call) => call.id)));
+      return new Persistence(sessionId, history, { store, lock }, undefined, ownsStore, pending);
     } catch (error) {
       await lock?.release();
       if (ownsStore) await store.close();
@@ -132,7 +137,8 @@ export class Persistence {
    */
   withCheckpoints(tool: AnyTool): AnyTool {
     const field = FILE_EDIT_TOOLS[tool.name];
-    if ((this.#session === undefined && !this.#deferred) || field === undefined) return tool;
+    const execute = tool.execute;
+    if ((this.#session === undefined && !this.#deferred) || field === undefined || !execute) return tool;
     return {
       ...tool,
       execute: async (input, context) => {
@@ -145,7 +151,7 @@ export class Persistence {
           const before = await contentOf(filePath);
           if (before !== undefined) await store.saveCheckpoint(this.sessionId, caller, filePath, before);
         }
-        return tool.execute(input, context);
+        return execute.call(tool, input, context);
       },
     };
   }
@@ -248,9 +254,9 @@ function writable(folder: string): boolean {
 const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
 
 /** The loop's history from stored messages, made valid (unfinished tool calls closed, ids unique). */
-export function toHistory(messages: readonly SDKMessage[]): HistoryEntry[] {
+export function toHistory(messages: readonly SDKMessage[], pending?: ReadonlySet<string>): HistoryEntry[] {
   return uniqueHistoryToolUseIds(
-    conversationFromMessages(messages).map((message) =>
+    conversationFromMessages(messages, pending ? { pending } : {}).map((message) =>
       message.type === "user"
         ? { role: "user", content: message.message.content }
         : { role: "assistant", message: message.message },

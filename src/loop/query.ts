@@ -14,6 +14,7 @@ import { ToolSession } from "../tools/index.js";
 import { MessageStamp } from "./messages.js";
 import type { QueryOptions, QueryParams, QueryPrompt } from "./options.js";
 import { Persistence } from "./persistence.js";
+import { readAnswers, resumeStep } from "./pause.js";
 import { userTurns, withContext } from "./prompt-turns.js";
 import { joinedText } from "./record.js";
 import { resultMessage } from "./result.js";
@@ -165,7 +166,13 @@ async function* runSession(
     });
     const { context, state } = setup;
     const { hooks } = context;
+    state.pending = [...persistence.pending];
     live.state = state;
+    const turns = userTurns(prompt)[Symbol.asyncIterator]();
+    // A paused session's first prompt must answer what it waits on: checked before anything is recorded.
+    let firstTurn = state.pending.length > 0 ? await turns.next() : undefined;
+    let firstAnswers =
+      firstTurn && !firstTurn.done ? readAnswers(state.pending, firstTurn.value, options.approvals) : undefined;
     await controls.attach({
       setPermissionMode: (mode) => state.permissions.setMode(mode),
       switchModel: setup.switchModel,
@@ -199,7 +206,19 @@ async function* runSession(
       if (report) yield report;
       sessionContext = outcome.additionalContext;
     }
-    for await (const content of userTurns(prompt)) {
+    for (;;) {
+      const next = firstTurn ?? (await turns.next());
+      firstTurn = undefined;
+      if (next.done) break;
+      const content = next.value;
+      if (state.pending.length > 0) {
+        // The answers to a pause are not a new prompt: no UserPromptSubmit, the loop goes on from the paused turn.
+        const answers = firstAnswers ?? readAnswers(state.pending, content);
+        firstAnswers = undefined;
+        yield* runLoop(context, state, (c, s) => resumeStep(c, s, answers));
+        if (controller.signal.aborted) break;
+        continue;
+      }
       const added = [...sessionContext];
       sessionContext = [];
       if (hooks?.has("UserPromptSubmit")) {

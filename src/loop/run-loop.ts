@@ -8,13 +8,20 @@ import { modelTurnStep } from "./steps/model.js";
 import { prepareStep } from "./steps/prepare.js";
 import { toolsStep } from "./steps/tools.js";
 
+/** A step of the loop: it yields what it produces and says what comes next. */
+export type Step = (context: RunContext, state: RunState) => AsyncGenerator<SDKMessage, NextStep>;
+
 /**
  * The agentic loop for one prompt: turns until a step says stop or pause, then the `result`.
- * Each step is `(context, state) => AsyncGenerator<SDKMessage, NextStep>`; this only wires them.
+ * `first` runs before the turns (resuming a paused run answers its pending calls there).
  */
-export async function* runLoop(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
+export async function* runLoop(
+  context: RunContext,
+  state: RunState,
+  first?: Step,
+): AsyncGenerator<SDKMessage, NextStep> {
   state.counters = newPromptCounters();
-  let step: NextStep = CONTINUE;
+  let step: NextStep = first ? yield* first(context, state) : CONTINUE;
   while (step.next === "continue") step = yield* turn(context, state);
   yield finish(context, state, step);
   return step;

@@ -2,7 +2,13 @@ import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import type { Compactor } from "../context/index.js";
 import type { CostTracker, ResolvedModel } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
-import type { APIAssistantMessage, PermissionDenial, TerminalReason, ToolUseBlock } from "../protocol/index.js";
+import type {
+  APIAssistantMessage,
+  PendingToolCall,
+  PermissionDenial,
+  TerminalReason,
+  ToolUseBlock,
+} from "../protocol/index.js";
 import type { ToolInputProblem } from "./assemble-message.js";
 import type { DoomLoopDetector } from "./doom-loop.js";
 import type { RunContext } from "./run-context.js";
@@ -52,6 +58,8 @@ export interface RunState {
   apiMs: number;
   denials: PermissionDenial[];
   lastAssistant: APIAssistantMessage | undefined;
+  /** Calls the run paused on (`requires_action`); the next prompt must answer them. */
+  pending: PendingToolCall[];
   /** A manual compaction asked for with `Query.compact()`, run before the next model call. */
   compactRequest: { instructions?: string } | undefined;
   exitReason: TerminalReason | undefined;
@@ -77,6 +85,7 @@ export function newRunState(context: RunContext, init: NewRunState): RunState {
     apiMs: 0,
     denials: [],
     lastAssistant: undefined,
+    pending: [],
     compactRequest: undefined,
     exitReason: undefined,
   };

@@ -1,10 +1,17 @@
-import type { PermissionDenial, SDKMessage, TerminalReason, ToolResultBlock, ToolUseBlock } from "../protocol/index.js";
+import type {
+  PendingToolCall,
+  PermissionDenial,
+  SDKMessage,
+  TerminalReason,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "../protocol/index.js";
 import { type AnyTool, errorResult, executeTool, prepareCall, type ToolCall, type ToolResult } from "../tools/index.js";
 import type { ToolInputProblem } from "./assemble-message.js";
 import { AsyncQueue } from "../async/index.js";
 import { joinedText } from "./record.js";
 import type { RunContext } from "./run-context.js";
-import { type GateState, reportHookOutcome } from "./tool-gate.js";
+import { type GateDecision, type GateState, reportHookOutcome } from "./tool-gate.js";
 
 /** One answer's tool calls, with what the model boundary found wrong with some of them. */
 export interface ToolBatch {
@@ -13,6 +20,8 @@ export interface ToolBatch {
   toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
   /** Calls whose id repeated an earlier call's in the same message: new id → the id the model gave. */
   repeatedIds: ReadonlyMap<string, string>;
+  /** Calls already decided (a deferred approval answered on resume): the gate is not asked again. */
+  decided?: ReadonlyMap<string, GateDecision>;
 }
 
 interface ToolRun {
@@ -22,7 +31,10 @@ interface ToolRun {
 }
 
 export interface ToolsOutcome {
+  /** A result for every call, in call order — except the pending ones (unless the run stops). */
   results: ToolResultBlock[];
+  /** Calls the caller must answer: client-executed tools, deferred approvals. */
+  pending: PendingToolCall[];
   /** Structured results for callers, by tool_use id. */
   data: Record<string, unknown>;
   denials: PermissionDenial[];
@@ -46,7 +58,9 @@ const CONCURRENT = new Set(["none", "read-only"]);
 /**
  * Run one turn's tool calls: resolve, validate, ask permission, then execute — read-only
  * calls concurrently, everything else one at a time in call order. Every call gets a
- * result, in call order, even when the run is interrupted part-way.
+ * result, in call order, even when the run is interrupted part-way — but for calls that
+ * wait on the caller (a client-executed tool, a deferred approval): those are `pending`,
+ * the rest of the turn still runs, and they get a result only if the run stops instead.
  */
 export async function* runTools(
   context: RunContext,
@@ -55,18 +69,33 @@ export async function* runTools(
 ): AsyncGenerator<SDKMessage, ToolsOutcome> {
   const input: ToolRun = { context, state, batch };
   const queue = new AsyncQueue<SDKMessage>();
-  const outcome: ToolsOutcome = { results: [], data: {}, denials: [], stop: undefined, endRun: undefined };
+  const outcome: ToolsOutcome = {
+    results: [],
+    pending: [],
+    data: {},
+    denials: [],
+    stop: undefined,
+    endRun: undefined,
+  };
   const results: (ToolResult | undefined)[] = new Array(batch.calls.length);
-  const work = runAll(input, results, outcome, queue).finally(() => queue.close());
+  const pending: (PendingToolCall | undefined)[] = new Array(batch.calls.length);
+  const work = runAll(input, results, pending, outcome, queue).finally(() => queue.close());
   for await (const message of queue) yield message;
   await work;
-  outcome.results = batch.calls.map((call, index) => toBlock(call.id, results[index] ?? notRun(context, call)));
+  // A run that stops does not wait: its pending calls are answered as not run.
+  const waits = outcome.stop === undefined && !context.signal.aborted;
+  batch.calls.forEach((call, index) => {
+    const waiting = pending[index];
+    if (waiting && waits) outcome.pending.push(waiting);
+    else outcome.results.push(toBlock(call.id, results[index] ?? notRun(context, call)));
+  });
   return outcome;
 }
 
 async function runAll(
   input: ToolRun,
   results: (ToolResult | undefined)[],
+  pending: (PendingToolCall | undefined)[],
   outcome: ToolsOutcome,
   queue: AsyncQueue<SDKMessage>,
 ): Promise<void> {
@@ -91,9 +120,25 @@ async function runAll(
       results[index] = prepared.result;
       continue;
     }
+    if (!prepared.tool.execute) {
+      pending[index] = { kind: "client_tool", id: call.id, name: call.name, input: prepared.input };
+      continue;
+    }
     const concurrent = CONCURRENT.has(prepared.tool.sideEffect);
     if (!concurrent) await flush();
-    const decision = await drain(context.gate.check(state, prepared.tool, call, prepared.input), queue);
+    const decision =
+      batch.decided?.get(call.id) ??
+      (await drain(context.gate.check(state, prepared.tool, call, prepared.input), queue));
+    if (decision.behavior === "defer") {
+      pending[index] = {
+        kind: "approval",
+        id: call.id,
+        name: call.name,
+        input: decision.input,
+        reason: decision.reason,
+      };
+      continue;
+    }
     if (decision.behavior === "deny") {
       results[index] = errorResult(decision.message);
       if (decision.denial) outcome.denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });

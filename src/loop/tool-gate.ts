@@ -1,6 +1,6 @@
 import { errorMessage } from "../errors/index.js";
 import type { HookOutcome, HookRunner } from "../hooks/index.js";
-import type { PermissionDecision, PermissionUpdate } from "../permissions/index.js";
+import type { PermissionDecision, PermissionResult, PermissionUpdate } from "../permissions/index.js";
 import type { SDKMessage, TerminalReason } from "../protocol/index.js";
 import type { AnyTool, ToolCall } from "../tools/index.js";
 import type { MessageStamp } from "./messages.js";
@@ -27,7 +27,9 @@ export type GateDecision =
       denial: boolean;
       /** End the run after this turn, for this reason. */
       stop?: TerminalReason;
-    };
+    }
+  /** Nobody answers now: the run pauses with the call pending until the caller approves or denies it. */
+  | { behavior: "defer"; reason: string; input: unknown };
 
 type Ask = { reason: string; suggestions?: PermissionUpdate[]; kind: "permission" | "doom_loop" };
 
@@ -188,19 +190,30 @@ export class ToolGate {
         decisionReason: hookFailure ? `${ask.reason}. ${hookFailure}` : ask.reason,
         kind: ask.kind,
       });
-      if (result.behavior === "allow") {
-        for (const update of result.updatedPermissions ?? []) state.permissions.applyUpdate(update);
-        return this.#allowWith(tool, result.updatedInput ?? input);
-      }
-      return {
-        behavior: "deny",
-        denial: true,
-        message: result.message || `Permission to use ${tool.name} was denied.`,
-        ...(result.interrupt ? { stop: "permission_denied" as const } : {}),
-      };
+      if (result.behavior === "defer") return { behavior: "defer", reason: result.message ?? ask.reason, input };
+      return this.answer(state, tool, input, result);
     } catch (error) {
       return { behavior: "deny", denial: true, message: `Permission check failed: ${errorMessage(error)}` };
     }
+  }
+
+  /** The decision a person's allow or deny makes: now from `canUseTool`, or later for a deferred call. */
+  answer(
+    state: GateState,
+    tool: AnyTool,
+    input: unknown,
+    result: Exclude<PermissionResult, { behavior: "defer" }>,
+  ): GateDecision {
+    if (result.behavior === "allow") {
+      for (const update of result.updatedPermissions ?? []) state.permissions.applyUpdate(update);
+      return this.#allowWith(tool, result.updatedInput ?? input);
+    }
+    return {
+      behavior: "deny",
+      denial: true,
+      message: result.message || `Permission to use ${tool.name} was denied.`,
+      ...(result.interrupt ? { stop: "permission_denied" as const } : {}),
+    };
   }
 
   #allowWith(tool: AnyTool, input: unknown): GateDecision {

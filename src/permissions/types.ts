@@ -53,10 +53,15 @@ export type PermissionDecision =
   | { behavior: "deny"; message: string; interrupt?: boolean; rule?: RuleRef }
   | { behavior: "ask"; reason: string; suggestions?: PermissionUpdate[]; rule?: RuleRef };
 
-/** The answer of a `canUseTool` callback (Claude Agent SDK's `PermissionResult`). */
+/**
+ * The answer of a `canUseTool` callback (Claude Agent SDK's `PermissionResult`), plus `defer`
+ * (Gyre): no answer now — the run pauses with the call pending (`requires_action`), and a later
+ * `query` with `resume` answers it through `approvals`, from this process or another one.
+ */
 export type PermissionResult =
   | { behavior: "allow"; updatedInput?: Record<string, unknown>; updatedPermissions?: PermissionUpdate[] }
-  | { behavior: "deny"; message: string; interrupt?: boolean };
+  | { behavior: "deny"; message: string; interrupt?: boolean }
+  | { behavior: "defer"; message?: string };
 
 /**
  * Asked when the policy's decision is `ask`, as in the Claude Agent SDK: resolve to allow

@@ -12,6 +12,11 @@ export type ConversationMessage = SDKUserMessage | SDKAssistantMessage;
 export interface ConversationOptions {
   /** New uuids for synthetic messages (default `crypto.randomUUID`). */
   newUuid?: () => string;
+  /**
+   * Calls a paused run waits on (`pending_tool_calls`): left without a result, because the
+   * caller is about to answer them.
+   */
+  pending?: ReadonlySet<string>;
 }
 
 /** The result the model sees for a call that never returned (the process died mid-tool). */
@@ -41,7 +46,7 @@ export function conversationFromMessages(
   const out: ConversationMessage[] = [];
   for (const turn of turns) {
     if (turn.assistant) out.push(turn.assistant);
-    const users = answerCalls(turn, newUuid);
+    const users = answerCalls(turn, newUuid, options.pending);
     out.push(...users);
   }
   return out;
@@ -78,8 +83,11 @@ function splitTurns(messages: ConversationMessage[]): Turn[] {
   return turns;
 }
 
-function answerCalls(turn: Turn, newUuid: () => string): SDKUserMessage[] {
-  const calls = turn.assistant?.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])) ?? [];
+function answerCalls(turn: Turn, newUuid: () => string, pending?: ReadonlySet<string>): SDKUserMessage[] {
+  const calls =
+    turn.assistant?.message.content.flatMap((block) =>
+      block.type === "tool_use" && !pending?.has(block.id) ? [block.id] : [],
+    ) ?? [];
   const found = new Map<string, ToolResultBlock>();
   const rest = turn.users.map((user) => {
     const content = user.message.content;

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { SideEffect, Tool, ToolContext, ToolOutput } from "./tool.js";
+import type { ClientTool, SideEffect, Tool, ToolContext, ToolOutput } from "./tool.js";
 
 export interface DefineToolOptions<Schema extends z.ZodType> {
   name: string;
@@ -11,13 +11,23 @@ export interface DefineToolOptions<Schema extends z.ZodType> {
   maxOutputChars?: number;
   timeoutMs?: number;
   enabled?: boolean;
-  execute(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+  /** Runs the tool. Leave it out for a client-executed tool: the run pauses and the caller answers its calls. */
+  execute?(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Define a typed tool. The input schema is validated before `execute` is called. */
-export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<Schema>): Tool<z.infer<Schema>> {
+export function defineTool<Schema extends z.ZodType>(
+  options: DefineToolOptions<Schema> & { execute: NonNullable<DefineToolOptions<Schema>["execute"]> },
+): Tool<z.infer<Schema>>;
+/** Define a client-executed tool (no `execute`): the run pauses on its calls for the caller to answer. */
+export function defineTool<Schema extends z.ZodType>(
+  options: DefineToolOptions<Schema> & { execute?: undefined },
+): ClientTool<z.infer<Schema>>;
+export function defineTool<Schema extends z.ZodType>(
+  options: DefineToolOptions<Schema>,
+): Tool<z.infer<Schema>> | ClientTool<z.infer<Schema>> {
   if (!TOOL_NAME.test(options.name)) {
     throw new TypeError(`Tool name "${options.name}" must match ${TOOL_NAME} (the providers' rule).`);
   }
@@ -31,6 +41,6 @@ export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<
     maxOutputChars: options.maxOutputChars,
     timeoutMs: options.timeoutMs,
     enabled: options.enabled,
-    execute: async (input, context) => execute(input, context),
+    ...(execute && { execute: async (input, context) => execute(input, context) }),
   };
 }

@@ -109,6 +109,8 @@ export async function executeTool(
   context: ToolContext,
   options: ExecuteOptions = {},
 ): Promise<ToolResult> {
+  // The loop never runs a client-executed tool; a caller that tries gets an error result, not a crash.
+  if (!tool.execute) return errorResult(`Error: ${tool.name} is executed by the caller, not by Gyre.`);
   const timeoutMs = options.timeoutMs ?? tool.timeoutMs;
   // A timer and a combined signal only when there is a timeout: most calls need neither.
   const timeout = timeoutMs !== undefined && timeoutMs > 0 ? new CallTimeout(tool.name, timeoutMs) : undefined;

@@ -58,7 +58,8 @@ export type ToolOutput = string | ToolResult;
 /**
  * A tool is data: a name and description for the model, a zod schema that is the single
  * source of truth for its input, and `execute`. The loop validates input (tools/execute.ts) before
- * `execute` runs, so `execute` receives parsed, typed input.
+ * `execute` runs, so `execute` receives parsed, typed input. A tool without `execute` is a
+ * client-executed tool (as in the AI SDK): the run pauses on its calls and the caller answers them.
  */
 export interface Tool<Input = unknown> {
   readonly name: string;
@@ -75,5 +76,8 @@ export interface Tool<Input = unknown> {
   execute(input: Input, context: ToolContext): Promise<ToolOutput>;
 }
 
+/** A tool the caller executes: offered to the model like any other, but the run pauses on its calls. */
+export type ClientTool<Input = unknown> = Omit<Tool<Input>, "execute"> & { readonly execute?: undefined };
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input type live in one registry.
-export type AnyTool = Tool<any>;
+export type AnyTool = Tool<any> | ClientTool<any>;

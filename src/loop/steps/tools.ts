@@ -11,13 +11,17 @@ const STOP_ERRORS: Partial<Record<TerminalReason, string>> = {
   permission_denied: "A tool call was denied and the run was stopped.",
 };
 
-/** The answer's tool calls run, their results go back as one user turn; a denial, hook or tool may end the run. */
+/**
+ * The answer's tool calls run, their results go back as one user turn; a denial, hook or tool
+ * may end the run, and calls the caller must answer pause it.
+ */
 export async function* toolsStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
   const answer = state.answer;
   if (!answer || answer.calls.length === 0) return CONTINUE;
   const tools = yield* runTools(context, state, answer);
   state.denials.push(...tools.denials);
-  yield recordUser(context, state, tools.results, tools.data);
+  // With calls pending, only those that ran have results yet; the caller's answers join them on resume.
+  if (tools.results.length > 0) yield recordUser(context, state, tools.results, tools.data);
   if (context.signal.aborted) return interrupted();
   if (tools.endRun && tools.stop) {
     return stop(tools.stop, {
@@ -27,5 +31,9 @@ export async function* toolsStep(context: RunContext, state: RunState): AsyncGen
     });
   }
   if (tools.stop) return stop(tools.stop, { errors: [STOP_ERRORS[tools.stop] ?? "The run was stopped."] });
+  if (tools.pending.length > 0) {
+    state.pending = tools.pending;
+    return { next: "pause", pending: tools.pending };
+  }
   return CONTINUE;
 }

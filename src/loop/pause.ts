@@ -1,0 +1,204 @@
+import { randomUUID } from "node:crypto";
+import { GyreError } from "../errors/index.js";
+import type { PermissionResult } from "../permissions/index.js";
+import type {
+  PendingToolCall,
+  SDKMessage,
+  SDKUserMessage,
+  ToolResultBlock,
+  ToolUseBlock,
+  UserContentBlock,
+} from "../protocol/index.js";
+import { CONTINUE, interrupted, type NextStep, stop } from "./next-step.js";
+import type { RunContext } from "./run-context.js";
+import type { RunState } from "./run-state.js";
+import { runTools } from "./run-tools.js";
+import type { GateDecision } from "./tool-gate.js";
+import type { HistoryEntry } from "./to-prompt.js";
+
+// A run pauses (`requires_action`) on calls the caller must answer: client-executed tools and
+// deferred approvals. Everything needed to go on is in the session: the assistant message with
+// the calls, the results of the calls that ran, and the result message listing what is pending.
+// The next prompt answers them, in this process (streaming input) or in another one (`resume`).
+
+/** A decided approval: allow or deny (a deferred call cannot be deferred again by its answer). */
+export type Approval = Exclude<PermissionResult, { behavior: "defer" }>;
+
+/** The calls a stored session waits on: those of its last `requires_action` result that no later message answers. */
+export function pendingToolCalls(messages: readonly SDKMessage[]): PendingToolCall[] {
+  let pending: PendingToolCall[] = [];
+  for (const message of messages) {
+    if (message.type === "result") {
+      pending = message.terminal_reason === "requires_action" ? (message.pending_tool_calls ?? []) : [];
+    } else if (message.type === "user" && message.parent_tool_use_id === null && pending.length > 0) {
+      const answered = new Set(resultBlocks(message.message.content).map((block) => block.tool_use_id));
+      pending = pending.filter((call) => !answered.has(call.id));
+    }
+  }
+  return pending;
+}
+
+/** How a prompt answers a paused run: results of client tools, decisions on approvals, and anything else it says. */
+export interface PendingAnswers {
+  calls: PendingToolCall[];
+  results: Map<string, ToolResultBlock>;
+  approvals: Map<string, Approval>;
+  /** The prompt's other content (text, images), a new user turn after the answers. */
+  rest: UserContentBlock[];
+}
+
+/**
+ * Checks that a prompt answers exactly the pending calls: one `tool_result` block per pending
+ * client tool, one entry of `approvals` per pending approval, nothing for calls that are not
+ * pending. Throws `resume_mismatch` otherwise, before anything is recorded.
+ */
+export function readAnswers(
+  pending: readonly PendingToolCall[],
+  content: string | UserContentBlock[],
+  approvals: Readonly<Record<string, PermissionResult>> = {},
+): PendingAnswers {
+  const blocks: UserContentBlock[] = typeof content === "string" ? textBlocks(content) : content;
+  const byId = new Map(pending.map((call) => [call.id, call]));
+  const problems: string[] = [];
+  const results = new Map<string, ToolResultBlock>();
+  for (const block of resultBlocks(blocks)) {
+    const call = byId.get(block.tool_use_id);
+    if (!call) problems.push(`a tool_result for ${block.tool_use_id}, which is not a pending call`);
+    else if (call.kind !== "client_tool")
+      problems.push(`a tool_result for ${call.id}, which waits on an approval, not a result`);
+    else if (results.has(call.id)) problems.push(`two tool_results for ${call.id}`);
+    else results.set(call.id, block);
+  }
+  const decided = new Map<string, Approval>();
+  for (const [id, answer] of Object.entries(approvals)) {
+    const call = byId.get(id);
+    if (!call) problems.push(`an approval for ${id}, which is not a pending call`);
+    else if (call.kind !== "approval") problems.push(`an approval for ${id}, which waits on a tool_result`);
+    else if (answer.behavior === "defer") problems.push(`an approval for ${id} that defers it again`);
+    else decided.set(id, answer);
+  }
+  for (const call of pending) {
+    if (call.kind === "client_tool" && !results.has(call.id))
+      problems.push(`no tool_result for ${call.name} (${call.id})`);
+    if (call.kind === "approval" && !decided.has(call.id)) problems.push(`no approval for ${call.name} (${call.id})`);
+  }
+  if (problems.length > 0) {
+    throw new GyreError(
+      "resume_mismatch",
+      `The session waits on ${describe(pending)}; the prompt does not answer them: ${problems.join("; ")}. ` +
+        "Nothing was changed. Answer client tools with one tool_result block each in the prompt, " +
+        "and deferred approvals in options.approvals.",
+    );
+  }
+  return { calls: [...pending], results, approvals: decided, rest: blocks.filter((b) => b.type !== "tool_result") };
+}
+
+/**
+ * Goes on from a pause: approved calls run (through the same tool step, hooks included),
+ * denied ones get their denial, client results are taken as given. All of them join the turn
+ * of the paused answer, in call order, and the loop continues with a model call.
+ */
+export async function* resumeStep(
+  context: RunContext,
+  state: RunState,
+  answers: PendingAnswers,
+): AsyncGenerator<SDKMessage, NextStep> {
+  state.pending = [];
+  const toRun = answers.calls.filter((call) => call.kind === "approval");
+  const decided = new Map<string, GateDecision>();
+  for (const call of toRun) {
+    const tool = context.registry.get(call.name);
+    const approval = answers.approvals.get(call.id);
+    if (!tool || !approval) continue;
+    decided.set(call.id, context.gate.answer(state, tool, call.input, approval));
+  }
+  const ran = yield* runTools(context, state, {
+    calls: toRun.map(toolUse),
+    toolInputProblems: new Map(),
+    repeatedIds: new Map(),
+    decided,
+  });
+  state.denials.push(...ran.denials);
+  const byId = new Map([...answers.results, ...ran.results.map((block) => [block.tool_use_id, block] as const)]);
+  const results = answers.calls.flatMap((call) => byId.get(call.id) ?? []);
+  addResults(state.history, results);
+  if (answers.rest.length > 0) state.history.push({ role: "user", content: answers.rest });
+  const data = Object.keys(ran.data).length > 0 ? { tool_use_result: ran.data } : {};
+  yield context.stamp.user([...results, ...answers.rest], data);
+  if (context.signal.aborted) return interrupted();
+  if (ran.endRun && ran.stop) {
+    return stop(ran.stop, {
+      resultText: ran.endRun.result,
+      question: ran.endRun.question,
+      structuredOutput: ran.endRun.structuredOutput,
+    });
+  }
+  if (ran.stop) return stop(ran.stop, { errors: ["The run was stopped."] });
+  return CONTINUE;
+}
+
+/** Results join the user turn after the answer that made the calls (created if the paused turn had none). */
+function addResults(history: HistoryEntry[], results: ToolResultBlock[]): void {
+  const index = history.findLastIndex((entry) => entry.role === "assistant");
+  const answer = history[index];
+  if (answer?.role !== "assistant") throw new GyreError("internal_error", "A paused session has no assistant turn.");
+  const order = answer.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
+  const next = history[index + 1];
+  if (next?.role === "user" && Array.isArray(next.content) && next.content.every((b) => b.type === "tool_result")) {
+    const merged = [...next.content, ...results] as ToolResultBlock[];
+    merged.sort((a, b) => order.indexOf(a.tool_use_id) - order.indexOf(b.tool_use_id));
+    history[index + 1] = { role: "user", content: merged };
+  } else {
+    history.splice(index + 1, 0, { role: "user", content: results });
+  }
+}
+
+function toolUse(call: PendingToolCall): ToolUseBlock {
+  return { type: "tool_use", id: call.id, name: call.name, input: call.input };
+}
+
+function resultBlocks(content: string | readonly UserContentBlock[]): ToolResultBlock[] {
+  if (typeof content === "string") return [];
+  return content.filter((block): block is ToolResultBlock => block.type === "tool_result");
+}
+
+function textBlocks(text: string): UserContentBlock[] {
+  return text.length > 0 ? [{ type: "text", text }] : [];
+}
+
+function describe(pending: readonly PendingToolCall[]): string {
+  return pending
+    .map((call) => `${call.name} (${call.id}, ${call.kind === "approval" ? "approval" : "result"})`)
+    .join(", ");
+}
+
+/** The caller's answer to one client-executed tool call. */
+export interface ClientToolResult {
+  toolUseId: string;
+  content: ToolResultBlock["content"];
+  isError?: boolean;
+}
+
+/**
+ * The prompt that resumes a run paused on client-executed tools: one user message holding a
+ * `tool_result` block per call (and `text` after them, if given). Pass it with `resume`.
+ */
+export async function* toolResultsPrompt(
+  results: readonly ClientToolResult[],
+  text?: string,
+): AsyncGenerator<SDKUserMessage> {
+  const content: UserContentBlock[] = results.map((result) => ({
+    type: "tool_result",
+    tool_use_id: result.toolUseId,
+    content: result.content,
+    ...(result.isError && { is_error: true }),
+  }));
+  if (text) content.push({ type: "text", text });
+  yield {
+    type: "user",
+    message: { role: "user", content },
+    parent_tool_use_id: null,
+    session_id: "",
+    uuid: randomUUID(),
+  };
+}
