@@ -137,3 +137,50 @@ describe("gyre run --loop-control asks the person and goes on", () => {
     }
   });
 });
+
+describe("gyre run --defer-permissions pauses, and --resume --approve goes on", () => {
+  it("exits 3 listing the call, refuses an answer for a call that does not wait, and runs it once approved", async () => {
+    const workdir = mkdtempSync(join(tmpdir(), "gyre-cli-defer-"));
+    const server = await startMockLLM({
+      script: {
+        turns: [
+          { content: [{ type: "tool_use", id: "toolu_touch", name: "Bash", input: { command: "touch made.txt" } }] },
+          { content: [{ type: "text", text: "Made it." }] },
+        ],
+      },
+    });
+    const gyre = (args: string[]) =>
+      run(process.execPath, [CLI, "run", ...args, "--cwd", workdir, "--setting-sources", ""], {
+        env: { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: server.baseURL },
+      }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    try {
+      const paused = await gyre(["make the file", "--defer-permissions", "--output-format", "json"]);
+      expect(paused.code).toBe(3);
+      const result = JSON.parse(paused.stdout);
+      expect(result).toMatchObject({
+        subtype: "success",
+        terminal_reason: "requires_action",
+        pending_tool_calls: [
+          { kind: "approval", id: "toolu_touch", name: "Bash", input: { command: "touch made.txt" } },
+        ],
+      });
+      expect(paused.stderr).toContain(`gyre run --resume ${result.session_id} --approve toolu_touch`);
+      expect(existsSync(join(workdir, "made.txt"))).toBe(false);
+
+      // An approval for a call that does not wait is refused, and changes nothing.
+      const wrong = await gyre(["--resume", result.session_id, "--approve", "toolu_other"]);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain("resume_mismatch");
+      expect(server.requests).toHaveLength(1);
+
+      const done = await gyre(["--resume", result.session_id, "--approve", "toolu_touch"]);
+      expect(done).toMatchObject({ code: 0, stdout: "Made it.\n" });
+      expect(existsSync(join(workdir, "made.txt"))).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});

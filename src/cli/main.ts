@@ -30,6 +30,12 @@ Options of run:
   --max-retries N  --fallback-model provider/model-id   used for the rest of the run when a call fails for good
   --resume ID  --continue  --fork-session  continue a stored session (or the latest one)
   --no-session-persistence                save nothing
+  --defer-permissions                     a call that needs permission pauses the run (exit code 3)
+                                          instead of being denied; it prints what waits and how to go on
+  --approve ID,ID  --deny ID,ID  [--deny-message TEXT]
+                                          with --resume: answer the calls a paused run waits on
+
+Exit codes of run: 0 success, 1 error, 3 paused (waiting on approvals).
 `;
 
 async function main(argv: string[]): Promise<number> {

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
 import type { QueryOptions } from "../loop/index.js";
 import { query } from "../loop/index.js";
-import { PermissionMode, type SDKMessage } from "../protocol/index.js";
+import { type PendingToolCall, PermissionMode, type SDKMessage } from "../protocol/index.js";
 import { describeIgnoredSettings } from "../settings/index.js";
 import { askPerson } from "./ask-person.js";
 import { PromptQueue } from "./prompt-queue.js";
@@ -10,7 +10,13 @@ import { PromptQueue } from "./prompt-queue.js";
 const FORMATS = ["text", "json", "stream-json"] as const;
 type OutputFormat = (typeof FORMATS)[number];
 
-/** `gyre run "<prompt>"`: print mode. Exit code 0 on success, 1 when the result is an error. */
+/** Exit code of a run that paused on deferred approvals (`requires_action`): resume it to go on. */
+export const EXIT_REQUIRES_ACTION = 3;
+
+/**
+ * `gyre run "<prompt>"`: print mode. Exit code 0 on success, 1 when the result is an error,
+ * {@link EXIT_REQUIRES_ACTION} when the run waits on approvals (`--defer-permissions`).
+ */
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -38,10 +44,19 @@ export async function runCommand(args: string[]): Promise<number> {
       continue: { type: "boolean", short: "c", default: false },
       "fork-session": { type: "boolean", default: false },
       "no-session-persistence": { type: "boolean", default: false },
+      "defer-permissions": { type: "boolean", default: false },
+      approve: { type: "string", multiple: true },
+      deny: { type: "string", multiple: true },
+      "deny-message": { type: "string" },
     },
   });
   const prompt = positionals.join(" ");
-  if (!prompt) throw new GyreError("config_error", 'gyre run needs a prompt: gyre run "fix the failing test"');
+  const approvals = approvalsFrom(values.approve, values.deny, values["deny-message"]);
+  if (approvals && !values.resume) {
+    throw new GyreError("config_error", "--approve and --deny answer a paused session: add --resume SESSION_ID");
+  }
+  if (!prompt && !approvals)
+    throw new GyreError("config_error", 'gyre run needs a prompt: gyre run "fix the failing test"');
   const format = values["output-format"] as OutputFormat;
   if (!FORMATS.includes(format)) {
     throw new GyreError("config_error", `--output-format must be one of ${FORMATS.join(", ")}, not "${format}"`);
@@ -67,6 +82,10 @@ export async function runCommand(args: string[]): Promise<number> {
     continue: values.continue,
     forkSession: values["fork-session"],
     persistSession: !values["no-session-persistence"],
+    ...(approvals && { approvals }),
+    // Nobody can answer a permission question in print mode: with this flag the run pauses
+    // on it (exit code 3) instead of denying it, to be resumed with --approve or --deny.
+    ...(values["defer-permissions"] && { canUseTool: async () => ({ behavior: "defer" as const }) }),
     systemPrompt: values["system-prompt"] ?? {
       type: "preset",
       preset: "gyre",
@@ -91,8 +110,9 @@ export async function runCommand(args: string[]): Promise<number> {
         process.stderr.write(`gyre: ${describeIgnoredSettings(message.ignored_settings)}\n`);
       }
       if (message.type !== "result") continue;
-      exitCode = message.is_error ? 1 : 0;
+      exitCode = message.is_error ? 1 : message.terminal_reason === "requires_action" ? EXIT_REQUIRES_ACTION : 0;
       printResult(message, format);
+      if (message.pending_tool_calls) printPending(message.session_id, message.pending_tool_calls);
       const answer = message.question
         ? await askPerson(message.question.question, message.question.options)
         : undefined;
@@ -114,6 +134,36 @@ function printResult(message: Extract<SDKMessage, { type: "result" }>, format: O
   if (message.is_error) {
     process.stderr.write(`gyre: ${message.subtype}: ${(message.errors ?? []).join("; ") || message.terminal_reason}\n`);
   }
+}
+
+/** What a paused run waits on, and the command that goes on: on stderr, so stdout stays the result. */
+function printPending(sessionId: string, pending: readonly PendingToolCall[]): void {
+  const lines = pending.map((call) => {
+    const input = JSON.stringify(call.input);
+    const shown = input.length > 200 ? `${input.slice(0, 200)}…` : input;
+    return `  ${call.id}  ${call.name} ${shown}${call.reason ? `  (${call.reason})` : ""}`;
+  });
+  const ids = pending.map((call) => call.id).join(",");
+  process.stderr.write(
+    `gyre: waiting on ${pending.length === 1 ? "an approval" : `${pending.length} approvals`}:\n${lines.join("\n")}\n` +
+      `gyre: go on with: gyre run --resume ${sessionId} --approve ${ids}   (or --deny ${ids})\n`,
+  );
+}
+
+/** `--approve A,B --deny C` as `approvals` by tool_use id; undefined when neither is given. */
+function approvalsFrom(
+  approve: string[] | undefined,
+  deny: string[] | undefined,
+  denyMessage: string | undefined,
+): QueryOptions["approvals"] {
+  if (!approve && !deny) return undefined;
+  const approvals: NonNullable<QueryOptions["approvals"]> = {};
+  for (const id of (approve ?? []).flatMap((value) => list(value) ?? [])) approvals[id] = { behavior: "allow" };
+  for (const id of (deny ?? []).flatMap((value) => list(value) ?? [])) {
+    if (approvals[id]) throw new GyreError("config_error", `${id} is both approved and denied`);
+    approvals[id] = { behavior: "deny", message: denyMessage ?? "The person denied this call." };
+  }
+  return approvals;
 }
 
 function write(text: string): void {

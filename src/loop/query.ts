@@ -168,6 +168,12 @@ async function* runSession(
     const { hooks } = context;
     state.pending = [...persistence.pending];
     live.state = state;
+    if (options.approvals && Object.keys(options.approvals).length > 0 && state.pending.length === 0) {
+      throw new GyreError(
+        "resume_mismatch",
+        "approvals answer the calls a paused session waits on, and this session waits on none. Nothing was changed.",
+      );
+    }
     const turns = userTurns(prompt)[Symbol.asyncIterator]();
     // A paused session's first prompt must answer what it waits on: checked before anything is recorded.
     let firstTurn = state.pending.length > 0 ? await turns.next() : undefined;
