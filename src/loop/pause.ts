@@ -9,10 +9,11 @@ import type {
   ToolUseBlock,
   UserContentBlock,
 } from "../protocol/index.js";
-import { CONTINUE, interrupted, type NextStep, stop } from "./next-step.js";
+import type { NextStep } from "./next-step.js";
 import type { RunContext } from "./run-context.js";
 import type { RunState } from "./run-state.js";
 import { runTools } from "./run-tools.js";
+import { afterTools } from "./steps/tools.js";
 import type { GateDecision } from "./tool-gate.js";
 import type { HistoryEntry } from "./to-prompt.js";
 
@@ -125,16 +126,7 @@ export async function* resumeStep(
   if (answers.rest.length > 0) state.history.push({ role: "user", content: answers.rest });
   const data = Object.keys(ran.data).length > 0 ? { tool_use_result: ran.data } : {};
   yield context.stamp.user([...results, ...answers.rest], data);
-  if (context.signal.aborted) return interrupted();
-  if (ran.endRun && ran.stop) {
-    return stop(ran.stop, {
-      resultText: ran.endRun.result,
-      question: ran.endRun.question,
-      structuredOutput: ran.endRun.structuredOutput,
-    });
-  }
-  if (ran.stop) return stop(ran.stop, { errors: ["The run was stopped."] });
-  return CONTINUE;
+  return afterTools(context, state, ran);
 }
 
 /** Results join the user turn after the answer that made the calls (created if the paused turn had none). */

@@ -3,7 +3,7 @@ import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
 import { recordUser } from "../record.js";
 import type { RunContext } from "../run-context.js";
 import type { RunState } from "../run-state.js";
-import { runTools } from "../run-tools.js";
+import { runTools, type ToolsOutcome } from "../run-tools.js";
 
 const STOP_ERRORS: Partial<Record<TerminalReason, string>> = {
   doom_loop: "The model kept repeating the same tool call, and the repetition was not approved.",
@@ -22,6 +22,11 @@ export async function* toolsStep(context: RunContext, state: RunState): AsyncGen
   state.denials.push(...tools.denials);
   // With calls pending, only those that ran have results yet; the caller's answers join them on resume.
   if (tools.results.length > 0) yield recordUser(context, state, tools.results, tools.data);
+  return afterTools(context, state, tools);
+}
+
+/** What comes after a turn's tools ran: the run was interrupted, a tool or denial ended it, calls wait, or go on. */
+export function afterTools(context: RunContext, state: RunState, tools: ToolsOutcome): NextStep {
   if (context.signal.aborted) return interrupted();
   if (tools.endRun && tools.stop) {
     return stop(tools.stop, {
