@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, type QueryOptions, query, type SDKMessage } from "../src/index.js";
+import { defineTool, type QueryOptions, type QueryPrompt, query, type SDKMessage } from "../src/index.js";
 import { type MockLLMServer, type MockScript, startMockLLM } from "../src/testing/index.js";
 
 /** The wire formats every loop test runs in, and the model spec that selects each. */
@@ -34,7 +34,7 @@ export async function withMock<T>(script: MockScript, fn: (server: MockLLMServer
 export async function runQuery(
   server: MockLLMServer,
   format: Format,
-  prompt: string,
+  prompt: QueryPrompt,
   options: QueryOptions = {},
 ): Promise<SDKMessage[]> {
   const messages: SDKMessage[] = [];

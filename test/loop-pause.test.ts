@@ -7,6 +7,7 @@ import {
   defineTool,
   isGyreError,
   type QueryOptions,
+  type QueryPrompt,
   query,
   type SDKMessage,
   type SDKUserMessage,
@@ -14,7 +15,7 @@ import {
 } from "../src/index.js";
 import { openSqliteSessionStore, type SessionStore } from "../src/sessions/index.js";
 import { type MockLLMServer, type MockRequest, mockTurn } from "../src/testing/index.js";
-import { calculator, FORMATS, type Format, mockEnv, resultOf, withMock } from "./helpers.js";
+import { calculator, FORMATS, type Format, mockEnv, resultOf, runQuery, withMock } from "./helpers.js";
 
 /** A client-executed tool: no `execute`, the caller answers its calls. */
 const weather = defineTool({
@@ -42,27 +43,15 @@ function noteTool(path: string) {
   });
 }
 
-async function run(
+/** A run to its end, stored in `store` (so it can pause and be resumed). */
+function run(
   server: MockLLMServer,
   format: Format,
   store: SessionStore,
-  prompt: string | AsyncIterable<SDKUserMessage>,
+  prompt: QueryPrompt,
   options: QueryOptions,
 ): Promise<SDKMessage[]> {
-  const messages: SDKMessage[] = [];
-  const q = query({
-    prompt,
-    options: {
-      model: format.model,
-      env: mockEnv(server),
-      retry: { baseDelayMs: 10, maxDelayMs: 50 },
-      sessionStore: store,
-      cwd: dir,
-      ...options,
-    },
-  });
-  for await (const message of q) messages.push(message);
-  return messages;
+  return runQuery(server, format, prompt, { sessionStore: store, cwd: dir, ...options });
 }
 
 /** The tool outputs a request sent back to the model, as `[call id, output text]`, in each wire format. */
