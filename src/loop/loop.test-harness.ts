@@ -1,0 +1,182 @@
+import { tmpdir } from "node:os";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { Compactor } from "../context/index.js";
+import { type HookCallbacks, HookRunner } from "../hooks/index.js";
+import { CostTracker, type ResolvedModel } from "../model/index.js";
+import { type CanUseTool, PermissionPolicy, type PermissionPolicyOptions } from "../permissions/index.js";
+import type {
+  APIAssistantMessage,
+  AssistantContentBlock,
+  SDKMessage,
+  StopReason,
+  ToolUseBlock,
+} from "../protocol/index.js";
+import { type AnyTool, ToolRegistry, ToolSession } from "../tools/index.js";
+import { DoomLoopDetector } from "./doom-loop.js";
+import { MessageStamp } from "./messages.js";
+import { recordAssistant, toolUses } from "./record.js";
+import { DEFAULT_RETRY } from "./retry.js";
+import type { RunContext, RunLimits } from "./run-context.js";
+import { newRunState, type RunState } from "./run-state.js";
+import { ToolGate } from "./tool-gate.js";
+
+// In-process fakes for the loop's unit tests: a RunContext and RunState built from real parts
+// (registry, gate, policy, hooks, cost tracker) with a counter for ids and a fixed clock.
+// The model is never called here; tests play its answers with `modelAnswered`.
+
+/** The fixed clock of every harness. */
+export const NOW = 1_767_225_600_000;
+
+export const SESSION_ID = "session-test";
+
+const LIMITS: RunLimits = {
+  maxTurns: 10,
+  maxBudgetUsd: undefined,
+  maxTokensContinuations: 2,
+  maxStopHookContinuations: 2,
+  maxToolReminders: 2,
+  maxStructuredOutputRetries: 2,
+  maxToolInputBytes: 1_000_000,
+  toolTimeoutMs: undefined,
+  maxOutputTokens: undefined,
+};
+
+export interface HarnessOptions {
+  tools?: AnyTool[];
+  /** Callback hooks; no HookRunner at all when absent. */
+  hooks?: HookCallbacks;
+  canUseTool?: CanUseTool;
+  /** Rules and mode (default mode `default`, no rules). */
+  permissions?: Omit<PermissionPolicyOptions, "cwd">;
+  limits?: Partial<RunLimits>;
+  /** Identical calls in a row that count as a doom loop (0: never). */
+  doomLoopThreshold?: number;
+  loopControl?: boolean;
+  structuredOutput?: boolean;
+  stopAtTools?: string[];
+  compactor?: Compactor;
+}
+
+export interface Harness {
+  context: RunContext;
+  state: RunState;
+  controller: AbortController;
+}
+
+/** A model object that fails if anything calls it: the steps under test never should. */
+export function fakeModel(id = "test/fake-model"): ResolvedModel {
+  const [provider = "test", modelId = id] = id.split("/");
+  const refuse = () => Promise.reject(new Error("the unit tests never call the model"));
+  const model: LanguageModelV3 = {
+    specificationVersion: "v3",
+    provider,
+    modelId,
+    supportedUrls: {},
+    doGenerate: refuse,
+    doStream: refuse,
+  };
+  // Priced, so recorded answers cost something and budget checks have a total to compare.
+  return { model, id, provider, modelId, info: { input: 3, output: 15 } };
+}
+
+/** A hook runner with these callbacks, as the run would build it. */
+export function hookRunner(callbacks: HookCallbacks): HookRunner {
+  return new HookRunner({ cwd: tmpdir(), sessionId: SESSION_ID, permissionMode: "default", callbacks });
+}
+
+/** A run's context and a fresh state for it, every part real but the model. */
+export function harness(options: HarnessOptions = {}): Harness {
+  const controller = new AbortController();
+  const cwd = tmpdir();
+  let ids = 0;
+  const stamp = new MessageStamp(SESSION_ID, () => `uuid-${++ids}`);
+  const hooks = options.hooks ? hookRunner(options.hooks) : undefined;
+  const gate = new ToolGate({ hooks, canUseTool: options.canUseTool, cwd, signal: controller.signal, stamp });
+  const model = fakeModel();
+  const context: RunContext = {
+    systemPrompt: "You are a test.",
+    registry: new ToolRegistry(options.tools ?? []),
+    session: new ToolSession(SESSION_ID),
+    cwd,
+    signal: controller.signal,
+    stamp,
+    retry: DEFAULT_RETRY,
+    limits: { ...LIMITS, ...options.limits },
+    includePartialMessages: false,
+    gate,
+    hooks,
+    stopAtTools: new Set(options.stopAtTools ?? []),
+    loopControl: options.loopControl ?? false,
+    structuredOutput: options.structuredOutput ?? false,
+    fallbackModel: undefined,
+    modelSettings: () => ({ compactor: options.compactor, providerOptions: undefined }),
+    now: () => NOW,
+  };
+  const state = newRunState(context, {
+    model,
+    permissions: new PermissionPolicy({ cwd, home: cwd, ...options.permissions }),
+    doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 0),
+    costs: new CostTracker(),
+    history: [{ role: "user", content: "go" }],
+    startedAt: NOW,
+  });
+  return { context, state, controller };
+}
+
+/** Runs a step (or any generator of messages) to its end: what it yielded and what it returned. */
+export async function drain<T>(
+  generator: AsyncGenerator<SDKMessage, T>,
+): Promise<{ messages: SDKMessage[]; value: T }> {
+  const messages: SDKMessage[] = [];
+  for (;;) {
+    const next = await generator.next();
+    if (next.done) return { messages, value: next.value };
+    messages.push(next.value);
+  }
+}
+
+export function toolUse(id: string, name: string, input: unknown): ToolUseBlock {
+  return { type: "tool_use", id, name, input };
+}
+
+export function text(value: string): AssistantContentBlock {
+  return { type: "text", text: value };
+}
+
+let answers = 0;
+
+export function assistantMessage(
+  content: AssistantContentBlock[],
+  stopReason: StopReason | null = "end_turn",
+): APIAssistantMessage {
+  return {
+    id: `msg-${++answers}`,
+    type: "message",
+    role: "assistant",
+    model: "fake-model",
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: { input_tokens: 1000, output_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+}
+
+/** What the model step leaves behind when the model answers: the answer recorded, counted and in `state.answer`. */
+export function modelAnswered(
+  { context, state }: Harness,
+  content: AssistantContentBlock[],
+  stopReason: StopReason | null = content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn",
+): APIAssistantMessage {
+  const message = assistantMessage(content, stopReason);
+  recordAssistant(context, state, state.model, message);
+  state.turns++;
+  state.answer = { message, calls: toolUses(content), toolInputProblems: new Map(), repeatedIds: new Map() };
+  return message;
+}
+
+/** The `hook_response` messages among these. */
+export function hookResponses(messages: readonly SDKMessage[]) {
+  return messages.flatMap((message) =>
+    message.type === "system" && message.subtype === "hook_response" ? [message] : [],
+  );
+}
