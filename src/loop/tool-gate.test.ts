@@ -48,6 +48,8 @@ interface GateCase {
   doomLoopThreshold?: number;
   /** Identical calls checked before the one whose decision is expected. */
   before?: number;
+  /** What those earlier calls are decided (default allow). */
+  beforeBehavior?: GateDecision["behavior"];
   expected: {
     behavior: GateDecision["behavior"];
     denial?: boolean;
@@ -393,7 +395,7 @@ const CASES: GateCase[] = [
   },
   // The doom loop comes first.
   {
-    name: "the third identical call asks canUseTool about the repetition, before any hook",
+    name: "the third identical call asks canUseTool about the repetition first, then the hooks still run",
     permissions: allowLedger,
     hooks: [preToolUse({})],
     doomLoopThreshold: 3,
@@ -402,9 +404,56 @@ const CASES: GateCase[] = [
     expected: {
       behavior: "allow",
       input: entry,
-      log: ["PreToolUse", "PreToolUse", "canUseTool:doom_loop"],
+      log: ["PreToolUse", "PreToolUse", "canUseTool:doom_loop", "PreToolUse"],
       told: /ledger was called with the same input several times in a row/,
     },
+  },
+  {
+    name: "an approved repetition is still denied by a deny rule",
+    beforeBehavior: "deny",
+    permissions: { deny: ["ledger"] },
+    doomLoopThreshold: 3,
+    before: 2,
+    answer: { behavior: "allow" },
+    expected: { behavior: "deny", denial: true, message: /denied by/, log: ["canUseTool:doom_loop"] },
+  },
+  {
+    name: "an approved repetition is still denied by a PreToolUse hook",
+    beforeBehavior: "deny",
+    permissions: allowLedger,
+    hooks: [preDecision("deny", { permissionDecisionReason: "hook says no" })],
+    doomLoopThreshold: 3,
+    before: 2,
+    answer: { behavior: "allow" },
+    expected: {
+      behavior: "deny",
+      denial: true,
+      message: /hook says no/,
+      log: ["PreToolUse", "PreToolUse", "canUseTool:doom_loop", "PreToolUse"],
+    },
+  },
+  {
+    name: "an approved repetition is still denied in plan mode",
+    beforeBehavior: "deny",
+    permissions: { mode: "plan" },
+    doomLoopThreshold: 3,
+    before: 2,
+    answer: { behavior: "allow" },
+    expected: { behavior: "deny", denial: true, message: /plan mode/, log: ["canUseTool:doom_loop"] },
+  },
+  {
+    name: "a PreToolUse hook's ask does not override a deny rule",
+    permissions: { deny: ["ledger"] },
+    hooks: [preDecision("ask")],
+    answer: { behavior: "allow" },
+    expected: { behavior: "deny", denial: true, message: /denied by/, log: ["PreToolUse"] },
+  },
+  {
+    name: "a PreToolUse hook's allow does not override a deny rule",
+    permissions: { deny: ["ledger"] },
+    hooks: [preDecision("allow")],
+    answer: { behavior: "allow" },
+    expected: { behavior: "deny", denial: true, message: /denied by/, log: ["PreToolUse"] },
   },
   {
     name: "a repetition that canUseTool denies stops the run as doom_loop",
@@ -501,7 +550,7 @@ describe("ToolGate.check", () => {
       const input = c.input ?? entry;
       for (let index = 0; index < (c.before ?? 0); index++) {
         const earlier = await check(h, tool, input, `call-before-${index}`);
-        expect(earlier.value.behavior).toBe("allow");
+        expect(earlier.value.behavior).toBe(c.beforeBehavior ?? "allow");
       }
       const { messages, value } = await check(h, tool, input);
       const { expected } = c;
@@ -700,5 +749,29 @@ describe("ToolGate.answer (a deferred approval answered later)", () => {
     expect(deny("no")).toEqual({ behavior: "deny", denial: true, message: "no" });
     expect(deny("")).toEqual({ behavior: "deny", denial: true, message: "Permission to use ledger was denied." });
     expect(deny("stop", true)).toEqual({ behavior: "deny", denial: true, message: "stop", stop: "permission_denied" });
+  });
+});
+
+describe("a PermissionRequest hook's allow", () => {
+  it("applies the permission updates it carries, as canUseTool's allow does", async () => {
+    const log: string[] = [];
+    const h = harness({
+      tools: [ledger],
+      hooks: hooksFor(
+        [
+          permissionRequest({
+            behavior: "allow",
+            updatedPermissions: [
+              { type: "setMode", mode: "acceptEdits", destination: "session" },
+              { type: "nonsense" },
+            ],
+          }),
+        ],
+        log,
+      ),
+    });
+    const { value } = await check(h, ledger, entry);
+    expect(value.behavior).toBe("allow");
+    expect(h.state.permissions.mode).toBe("acceptEdits");
   });
 });

@@ -1,6 +1,6 @@
 import { errorMessage } from "../errors/index.js";
 import type { HookOutcome, HookRunner } from "../hooks/index.js";
-import type { PermissionDecision, PermissionResult, PermissionUpdate } from "../permissions/index.js";
+import { type PermissionDecision, type PermissionResult, PermissionUpdate } from "../permissions/index.js";
 import type { SDKMessage, TerminalReason } from "../protocol/index.js";
 import type { AnyTool, ToolCall } from "../tools/index.js";
 import type { MessageStamp } from "./messages.js";
@@ -51,24 +51,23 @@ export class ToolGate {
     call: ToolCall,
     input: unknown,
   ): AsyncGenerator<SDKMessage, GateDecision> {
+    let current = input;
     if (state.doomLoop.record(tool.name, input)) {
-      const decision = yield* this.#ask(state, tool, call, input, {
+      // The repetition is one more question, never an approval: an allowed repeat still goes
+      // through hooks, rules and mode below.
+      const repeat = yield* this.#ask(state, tool, call, input, {
         kind: "doom_loop",
         reason: `${tool.name} was called with the same input several times in a row`,
       });
-      if (decision.behavior === "deny") {
-        return {
-          ...decision,
-          stop: "doom_loop",
-          message: `${decision.message} The run stops: it was repeating itself.`,
-        };
+      if (repeat.behavior === "deny") {
+        return { ...repeat, stop: "doom_loop", message: `${repeat.message} The run stops: it was repeating itself.` };
       }
+      if (repeat.behavior === "defer") return repeat;
       state.doomLoop.reset();
-      return decision;
+      current = repeat.input;
     }
-    let current = input;
     const context: string[] = [];
-    let forceAsk: string | undefined;
+    let hookDecision: { behavior: "allow" } | { behavior: "ask"; reason: string } | undefined;
     if (this.config.hooks?.has("PreToolUse")) {
       const outcome = await this.config.hooks.run(
         "PreToolUse",
@@ -104,25 +103,30 @@ export class ToolGate {
         }
         current = parsed.data;
       }
-      if (outcome.permissionDecision === "allow") return { behavior: "allow", input: current, context };
+      if (outcome.permissionDecision === "allow") hookDecision = { behavior: "allow" };
       if (outcome.permissionDecision === "ask")
-        forceAsk = outcome.permissionDecisionReason ?? "a hook asked for confirmation";
+        hookDecision = { behavior: "ask", reason: outcome.permissionDecisionReason ?? "a hook asked for confirmation" };
     }
-    const verdict: PermissionDecision = forceAsk
-      ? { behavior: "ask", reason: forceAsk }
-      : await state.permissions.evaluateWhenReady({
-          toolName: tool.name,
-          input: current,
-          sideEffect: tool.sideEffect,
-          cwd: this.config.cwd,
-        });
-    if (verdict.behavior === "allow") return { behavior: "allow", input: current, context };
-    if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
-    const asked = yield* this.#ask(state, tool, call, current, {
-      kind: "permission",
-      reason: verdict.reason,
-      suggestions: verdict.suggestions,
+    // The policy judges the input that will run. Its deny stands over a hook's allow or ask;
+    // a hook's allow skips the question, a hook's ask asks even what the rules allow.
+    const verdict: PermissionDecision = await state.permissions.evaluateWhenReady({
+      toolName: tool.name,
+      input: current,
+      sideEffect: tool.sideEffect,
+      cwd: this.config.cwd,
     });
+    if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
+    if (hookDecision?.behavior === "allow" || (verdict.behavior === "allow" && !hookDecision))
+      return { behavior: "allow", input: current, context };
+    const ask: Ask =
+      hookDecision?.behavior === "ask"
+        ? { kind: "permission", reason: hookDecision.reason }
+        : {
+            kind: "permission",
+            reason: verdict.behavior === "ask" ? verdict.reason : "",
+            suggestions: verdict.behavior === "ask" ? verdict.suggestions : undefined,
+          };
+    const asked = yield* this.#ask(state, tool, call, current, ask);
     return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
   }
 
@@ -145,7 +149,14 @@ export class ToolGate {
       yield* report(this.config.stamp, outcome);
       hookFailure = outcome.failure;
       const decision = outcome.permissionRequest;
-      if (decision?.behavior === "allow") return this.#allowWith(tool, decision.updatedInput ?? input);
+      if (decision?.behavior === "allow") {
+        // Permission updates a hook's allow carries apply as canUseTool's do; malformed ones are ignored.
+        for (const update of decision.updatedPermissions ?? []) {
+          const parsed = PermissionUpdate.safeParse(update);
+          if (parsed.success) state.permissions.applyUpdate(parsed.data);
+        }
+        return this.#allowWith(tool, decision.updatedInput ?? input);
+      }
       if (decision?.behavior === "deny") {
         return {
           behavior: "deny",
