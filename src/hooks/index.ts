@@ -43,10 +43,10 @@ export {
   AsyncHookJSONOutput,
   HookJSONOutput,
   HookSpecificOutput,
-  PermissionDecision,
+  HookPermissionDecision,
   PermissionRequestDecision,
   parseHookOutput,
   SyncHookJSONOutput,
 } from "./output.js";
-export { type CommandExit, defaultShell, runCommand } from "./run-command.js";
+export { type HookCommandExit, defaultShell, runHookCommand } from "./run-hook-command.js";
 export { HookRunner, type HookRunnerOptions, type HookRunOptions } from "./runner.js";
