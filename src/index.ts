@@ -1,16 +1,194 @@
-export * from "./agent/index.js";
-export * from "./errors/index.js";
-export * from "./loop/index.js";
-export * from "./model/index.js";
-export * from "./protocol/index.js";
-export * from "./sessions/index.js";
-export { type DefaultToolsOptions, defaultTools, type OutputFormat } from "./tools/builtin/index.js";
-export * from "./tools/index.js";
+// The public API of `gyre`: what a program calls, and every type it needs to write options,
+// tools, hooks, permission callbacks, session stores and message consumers. An explicit
+// list, so nothing internal leaks out by being exported from a folder; `api/gyre.api.md`
+// records it, and `npm run api` updates that report when this surface changes on purpose.
+
+// ── Running an agent ──────────────────────────────────────────────────────────────────
+export {
+  type CanUseTool,
+  DEFAULT_MODEL,
+  type PermissionResult,
+  type Query,
+  type QueryOptions,
+  /** The Claude Agent SDK's name for {@link QueryOptions}. */
+  type QueryOptions as Options,
+  type QueryParams,
+  type QueryPrompt,
+  query,
+  type RetryPolicy,
+  type SystemPromptOption,
+} from "./loop/index.js";
+// Pause and resume: the answers a paused run (`requires_action`) waits on.
+export { type Approval, type ClientToolResult, toolResultsPrompt } from "./loop/index.js";
+export { Agent, type AgentOptions, AgentSession, type AgentSessionOptions } from "./agent/index.js";
+
+// ── Messages: the SDKMessage stream (zod schemas and their types share a name) ───────────
+export {
+  APIAssistantMessage,
+  AssistantContentBlock,
+  ImageBlock,
+  ModelUsage,
+  PermissionDenial,
+  PendingToolCall,
+  PermissionMode,
+  RedactedThinkingBlock,
+  ResultSubtype,
+  SDKApiRetryMessage,
+  SDKAssistantMessage,
+  SDKCompactBoundaryMessage,
+  SDKHookResponseMessage,
+  SDKMessage,
+  SDKModelFallbackMessage,
+  SDKPartialAssistantMessage,
+  SDKResultMessage,
+  SDKSystemInitMessage,
+  SDKSystemMessage,
+  SDKTodoMessage,
+  SDKToolProgressMessage,
+  SDKUserMessage,
+  StopReason,
+  TerminalReason,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  Usage,
+  UserContentBlock,
+} from "./protocol/index.js";
+
+// ── Tools ─────────────────────────────────────────────────────────────────────────────
+export {
+  type AnyTool,
+  type ClientTool,
+  type DefineToolOptions,
+  defineTool,
+  type SideEffect,
+  type Tool,
+  type ToolContent,
+  type ToolContext,
+  type ToolEvent,
+  type ToolOutput,
+  type ToolResult,
+  type ToolSession,
+} from "./tools/index.js";
+export {
+  type BashToolsOptions,
+  type DefaultToolsOptions,
+  defaultTools,
+  type GrepToolOptions,
+  type OutputFormat,
+} from "./tools/builtin/index.js";
+
+// ── Permissions: `canUseTool` answers and the updates they may carry ──────────────────
+export {
+  PermissionRuleValue,
+  PermissionUpdate,
+  PermissionUpdateDestination,
+  RuleBehavior,
+} from "./permissions/index.js";
+
+// ── Hooks: `options.hooks` callbacks, their input per event and their output ──────────
+export {
+  AsyncHookJSONOutput,
+  BaseHookInput,
+  type HookCallback,
+  type HookCallbackMatcher,
+  type HookCallbackResult,
+  type HookCallbacks,
+  HookEventName,
+  HookInput,
+  type HookInputFor,
+  HookJSONOutput,
+  HookPermissionDecision,
+  HookSpecificOutput,
+  NotificationHookInput,
+  PermissionRequestDecision,
+  PermissionRequestHookInput,
+  PostCompactHookInput,
+  PostToolUseFailureHookInput,
+  PostToolUseHookInput,
+  PreCompactHookInput,
+  PreToolUseHookInput,
+  SessionEndHookInput,
+  SessionStartHookInput,
+  StopHookInput,
+  SubagentStopHookInput,
+  SyncHookJSONOutput,
+  UserPromptSubmitHookInput,
+} from "./hooks/index.js";
+
+// ── Sessions: stores, admin functions, and what a custom store must return ────────────
+export {
+  CompactionPart,
+  CreateSessionInput,
+  defaultSqlitePath,
+  deleteSession,
+  type FileCheckpoint,
+  getSession,
+  getSessionMessages,
+  type IdGenerator,
+  type IdPrefix,
+  type ListSessionsFilter,
+  listSessions,
+  MemorySessionStore,
+  MessageInfo,
+  openPostgresSessionStore,
+  openSqliteSessionStore,
+  Part,
+  PatchPart,
+  PostgresSessionStore,
+  type PostgresSessionStoreOptions,
+  ReasoningPart,
+  type RewindFilesResult,
+  renameSession,
+  SessionInfo,
+  type SessionLock,
+  type SessionStore,
+  SqliteSessionStore,
+  type SqliteSessionStoreOptions,
+  StepFinishPart,
+  StepStartPart,
+  type StoreClockOptions,
+  StoredMessage,
+  type StoreLocation,
+  SubtaskPart,
+  TextPart,
+  ToolPart,
+  ToolState,
+  type UpToOptions,
+} from "./sessions/index.js";
+
+// ── Context: tuning `options.compaction` ─────────────────────────────────────────────
+export type { AnthropicServerCompactionOptions, CompactorOptions } from "./context/index.js";
+
+// ── Models: resolution, providers, pricing ────────────────────────────────────────────
+// TODO(model): `ResolvedModel` may become `Model` in the model boundary's branch.
+export {
+  DEFAULT_PRICING,
+  type Env,
+  lookupModelInfo,
+  ModelInfo,
+  type PricingTable,
+  ProviderConfig,
+  providerKeyEnvNames,
+  Rates,
+  type ResolvedModel,
+  type ResolveModelOptions,
+  resolveModel,
+  wrapTextProtocol,
+} from "./model/index.js";
+
+// ── Settings: trusted folders (what `gyre trust` manages) ─────────────────────────────
 export {
   findTrustedFolder,
-  type IgnoredProjectSettings,
   listTrustedFolders,
-  type TrustedFolder,
+  TrustedFolder,
+  type TrustOutcome,
+  type TrustStoreOptions,
   trustFolder,
+  type UntrustOutcome,
   untrustFolder,
 } from "./settings/index.js";
+
+// ── Errors ────────────────────────────────────────────────────────────────────────────
+export { GyreError, type GyreErrorCode, type GyreErrorOptions, isGyreError } from "./errors/index.js";

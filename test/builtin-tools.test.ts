@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultTools, type SDKMessage, ToolRegistry } from "../src/index.js";
+import { defaultTools, type SDKMessage } from "../src/index.js";
+import { ToolRegistry } from "../src/tools/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { FORMATS, resultOf, runQuery, withMock } from "./helpers.js";
 

@@ -8,7 +8,8 @@ import { askPerson } from "./ask-person.js";
 import { PromptQueue } from "./prompt-queue.js";
 
 const FORMATS = ["text", "json", "stream-json"] as const;
-type OutputFormat = (typeof FORMATS)[number];
+/** What `gyre run --output-format` prints (not `outputFormat`, the structured-output option). */
+type PrintFormat = (typeof FORMATS)[number];
 
 /** Exit code of a run that paused on deferred approvals (`requires_action`): resume it to go on. */
 export const EXIT_REQUIRES_ACTION = 3;
@@ -57,7 +58,7 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   if (!prompt && !approvals)
     throw new GyreError("config_error", 'gyre run needs a prompt: gyre run "fix the failing test"');
-  const format = values["output-format"] as OutputFormat;
+  const format = values["output-format"] as PrintFormat;
   if (!FORMATS.includes(format)) {
     throw new GyreError("config_error", `--output-format must be one of ${FORMATS.join(", ")}, not "${format}"`);
   }
@@ -127,7 +128,7 @@ export async function runCommand(args: string[]): Promise<number> {
   return exitCode;
 }
 
-function printResult(message: Extract<SDKMessage, { type: "result" }>, format: OutputFormat): void {
+function printResult(message: Extract<SDKMessage, { type: "result" }>, format: PrintFormat): void {
   if (format === "json") write(`${JSON.stringify(message)}\n`);
   if (format !== "text") return;
   if (message.result) write(message.result.endsWith("\n") ? message.result : `${message.result}\n`);

@@ -4,28 +4,50 @@
  * Responses error objects) are mapped from these at the edge, never inside the loop.
  */
 export type GyreErrorCode =
+  /**
+   * An option, argument or file that configures Gyre is invalid: `query()` options, a
+   * settings file, its hooks or a hook matcher, a tool definition (`defineTool`), an
+   * `outputFormat` schema, the trusted-folders file, a CLI flag; or what it asks for cannot
+   * be set up (the trusted-folders file cannot be written, the mock LLM cannot listen).
+   */
   | "config_error"
+  /** `resolveModel`: the provider needs an API key and neither its variable nor `apiKey` is set. */
   | "missing_api_key"
+  /** `resolveModel`: the part before the `/` names no built-in or configured provider. */
   | "unknown_provider"
+  /** `resolveModel`: the model is not a `"provider/model-id"` string. */
   | "invalid_model"
   | "model_error"
   | "model_stream_error"
+  /**
+   * A built-in tool failed (a missing file, an edit that does not match, a failed atomic
+   * write, a bad search root). The loop shows it to the model as an `is_error` result.
+   */
   | "tool_error"
-  | "tool_input_invalid"
-  | "tool_not_found"
+  /** The reason a tool call's signal aborts when the call runs past its timeout. */
   | "tool_timeout"
-  | "tool_aborted"
-  | "permission_denied"
+  /** A callback that feeds the run failed: the system prompt's `retrieveContext`. */
   | "hook_error"
+  /**
+   * Work stopped because the run was interrupted or ended: the reason of the run's abort
+   * signal (`interrupt()`, the end of the query) and of an interrupted compaction.
+   */
   | "aborted"
+  /** A session store: another process or server instance holds the session's lock. */
   | "session_busy"
+  /** A session store or the session admin functions: no session has that id. */
   | "session_not_found"
+  /** A session store: the session has no message with that uuid (`upTo`, `resumeSessionAt`). */
   | "session_message_not_found"
+  /** A session store cannot read or write its storage, or finds data it cannot read. */
   | "session_store_error"
   /** A prompt that resumes a paused run does not answer exactly its pending tool calls; nothing was changed. */
   | "resume_mismatch"
+  /** The mock LLM (`gyre/testing`): its script is invalid or cannot be read. */
   | "mock_script_error"
+  /** Compaction could not bring the history under the context window. */
   | "context_overflow"
+  /** A state Gyre's own code should never reach (a bug), reported instead of crashing. */
   | "internal_error";
 
 export interface GyreErrorOptions {

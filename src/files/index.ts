@@ -1,1 +1,1 @@
-export { atomicWriteFile, type AtomicWriteOptions, tempFileName } from "./atomic-write.js";
+export { atomicWriteFile } from "./atomic-write.js";

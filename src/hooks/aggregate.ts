@@ -1,11 +1,11 @@
 import type { HookEventName } from "./events.js";
 import { emptyOutcome, type HookError, type HookOutcome, type HookRunResult, type HookSource } from "./outcome.js";
-import type { PermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
+import type { HookPermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
 
-const RANK: Record<PermissionDecision, number> = { allow: 1, ask: 2, deny: 3 };
+const RANK: Record<HookPermissionDecision, number> = { allow: 1, ask: 2, deny: 3 };
 
 interface Collected {
-  decisions: Array<{ decision: PermissionDecision; reason?: string }>;
+  decisions: Array<{ decision: HookPermissionDecision; reason?: string }>;
   requests: PermissionRequestDecision[];
   /** A PermissionRequest hook failed: no hook's allow counts. */
   requestFailed: boolean;

@@ -1,18 +1,6 @@
-export { aggregate } from "./aggregate.js";
-export {
-  CommandHookConfig,
-  type CommandMatcher,
-  type HookCallback,
-  type HookCallbackMatcher,
-  type HookCallbackResult,
-  type HookCallbacks,
-  type ParsedSettings,
-  parseSettingsHooks,
-  type SettingsHooks,
-} from "./config.js";
+export type { HookCallback, HookCallbackMatcher, HookCallbackResult, HookCallbacks } from "./config.js";
 export {
   BaseHookInput,
-  type HookEventFields,
   HookEventName,
   HookInput,
   type HookInputFor,
@@ -29,24 +17,13 @@ export {
   SubagentStopHookInput,
   UserPromptSubmitHookInput,
 } from "./events.js";
-export { blockingOutput, interpretCommandExit } from "./interpret.js";
-export { compileMatcher, type MatchFunction } from "./matcher.js";
-export {
-  emptyOutcome,
-  type HookError,
-  type HookErrorKind,
-  type HookOutcome,
-  type HookRunResult,
-  type HookSource,
-} from "./outcome.js";
+export type { HookOutcome } from "./outcome.js";
 export {
   AsyncHookJSONOutput,
   HookJSONOutput,
   HookSpecificOutput,
-  PermissionDecision,
+  HookPermissionDecision,
   PermissionRequestDecision,
-  parseHookOutput,
   SyncHookJSONOutput,
 } from "./output.js";
-export { type CommandExit, defaultShell, runCommand } from "./run-command.js";
-export { HookRunner, type HookRunnerOptions, type HookRunOptions } from "./runner.js";
+export { HookRunner } from "./runner.js";

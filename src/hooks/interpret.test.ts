@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { HookEventName } from "./events.js";
 import { interpretCommandExit } from "./interpret.js";
-import type { CommandExit } from "./run-command.js";
+import type { HookCommandExit } from "./run-hook-command.js";
 
 const source = { kind: "command" as const, name: "./hook.sh" };
 
-function exit(partial: Partial<CommandExit>): CommandExit {
+function exit(partial: Partial<HookCommandExit>): HookCommandExit {
   return { exitCode: 0, stdout: "", stderr: "", timedOut: false, aborted: false, ...partial };
 }
 
-const run = (event: HookEventName, partial: Partial<CommandExit>) => interpretCommandExit(event, source, exit(partial));
+const run = (event: HookEventName, partial: Partial<HookCommandExit>) =>
+  interpretCommandExit(event, source, exit(partial));
 
 describe("interpretCommandExit", () => {
   it("parses JSON stdout on exit 0", () => {

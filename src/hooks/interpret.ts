@@ -1,7 +1,7 @@
 import type { HookEventName } from "./events.js";
 import type { HookErrorKind, HookRunResult, HookSource } from "./outcome.js";
 import { parseHookOutput, type SyncHookJSONOutput } from "./output.js";
-import type { CommandExit } from "./run-command.js";
+import type { HookCommandExit } from "./run-hook-command.js";
 
 /** Events whose plain (non-JSON) stdout on exit 0 is added to the model's context. */
 const PLAIN_STDOUT_IS_CONTEXT = new Set<HookEventName>(["UserPromptSubmit", "SessionStart"]);
@@ -14,7 +14,7 @@ const PLAIN_STDOUT_IS_CONTEXT = new Set<HookEventName>(["UserPromptSubmit", "Ses
  * the hook: any other exit, a signal, a timeout, an abort, stdout past its limit or
  * unreadable, `{…` that does not parse. What a failure does per event is `aggregate`'s call.
  */
-export function interpretCommandExit(event: HookEventName, source: HookSource, exit: CommandExit): HookRunResult {
+export function interpretCommandExit(event: HookEventName, source: HookSource, exit: HookCommandExit): HookRunResult {
   const fail = (kind: HookErrorKind, message: string): HookRunResult => ({
     ok: false,
     source,

@@ -1,5 +1,5 @@
 import type { HookEventName } from "./events.js";
-import type { PermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
+import type { HookPermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
 
 /**
  * Why a hook failed. Each is reported in `HookOutcome.errors`, and on events where the hook's
@@ -58,7 +58,7 @@ export interface HookOutcome {
   /** How many hooks ran. */
   hookCount: number;
   /** PreToolUse: deny beats ask beats allow. Unset when no hook decided. */
-  permissionDecision?: PermissionDecision;
+  permissionDecision?: HookPermissionDecision;
   /** The reasons of the hooks that gave the winning decision, joined by newlines. */
   permissionDecisionReason?: string;
   /** PreToolUse / PermissionRequest: replacement tool input; the last hook that set one wins. */

@@ -1,12 +1,12 @@
 import { z } from "zod";
 
-/**
- * What a hook returns: a callback's resolved value, or a command hook's stdout JSON.
- * Field names follow Claude Code's hook JSON output and the Agent SDK's `HookJSONOutput`;
- * unknown fields are ignored so newer scripts still parse.
- */
-export const PermissionDecision = z.enum(["allow", "deny", "ask"]);
-export type PermissionDecision = z.infer<typeof PermissionDecision>;
+// What a hook returns: a callback's resolved value, or a command hook's stdout JSON.
+// Field names follow Claude Code's hook JSON output and the Agent SDK's `HookJSONOutput`;
+// unknown fields are ignored so newer scripts still parse.
+
+/** A PreToolUse hook's verdict on the call (`hookSpecificOutput.permissionDecision`). */
+export const HookPermissionDecision = z.enum(["allow", "deny", "ask"]);
+export type HookPermissionDecision = z.infer<typeof HookPermissionDecision>;
 
 const ToolInputRecord = z.record(z.string(), z.unknown());
 
@@ -32,7 +32,7 @@ const additionalContext = z.string().optional();
 export const HookSpecificOutput = z.discriminatedUnion("hookEventName", [
   z.object({
     hookEventName: z.literal("PreToolUse"),
-    permissionDecision: PermissionDecision.optional(),
+    permissionDecision: HookPermissionDecision.optional(),
     permissionDecisionReason: z.string().optional(),
     updatedInput: ToolInputRecord.optional(),
     additionalContext,

@@ -12,7 +12,7 @@ import { interpretCommandExit } from "./interpret.js";
 import { compileMatcher, type MatchFunction, matchValue } from "./matcher.js";
 import { emptyOutcome, type HookOutcome, type HookRunResult, type HookSource } from "./outcome.js";
 import { runCallback } from "./run-callback.js";
-import { defaultShell, runCommand } from "./run-command.js";
+import { defaultShell, runHookCommand } from "./run-hook-command.js";
 
 export interface HookRunnerOptions {
   /** Callback hooks (`options.hooks` in the Claude Agent SDK shape). */
@@ -126,7 +126,7 @@ export class HookRunner {
       return runCallback({ callback: entry.callback, source: entry.source, timeoutMs: entry.timeoutMs, signal }, input);
     }
     const projectDir = this.#options.cwd;
-    return runCommand({
+    return runHookCommand({
       command: entry.hook.command,
       stdin: JSON.stringify(input),
       cwd: projectDir,

@@ -166,8 +166,11 @@ function describe(pending: readonly PendingToolCall[]): string {
 
 /** The caller's answer to one client-executed tool call. */
 export interface ClientToolResult {
+  /** The pending call's id (`pending_tool_calls[].id`). */
   toolUseId: string;
+  /** What the model sees as the tool's output. */
   content: ToolResultBlock["content"];
+  /** The call failed: the model sees an error result. */
   isError?: boolean;
 }
 

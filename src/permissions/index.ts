@@ -1,19 +1,7 @@
-export { type CommandPattern, compileCommandPattern, matchesCommand, matchesCommandText } from "./command-pattern.js";
 export { PermissionMode } from "./mode.js";
-export {
-  PermissionPolicy,
-  type PermissionPolicyOptions,
-  type PermissionRequest,
-  type PermissionSettings,
-  type RuleInput,
-  type RuleWarning,
-} from "./policy.js";
-export { formatRule, type ParsedRule, type PermissionRule, parseRule, type SourcedRule } from "./rule.js";
-export { isProtectedPath } from "./protected-paths.js";
-export { analyzeShell } from "./shell/analyze.js";
+export { PermissionPolicy, type PermissionPolicyOptions, type PermissionSettings } from "./policy.js";
+export type { SourcedRule } from "./rule.js";
 export { loadShellParser } from "./shell/parser.js";
-export type { ShellAnalysis, ShellCommand, ShellRedirect, ShellWord } from "./shell/shell-command.js";
-export { EDIT_TOOLS, READ_TOOLS } from "./tool-kinds.js";
 export {
   type CanUseTool,
   type PermissionDecision,
@@ -22,5 +10,4 @@ export {
   PermissionUpdate,
   PermissionUpdateDestination,
   RuleBehavior,
-  type RuleRef,
 } from "./types.js";

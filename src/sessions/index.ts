@@ -1,24 +1,11 @@
 export { deleteSession, getSession, getSessionMessages, listSessions, renameSession } from "./admin.js";
-export {
-  type ConversationMessage,
-  type ConversationOptions,
-  conversationFromMessages,
-  INTERRUPTED_TOOL_RESULT,
-} from "./conversation.js";
+export { conversationFromMessages, INTERRUPTED_TOOL_RESULT } from "./conversation.js";
 export { applyMessage } from "./derive.js";
-export {
-  type DeriveContext,
-  type DerivedSessionFields,
-  type DeriveResult,
-  DeriveState,
-  derivedSessionFields,
-  initialDeriveState,
-} from "./derive-state.js";
-export { FILE_EDIT_TOOLS, resultText } from "./derive-tools.js";
-export { createIdGenerator, type IdGenerator, type IdGeneratorOptions, type IdPrefix } from "./ids.js";
-export { DEFAULT_LOCK_TTL_MS, isProcessAlive } from "./lock-liveness.js";
+export { initialDeriveState } from "./derive-state.js";
+export { FILE_EDIT_TOOLS } from "./derive-tools.js";
+export { createIdGenerator, type IdGenerator, type IdPrefix } from "./ids.js";
 export { MemorySessionStore, type StoreClockOptions } from "./memory-store.js";
-export { type StoreLocation, withStore } from "./open-store.js";
+export type { StoreLocation } from "./open-store.js";
 export {
   CompactionPart,
   Part,
@@ -31,11 +18,7 @@ export {
   ToolPart,
   ToolState,
 } from "./parts.js";
-export {
-  openPostgresSessionStore,
-  PostgresSessionStore,
-  type PostgresSessionStoreOptions,
-} from "./postgres-store.js";
+export { openPostgresSessionStore, PostgresSessionStore, type PostgresSessionStoreOptions } from "./postgres-store.js";
 export { type RewindFilesResult, rewindFiles } from "./rewind-files.js";
 export { assembleMessages } from "./session-record.js";
 export {

@@ -66,7 +66,7 @@ export function openSqliteSessionStore(options: SqliteSessionStoreOptions = {}):
     db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     db.exec("PRAGMA busy_timeout = 10000");
     migrateSqlite(db);
-    return new SqliteSessionStore(db, path, keepAlive(prepareStatements(db)), options);
+    return new SqliteSessionStore(db, path, options);
   } catch (error) {
     db?.close();
     throw storeError(path, error);
@@ -98,7 +98,8 @@ export class SqliteSessionStore implements SessionStore {
   readonly #states = new Map<string, { text: string; state: DeriveState }>();
 
   /** @internal */
-  constructor(db: Database.Database, path: string, statements: Statements, options: SqliteSessionStoreOptions) {
+  constructor(db: Database.Database, path: string, options: SqliteSessionStoreOptions) {
+    const statements = keepAlive(prepareStatements(db));
     this.#db = db;
     this.path = path;
     this.#sql = statements;

@@ -64,7 +64,7 @@ export interface SessionStore {
   saveCheckpoint(sessionId: string, messageUuid: string, filePath: string, contentBefore: Buffer | null): Promise<void>;
   /**
    * Checkpoints of `fromMessageUuid` and every later message, oldest first. To rewind files
-   * to before that message, restore each file's first checkpoint ({@link filesToRestore}).
+   * to before that message, restore each file's first checkpoint.
    */
   getCheckpoints(sessionId: string, fromMessageUuid: string): Promise<FileCheckpoint[]>;
   close(): Promise<void>;

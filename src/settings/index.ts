@@ -1,14 +1,4 @@
-export {
-  type HooksSource,
-  type LoadedSettings,
-  type LoadedSettingsFile,
-  type LoadSettingsOptions,
-  loadSettings,
-  mergeSettings,
-} from "./load-settings.js";
-export { parseSettingsText, readSettingsFile } from "./read-settings-file.js";
-export { PermissionsSettings, SettingsFile } from "./schema.js";
-export { type SettingsScope, type SettingsSource, settingsSources } from "./sources.js";
+export { type LoadedSettings, loadSettings, mergeSettings } from "./load-settings.js";
 export {
   findTrustedFolder,
   listTrustedFolders,
@@ -16,13 +6,7 @@ export {
   type TrustOutcome,
   type TrustStoreOptions,
   trustFolder,
-  trustStorePath,
   type UntrustOutcome,
   untrustFolder,
 } from "./trust.js";
-export {
-  describeIgnoredSettings,
-  type IgnoredProjectSettings,
-  type IgnoredSettingsFile,
-  restrictUntrusted,
-} from "./untrusted.js";
+export { describeIgnoredSettings, type IgnoredProjectSettings } from "./untrusted.js";

@@ -1,4 +1,4 @@
-export { mockFault, mockTurn } from "./mock-turn.js";
+export { mockFault, type MockTurnOptions, mockTurn } from "./mock-turn.js";
 export {
   loadMockScript,
   MockContent,

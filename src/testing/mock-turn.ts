@@ -1,6 +1,7 @@
 import type { MockContent, MockFault, MockTurn } from "./script.js";
 
-type TurnOptions = Omit<MockTurn, "content">;
+/** What a turn has besides its content: usage, stop reason, faults, delays. */
+export type MockTurnOptions = Omit<MockTurn, "content">;
 
 /**
  * Builders for script turns, e.g.
@@ -8,18 +9,18 @@ type TurnOptions = Omit<MockTurn, "content">;
  */
 export const mockTurn = {
   /** A turn that answers with text. */
-  text(text: string, options: TurnOptions = {}): MockTurn {
+  text(text: string, options: MockTurnOptions = {}): MockTurn {
     return { ...options, content: [{ type: "text", text }] };
   },
 
   /** A turn that calls one tool (stop reason `tool_use`). */
-  toolUse(name: string, input: unknown = {}, options: TurnOptions & { id?: string } = {}): MockTurn {
+  toolUse(name: string, input: unknown = {}, options: MockTurnOptions & { id?: string } = {}): MockTurn {
     const { id, ...turn } = options;
     return { ...turn, content: [{ type: "tool_use", name, input, ...(id !== undefined && { id }) }] };
   },
 
   /** A turn made of the given content blocks, in order. */
-  of(content: MockContent[], options: TurnOptions = {}): MockTurn {
+  of(content: MockContent[], options: MockTurnOptions = {}): MockTurn {
     return { ...options, content };
   },
 };

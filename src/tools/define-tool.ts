@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { GyreError } from "../errors/index.js";
 import type { ClientTool, SideEffect, Tool, ToolContext, ToolOutput } from "./tool.js";
 
 export interface DefineToolOptions<Schema extends z.ZodType> {
@@ -17,7 +18,10 @@ export interface DefineToolOptions<Schema extends z.ZodType> {
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** Define a typed tool. The input schema is validated before `execute` is called. */
+/**
+ * Define a typed tool. The input schema is validated before `execute` is called. A name the
+ * providers would reject throws `GyreError("config_error")`.
+ */
 export function defineTool<Schema extends z.ZodType>(
   options: DefineToolOptions<Schema> & { execute: NonNullable<DefineToolOptions<Schema>["execute"]> },
 ): Tool<z.infer<Schema>>;
@@ -29,7 +33,7 @@ export function defineTool<Schema extends z.ZodType>(
   options: DefineToolOptions<Schema>,
 ): Tool<z.infer<Schema>> | ClientTool<z.infer<Schema>> {
   if (!TOOL_NAME.test(options.name)) {
-    throw new TypeError(`Tool name "${options.name}" must match ${TOOL_NAME} (the providers' rule).`);
+    throw new GyreError("config_error", `Tool name "${options.name}" must match ${TOOL_NAME} (the providers' rule).`);
   }
   const sideEffect = options.sideEffect ?? (options.readOnly ? "read-only" : "mutating");
   const { execute } = options;

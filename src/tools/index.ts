@@ -1,15 +1,9 @@
 export { type DefineToolOptions, defineTool } from "./define-tool.js";
-export {
-  type ExecuteOptions,
-  errorResult,
-  executeTool,
-  type PreparedCall,
-  prepareCall,
-  type ToolCall,
-} from "./execute.js";
-export { type ToolDefinition, type ToolFilter, ToolRegistry, toJsonSchema } from "./registry.js";
+export { errorResult, executeTool, prepareCall, type ToolCall } from "./execute.js";
+export { ToolRegistry, toJsonSchema } from "./registry.js";
 export type {
   AnyTool,
+  ClientTool,
   SideEffect,
   Tool,
   ToolContent,
@@ -19,4 +13,3 @@ export type {
   ToolResult,
 } from "./tool.js";
 export { ToolSession } from "./tool-session.js";
-export { DEFAULT_MAX_OUTPUT_CHARS, spillPathFor, truncateOutput } from "./truncate.js";

@@ -32,12 +32,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
   ];
 }
 
-export { type BashToolsOptions, bashTools } from "./bash/index.js";
-export { editTool } from "./edit.js";
-export { globTool } from "./glob-tool.js";
-export { type GrepToolOptions, grepTool } from "./grep/index.js";
-export { LOOP_CONTROL_TOOLS, loopControlTools } from "./loop-control.js";
-export { type OutputFormat, STRUCTURED_OUTPUT_TOOL, structuredOutputTool } from "./structured-output.js";
-export { readTool } from "./read.js";
-export { todoWriteTool } from "./todo-write.js";
-export { writeTool } from "./write.js";
+export type { BashToolsOptions } from "./bash/index.js";
+export type { GrepToolOptions } from "./grep/index.js";
+export { loopControlTools } from "./loop-control.js";
+export { type OutputFormat, structuredOutputTool } from "./structured-output.js";

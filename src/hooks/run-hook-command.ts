@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { basename } from "node:path";
 
 /** How a command hook's process ended. */
-export interface CommandExit {
+export interface HookCommandExit {
   /** Exit code; `null` when killed by a signal or never started. */
   exitCode: number | null;
   /** The signal that ended the process, when one did. */
@@ -24,7 +24,7 @@ export interface CommandExit {
   spawnError?: string;
 }
 
-export interface CommandRun {
+export interface HookCommandRun {
   command: string;
   /** Written to stdin, then stdin is closed. */
   stdin: string;
@@ -90,9 +90,9 @@ class Capture {
  * stdin. On timeout, abort or stdout past its limit the whole group is killed (so `sleep`
  * children die too) and the result says so. Never rejects.
  */
-export function runCommand(run: CommandRun): Promise<CommandExit> {
+export function runHookCommand(run: HookCommandRun): Promise<HookCommandExit> {
   return new Promise((resolve) => {
-    const result: CommandExit = { exitCode: null, stdout: "", stderr: "", timedOut: false, aborted: false };
+    const result: HookCommandExit = { exitCode: null, stdout: "", stderr: "", timedOut: false, aborted: false };
     if (run.signal?.aborted) {
       resolve({ ...result, aborted: true });
       return;
