@@ -183,6 +183,50 @@ describe.each(FORMATS)("pause and resume ($name)", (format) => {
     });
   });
 
+  it("pauses when a PreToolUse hook defers, and runs the call once approved", async () => {
+    const notes = join(dir, `hook-${format.name}.txt`);
+    const script = { turns: [mockTurn.toolUse("write_note", { text: "from hook" }), mockTurn.text("Done.")] };
+    await withMock(script, async (server) => {
+      const store = storeAt(`hook-${format.name}`);
+      const tools = [noteTool(notes)];
+      const hooks = {
+        PreToolUse: [
+          {
+            hooks: [
+              async () => ({
+                hookSpecificOutput: {
+                  hookEventName: "PreToolUse" as const,
+                  permissionDecision: "defer" as const,
+                  permissionDecisionReason: "compliance review",
+                },
+              }),
+            ],
+          },
+        ],
+      };
+      try {
+        const paused = resultOf(
+          await run(server, format, store, "note it", { tools, hooks, allowedTools: ["write_note"] }),
+        );
+        expect(paused.pending_tool_calls).toMatchObject([
+          { kind: "approval", name: "write_note", reason: "compliance review" },
+        ]);
+        expect(existsSync(notes)).toBe(false);
+        const id = paused.pending_tool_calls![0]!.id;
+        const done = await run(server, format, store, "", {
+          tools,
+          hooks,
+          resume: paused.session_id,
+          approvals: { [id]: { behavior: "allow" } },
+        });
+        expect(resultOf(done).result).toBe("Done.");
+        expect(readFileSync(notes, "utf8")).toBe("from hook");
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   it("refuses a deferred call that is denied, and the run goes on", async () => {
     const notes = join(dir, `denied-${format.name}.txt`);
     const script = { turns: [mockTurn.toolUse("write_note", { text: "nope" }), mockTurn.text("Understood.")] };

@@ -2,7 +2,8 @@ import type { HookEventName } from "./events.js";
 import { emptyOutcome, type HookError, type HookOutcome, type HookRunResult, type HookSource } from "./outcome.js";
 import type { HookPermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
 
-const RANK: Record<HookPermissionDecision, number> = { allow: 1, ask: 2, deny: 3 };
+// The strictest answer wins: a deferral stops the call for now, only a deny stops it for good.
+const RANK: Record<HookPermissionDecision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 };
 
 interface Collected {
   decisions: Array<{ decision: HookPermissionDecision; reason?: string }>;

@@ -4,8 +4,12 @@ import { z } from "zod";
 // Field names follow Claude Code's hook JSON output and the Agent SDK's `HookJSONOutput`;
 // unknown fields are ignored so newer scripts still parse.
 
-/** A PreToolUse hook's verdict on the call (`hookSpecificOutput.permissionDecision`). */
-export const HookPermissionDecision = z.enum(["allow", "deny", "ask"]);
+/**
+ * A PreToolUse hook's verdict on the call (`hookSpecificOutput.permissionDecision`). `defer`
+ * (Gyre) pauses the run with the call pending (`requires_action`) until the caller approves or
+ * denies it on resume.
+ */
+export const HookPermissionDecision = z.enum(["allow", "deny", "ask", "defer"]);
 export type HookPermissionDecision = z.infer<typeof HookPermissionDecision>;
 
 const ToolInputRecord = z.record(z.string(), z.unknown());

@@ -78,8 +78,10 @@ const permissionRequest = (decision: unknown): HookSpec => ({
   event: "PermissionRequest",
   output: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision } } as HookCallbackResult,
 });
-const preDecision = (permissionDecision: "allow" | "deny" | "ask", extra: Record<string, unknown> = {}): HookSpec =>
-  preToolUse({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision, ...extra } });
+const preDecision = (
+  permissionDecision: "allow" | "deny" | "ask" | "defer",
+  extra: Record<string, unknown> = {},
+): HookSpec => preToolUse({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision, ...extra } });
 
 const CASES: GateCase[] = [
   // The policy alone.
@@ -446,6 +448,19 @@ const CASES: GateCase[] = [
     permissions: { deny: ["ledger"] },
     hooks: [preDecision("ask")],
     answer: { behavior: "allow" },
+    expected: { behavior: "deny", denial: true, message: /denied by/, log: ["PreToolUse"] },
+  },
+  {
+    name: "a PreToolUse hook's defer pauses the call with its reason and the input that would run",
+    permissions: allowLedger,
+    hooks: [preDecision("defer", { permissionDecisionReason: "needs a reviewer" })],
+    answer: { behavior: "allow" },
+    expected: { behavior: "defer", reason: /^needs a reviewer$/, input: entry, log: ["PreToolUse"] },
+  },
+  {
+    name: "a PreToolUse hook's defer does not override a deny rule",
+    permissions: { deny: ["ledger"] },
+    hooks: [preDecision("defer")],
     expected: { behavior: "deny", denial: true, message: /denied by/, log: ["PreToolUse"] },
   },
   {

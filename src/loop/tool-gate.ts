@@ -67,7 +67,11 @@ export class ToolGate {
       current = repeat.input;
     }
     const context: string[] = [];
-    let hookDecision: { behavior: "allow" } | { behavior: "ask"; reason: string } | undefined;
+    let hookDecision:
+      | { behavior: "allow" }
+      | { behavior: "ask"; reason: string }
+      | { behavior: "defer"; reason: string }
+      | undefined;
     if (this.config.hooks?.has("PreToolUse")) {
       const outcome = await this.config.hooks.run(
         "PreToolUse",
@@ -106,9 +110,14 @@ export class ToolGate {
       if (outcome.permissionDecision === "allow") hookDecision = { behavior: "allow" };
       if (outcome.permissionDecision === "ask")
         hookDecision = { behavior: "ask", reason: outcome.permissionDecisionReason ?? "a hook asked for confirmation" };
+      if (outcome.permissionDecision === "defer")
+        hookDecision = {
+          behavior: "defer",
+          reason: outcome.permissionDecisionReason ?? "a hook deferred the decision",
+        };
     }
-    // The policy judges the input that will run. Its deny stands over a hook's allow or ask;
-    // a hook's allow skips the question, a hook's ask asks even what the rules allow.
+    // The policy judges the input that will run. Its deny stands over any hook's answer; a
+    // hook's defer pauses the run, its allow skips the question, its ask asks even what the rules allow.
     const verdict: PermissionDecision = await state.permissions.evaluateWhenReady({
       toolName: tool.name,
       input: current,
@@ -116,6 +125,7 @@ export class ToolGate {
       cwd: this.config.cwd,
     });
     if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
+    if (hookDecision?.behavior === "defer") return { behavior: "defer", reason: hookDecision.reason, input: current };
     if (hookDecision?.behavior === "allow" || (verdict.behavior === "allow" && !hookDecision))
       return { behavior: "allow", input: current, context };
     const ask: Ask =
