@@ -2,10 +2,9 @@ import type { Compactor } from "../context/index.js";
 import { errorMessage } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
 import type { CostTracker, ResolvedModel } from "../model/index.js";
-import type { SDKMessage } from "../protocol/index.js";
+import type { HistoryEntry, SDKMessage } from "../protocol/index.js";
 import type { MessageStamp } from "./messages.js";
 import type { LoopConfig, LoopState, NextStep } from "./loop-state.js";
-import type { HistoryEntry } from "./to-prompt.js";
 import { reportHookOutcome } from "./tool-gate.js";
 
 export interface CompactStepInput {

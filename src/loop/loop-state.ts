@@ -2,12 +2,11 @@ import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import type { Compactor } from "../context/index.js";
 import type { HookRunner } from "../hooks/index.js";
 import type { CostTracker, ResolvedModel } from "../model/index.js";
-import type { PermissionDenial, TerminalReason } from "../protocol/index.js";
+import type { HistoryEntry, PermissionDenial, TerminalReason } from "../protocol/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
 import type { MessageStamp } from "./messages.js";
 import type { RunEnding, RunTotals } from "./result.js";
 import type { RetryPolicy } from "./retry.js";
-import type { HistoryEntry } from "./to-prompt.js";
 import type { ToolGate } from "./tool-gate.js";
 
 /** Everything one run needs, resolved from the options before the first turn. */

@@ -3,7 +3,7 @@ import { accessSync, closeSync, constants, existsSync, openSync, readSync } from
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
-import type { SDKMessage } from "../protocol/index.js";
+import type { HistoryEntry, SDKMessage } from "../protocol/index.js";
 import {
   conversationFromMessages,
   defaultSqlitePath,
@@ -14,7 +14,6 @@ import {
 } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
-import type { HistoryEntry } from "./to-prompt.js";
 import { uniqueHistoryToolUseIds } from "./tool-use-ids.js";
 
 /** A store with this run's session in it, locked for the run. */

@@ -1,4 +1,3 @@
-import { isPromptTooLongError } from "../context/index.js";
 import type { SDKMessage, TerminalReason } from "../protocol/index.js";
 import { compact, compactIfNeeded } from "./compact-step.js";
 import { checkBudget, checkLimits } from "./limits.js";
@@ -58,7 +57,7 @@ export async function* runLoop(config: LoopConfig, state: LoopState): AsyncGener
     // The model this call goes to: Query.setModel during the call applies to the next one.
     let model = cfg.model;
     let outcome = yield* callModel(cfg, st, model);
-    if (outcome.kind === "failed" && cfg.compactor && isPromptTooLongError(outcome.error)) {
+    if (outcome.kind === "failed" && cfg.compactor && outcome.error.code === "model_prompt_too_long") {
       // The provider counted more than we estimated: compact once and try again.
       const retried = yield* compact(cfg, st, "auto", undefined, true);
       if (retried.next === "stop") return retried;

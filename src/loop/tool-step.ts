@@ -10,7 +10,7 @@ import {
   type ToolResult,
   type ToolSession,
 } from "../tools/index.js";
-import type { ToolInputProblem } from "./assemble-message.js";
+import type { ToolInputProblem } from "../model/index.js";
 import { AsyncQueue } from "./async-queue.js";
 import type { MessageStamp } from "./messages.js";
 import { reportHookOutcome, type ToolGate } from "./tool-gate.js";
