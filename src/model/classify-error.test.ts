@@ -159,6 +159,9 @@ describe("classifyModelError: connections, aborts and known errors", () => {
   it("is aborted whenever the call's signal fired, whatever was thrown", () => {
     expect(classifyModelError(apiError(500), { aborted: true })).toMatchObject({ code: "aborted", retryable: false });
     expect(classifyModelError(new DOMException("x", "AbortError"), { aborted: true }).code).toBe("aborted");
+    const partial = { id: "m" } as APIAssistantMessage;
+    const cut = new ModelCallError("model_stream_error", "cut", { retryable: true, partial });
+    expect(classifyModelError(cut, { aborted: true })).toMatchObject({ code: "aborted", partial });
   });
 
   it("keeps a classified error and adds the partial message", () => {

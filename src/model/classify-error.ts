@@ -49,9 +49,11 @@ const STREAM_ERROR_KINDS: Record<string, Kind> = {
  * requests are not. Already classified errors pass through (gaining `partial`).
  */
 export function classifyModelError(error: unknown, context: ClassifyContext = {}): ModelCallError {
-  const { partial } = context;
-  if (context.aborted)
+  const partial = context.partial ?? (error instanceof ModelCallError ? error.partial : undefined);
+  if (context.aborted) {
+    if (error instanceof ModelCallError && error.code === "aborted") return withPartial(error, partial);
     return new ModelCallError("aborted", "The model call was interrupted.", { cause: error, partial });
+  }
   if (error instanceof GyreError) return withPartial(error, partial);
   if (APICallError.isInstance(error)) return fromApiError(error, partial);
   const part = streamErrorPart(error);
