@@ -1,4 +1,4 @@
-export { type ClassifyContext, classifyModelError } from "./classify-error.js";
+export { classifyModelError } from "./classify-error.js";
 export { costOf } from "./cost.js";
 export { CostTracker } from "./cost-tracker.js";
 export {
@@ -11,9 +11,9 @@ export {
   responseOf,
   type ToolInputProblem,
 } from "./model.js";
-export { ModelCallError, type ModelCallErrorOptions } from "./model-call-error.js";
+export { ModelCallError } from "./model-call-error.js";
 export { DEFAULT_PRICING, lookupModelInfo, ModelInfo, type PricingTable, Rates } from "./pricing.js";
-export type { JsonObject, JsonValue, ProviderOptions } from "./provider-options.js";
+export type { JsonObject, ProviderOptions } from "./provider-options.js";
 export { providerKeyEnvNames } from "./provider-key-env.js";
 export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";
 export { type Env, type ResolvedModel, type ResolveModelOptions, resolveModel } from "./resolve-model.js";
