@@ -26,6 +26,7 @@ export { Agent, type AgentOptions, AgentSession, type AgentSessionOptions } from
 export {
   APIAssistantMessage,
   AssistantContentBlock,
+  type HistoryEntry,
   ImageBlock,
   ModelUsage,
   PermissionDenial,
@@ -161,18 +162,25 @@ export {
 // ── Context: tuning `options.compaction` ─────────────────────────────────────────────
 export type { AnthropicServerCompactionOptions, CompactorOptions } from "./context/index.js";
 
-// ── Models: resolution, providers, pricing ────────────────────────────────────────────
-// TODO(model): `ResolvedModel` may become `Model` in the model boundary's branch.
+// ── Models: resolution, providers, pricing, and the interface a custom model implements ──
 export {
   DEFAULT_PRICING,
   type Env,
+  type JsonObject,
   lookupModelInfo,
+  type Model,
+  type ModelApi,
   ModelInfo,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+  type ModelTool,
+  type ProviderOptions,
+  type ToolInputProblem,
   type PricingTable,
   ProviderConfig,
   providerKeyEnvNames,
   Rates,
-  type ResolvedModel,
   type ResolveModelOptions,
   resolveModel,
   wrapTextProtocol,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Compactor, type HistoryEntry, isServerCompactionBlock } from "../src/context/index.js";
-import { MessageAssembler } from "../src/loop/assemble-message.js";
-import { toPrompt } from "../src/loop/index.js";
-import { resolveModel } from "../src/model/index.js";
+import { Compactor, isServerCompactionBlock } from "../src/context/index.js";
+import { MessageAssembler } from "../src/model/ai-sdk/assemble-message.js";
+import { resolveModel, responseOf } from "../src/model/index.js";
+import type { HistoryEntry } from "../src/protocol/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { mockEnv, withMock } from "./helpers.js";
 
@@ -11,11 +11,15 @@ describe("Anthropic server-side compaction", () => {
     await withMock({ turns: [mockTurn.text("hi")] }, async (server) => {
       const model = await resolveModel("anthropic/claude-sonnet-4-5", { env: mockEnv(server) });
       const compactor = new Compactor({ model, serverSide: { instructions: "Keep file paths." } });
-      const { stream } = await model.model.doStream({
-        prompt: toPrompt("sys", [{ role: "user", content: "hello" }]),
-        providerOptions: compactor.providerOptions(),
-      });
-      for await (const _ of stream);
+      await responseOf(
+        model.stream({
+          system: "sys",
+          history: [{ role: "user", content: "hello" }],
+          tools: [],
+          providerOptions: compactor.providerOptions(),
+          signal: new AbortController().signal,
+        }),
+      );
       const request = server.requests[0];
       expect(request?.body.context_management).toEqual({
         edits: [
@@ -57,8 +61,7 @@ describe("Anthropic server-side compaction", () => {
         { role: "assistant", message },
         { role: "user", content: "next" },
       ];
-      const { stream } = await model.model.doStream({ prompt: toPrompt(undefined, history) });
-      for await (const _ of stream);
+      await responseOf(model.stream({ history, tools: [], signal: new AbortController().signal }));
       const messages = server.requests[0]?.body.messages as Array<{ role: string; content: unknown[] }>;
       expect(messages[1]?.content[0]).toMatchObject({
         type: "compaction",

@@ -3,14 +3,11 @@ import {
   COMPACTION_PROMPT_MARKER,
   COMPACTION_SYSTEM_PROMPT,
   Compactor,
-  type HistoryEntry,
   historyProblems,
-  isPromptTooLongError,
 } from "../src/context/index.js";
 import { isGyreError } from "../src/errors/index.js";
-import { toPrompt } from "../src/loop/index.js";
-import { resolveModel } from "../src/model/index.js";
-import type { SDKMessage } from "../src/protocol/index.js";
+import { type Model, resolveModel, responseOf } from "../src/model/index.js";
+import type { HistoryEntry, SDKMessage } from "../src/protocol/index.js";
 import { type MockLLMServer, type MockTurn, mockFault, mockTurn } from "../src/testing/index.js";
 import { wireProblems } from "./compaction-wire.js";
 import { calculator, FORMATS, type Format, mockEnv, runQuery, withMock } from "./helpers.js";
@@ -49,11 +46,11 @@ async function runAgent(server: MockLLMServer, format: Format) {
   return { history: historyOf(messages), model };
 }
 
-async function send(model: Awaited<ReturnType<typeof resolveModel>>, history: HistoryEntry[]) {
-  const { stream } = await model.model.doStream({ prompt: toPrompt(SYSTEM, history) });
-  let text = "";
-  for await (const part of stream) if (part.type === "text-delta") text += part.delta;
-  return text;
+async function send(model: Model, history: HistoryEntry[]) {
+  const { message } = await responseOf(
+    model.stream({ system: SYSTEM, history, tools: [], signal: new AbortController().signal }),
+  );
+  return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
 describe.each(FORMATS)("compaction over $name", (format) => {
@@ -157,7 +154,7 @@ describe.each(FORMATS)("compaction over $name", (format) => {
     await withMock(script, async (server) => {
       const model = await resolveModel(format.model, { env: mockEnv(server) });
       const failure = await send(model, [{ role: "user", content: "hi" }]).catch((error: unknown) => error);
-      expect(isPromptTooLongError(failure)).toBe(true);
+      expect(isGyreError(failure, "model_prompt_too_long")).toBe(true);
     });
   });
 
@@ -168,8 +165,7 @@ describe.each(FORMATS)("compaction over $name", (format) => {
     await withMock(script, async (server) => {
       const model = await resolveModel(format.model, { env: mockEnv(server) });
       const failure = await send(model, [{ role: "user", content: "hi" }]).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(Error);
-      expect(isPromptTooLongError(failure)).toBe(false);
+      expect(failure).toMatchObject({ code: "model_bad_request", statusCode: 400 });
     });
   });
 });

@@ -1,45 +1,38 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { isGyreError } from "../errors/index.js";
-import type { ResolvedModel } from "../model/index.js";
+import type { Model, ModelRequest } from "../model/index.js";
+import { type APIAssistantMessage, emptyUsage, type HistoryEntry } from "../protocol/index.js";
 import { COMPACTION_PROMPT_MARKER } from "./compaction-prompt.js";
 import { Compactor, type CompactorOptions } from "./compactor.js";
-import type { HistoryEntry } from "./history.js";
 import { entry } from "./history-fixtures.js";
 import { historyProblems } from "./history-validity.js";
 import { PRUNED_OUTPUT_NOTE } from "./prune.js";
 
-/** An in-process model that answers every call with `summary` and records the prompts. */
+/** An in-process model that answers every call with `summary` and records the requests. */
 function stubModel(summary: string | (() => string)) {
-  const calls: LanguageModelV3CallOptions[] = [];
-  const model: LanguageModelV3 = {
-    specificationVersion: "v3",
-    provider: "stub.chat",
-    modelId: "stub",
-    supportedUrls: {},
-    async doGenerate(options) {
-      calls.push(options);
-      const text = typeof summary === "string" ? summary : summary();
-      return {
-        content: [{ type: "text", text }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage: {
-          inputTokens: { total: 100, noCache: 100, cacheRead: undefined, cacheWrite: undefined },
-          outputTokens: { total: 20, text: 20, reasoning: undefined },
-        },
-        warnings: [],
-      };
-    },
-    async doStream() {
-      throw new Error("not used");
-    },
-  };
-  const resolved: ResolvedModel = {
-    model,
+  const calls: ModelRequest[] = [];
+  const resolved: Model = {
     id: "stub/stub",
     provider: "stub",
     modelId: "stub",
     info: undefined,
+    api: "other",
+    async *stream(request) {
+      calls.push(request);
+      const text = typeof summary === "string" ? summary : summary();
+      const message: APIAssistantMessage = {
+        id: "msg_stub",
+        type: "message",
+        role: "assistant",
+        model: "stub",
+        content: [{ type: "text", text }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { ...emptyUsage(), input_tokens: 100, output_tokens: 20 },
+      };
+      yield { type: "message_start", message: { ...message, content: [] } };
+      return { message, toolInputProblems: new Map() };
+    },
   };
   return { resolved, calls };
 }
@@ -54,8 +47,8 @@ function compactor(summary: string | (() => string), options: Partial<CompactorO
 
 const kb = (tag: string, kilobytes: number) => `${tag}:${"y".repeat(kilobytes * 1024)}`;
 
-function promptText(call: LanguageModelV3CallOptions | undefined): string {
-  return JSON.stringify(call?.prompt ?? []);
+function promptText(call: ModelRequest | undefined): string {
+  return JSON.stringify([call?.system, call?.history]);
 }
 
 describe("Compactor token counting", () => {
@@ -132,7 +125,7 @@ describe("Compactor.compact", () => {
     expect(prompt).toContain(COMPACTION_PROMPT_MARKER);
     expect(prompt).toContain("Focus on the parser.");
     expect(prompt).toContain("small a");
-    expect(calls[0]?.tools).toBeUndefined();
+    expect(calls[0]?.tools).toEqual([]);
     expect(result.summary).toBe("SUMMARY TEXT");
     const [first, ...tail] = result.history;
     expect(first).toMatchObject({

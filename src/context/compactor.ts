@@ -1,9 +1,8 @@
-import type { SharedV3ProviderOptions } from "@ai-sdk/provider";
 import { GyreError } from "../errors/index.js";
-import type { ResolvedModel } from "../model/index.js";
-import type { Usage, UserContentBlock } from "../protocol/index.js";
+import type { Model, ProviderOptions } from "../model/index.js";
+import type { HistoryEntry, Usage, UserContentBlock } from "../protocol/index.js";
 import { summaryMessage } from "./compaction-prompt.js";
-import { type HistoryEntry, toolResults, userBlocks } from "./history.js";
+import { toolResults, userBlocks } from "./history.js";
 import { pruneToolOutputs } from "./prune.js";
 import { type AnthropicServerCompactionOptions, anthropicServerCompaction } from "./server-compaction.js";
 import { requestSummary } from "./summarize.js";
@@ -14,7 +13,7 @@ import { renderTranscript } from "./transcript.js";
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 export interface CompactorOptions {
-  model: ResolvedModel;
+  model: Model;
   /** Default: `model.info.contextWindow`, else 200,000. */
   contextWindow?: number;
   /** Tokens kept free for the model's answer. Default: the model's max output, capped at 32,000. */
@@ -35,7 +34,7 @@ export interface CompactorOptions {
   systemPrompt?: string;
   tools?: unknown;
   /** Provider options for the summary call. */
-  providerOptions?: SharedV3ProviderOptions;
+  providerOptions?: ProviderOptions;
   /**
    * Let Anthropic compact server-side at the threshold (see `anthropicServerCompaction`);
    * client compaction then stays as a fallback at window − output reserve.
@@ -73,7 +72,7 @@ export interface CompactionResult {
  * threshold, `compact` throws `GyreError("context_overflow")` after at most two summary calls.
  */
 export class Compactor {
-  readonly model: ResolvedModel;
+  readonly model: Model;
   readonly contextWindow: number;
   /** Client compaction starts above this many tokens. */
   readonly thresholdTokens: number;
@@ -93,7 +92,7 @@ export class Compactor {
     this.#outputReserve = options.outputReserveTokens ?? Math.min(info?.maxOutputTokens ?? 32_000, 32_000);
     const buffer = options.bufferTokens ?? Math.min(13_000, Math.floor(this.contextWindow / 10));
     const threshold = options.thresholdTokens ?? this.contextWindow - this.#outputReserve - buffer;
-    if (options.serverSide && isAnthropic(options.model)) {
+    if (options.serverSide && options.model.api === "anthropic") {
       this.#serverThreshold = threshold;
       this.thresholdTokens = Math.max(threshold, this.contextWindow - this.#outputReserve);
     } else {
@@ -108,7 +107,7 @@ export class Compactor {
    * Provider options to merge into every model call (Anthropic server-side compaction), or
    * undefined when it is off or the model is not Anthropic's.
    */
-  providerOptions(): SharedV3ProviderOptions | undefined {
+  providerOptions(): ProviderOptions | undefined {
     const serverSide = this.#options.serverSide;
     if (!serverSide || this.#serverThreshold === undefined) return undefined;
     return anthropicServerCompaction({
@@ -189,7 +188,7 @@ export class Compactor {
     const summaryMaxTokens = Math.min(this.#options.summaryMaxTokens ?? 8_000, this.#outputReserve);
     const transcriptBudget = (this.contextWindow - summaryMaxTokens - this.#overheadTokens - 2_000) * 4;
     const { summary, usage } = await requestSummary({
-      model: this.model.model,
+      model: this.model,
       transcript: renderTranscript(middle, { maxChars: Math.max(4_000, transcriptBudget) }),
       customInstructions: options.customInstructions,
       maxOutputTokens: summaryMaxTokens,
@@ -228,8 +227,4 @@ export class Compactor {
 /** Summary attempts: with the recent tail, then without it. */
 function uniqueStarts(keepFrom: number, length: number): number[] {
   return keepFrom < length ? [keepFrom, length] : [length];
-}
-
-function isAnthropic(model: ResolvedModel): boolean {
-  return model.model.provider.startsWith("anthropic");
 }

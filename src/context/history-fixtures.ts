@@ -1,5 +1,4 @@
-import type { AssistantContentBlock, Usage } from "../protocol/index.js";
-import type { HistoryEntry } from "./history.js";
+import type { AssistantContentBlock, HistoryEntry, Usage } from "../protocol/index.js";
 
 /** Builders of history entries for tests of this folder and of compaction. */
 export const entry = {

@@ -1,4 +1,5 @@
-import { type HistoryEntry, toolResults, toolUseIds } from "./history.js";
+import type { HistoryEntry } from "../protocol/index.js";
+import { toolResults, toolUseIds } from "./history.js";
 
 /**
  * What makes a history unacceptable to providers, one sentence per problem; empty when valid.

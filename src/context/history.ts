@@ -1,13 +1,4 @@
-import type { APIAssistantMessage, ToolResultBlock, UserContentBlock } from "../protocol/index.js";
-
-/**
- * One entry of the loop's conversation: Anthropic-shaped user and assistant turns. The same
- * shape as the loop's `HistoryEntry` (src/loop/to-prompt.ts), declared here so this folder
- * does not import the loop that imports it; TypeScript treats the two as one type.
- */
-export type HistoryEntry =
-  | { role: "user"; content: string | UserContentBlock[] }
-  | { role: "assistant"; message: APIAssistantMessage };
+import type { HistoryEntry, ToolResultBlock, UserContentBlock } from "../protocol/index.js";
 
 export type UserEntry = Extract<HistoryEntry, { role: "user" }>;
 export type AssistantEntry = Extract<HistoryEntry, { role: "assistant" }>;

@@ -12,7 +12,6 @@ export {
   DEFAULT_CONTEXT_WINDOW,
 } from "./compactor.js";
 export { type GitInfo, readGitInfo } from "./git-info.js";
-export type { HistoryEntry } from "./history.js";
 export { historyProblems, isValidHistory } from "./history-validity.js";
 export {
   findInstructionFiles,
@@ -30,7 +29,6 @@ export {
   SystemPromptBuilder,
   type SystemPromptBuilderOptions,
 } from "./prompt-builder.js";
-export { isPromptTooLongError } from "./prompt-too-long.js";
 export { PRUNED_OUTPUT_NOTE, type PruneOptions, type PruneResult, pruneToolOutputs } from "./prune.js";
 export {
   type AnthropicServerCompactionOptions,

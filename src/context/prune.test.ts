@@ -1,5 +1,5 @@
+import type { HistoryEntry } from "../protocol/index.js";
 import { describe, expect, it } from "vitest";
-import type { HistoryEntry } from "./history.js";
 import { entry } from "./history-fixtures.js";
 import { historyProblems } from "./history-validity.js";
 import { PRUNED_OUTPUT_NOTE, pruneToolOutputs } from "./prune.js";

@@ -1,5 +1,4 @@
-import type { ToolResultBlock, UserContentBlock } from "../protocol/index.js";
-import type { HistoryEntry } from "./history.js";
+import type { HistoryEntry, ToolResultBlock, UserContentBlock } from "../protocol/index.js";
 import { estimateTextTokens } from "./token-count.js";
 
 /** What replaces a pruned tool output; the tool_result block itself stays. */

@@ -1,22 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { ResolvedModel } from "../model/index.js";
+import type { Model, ModelApi } from "../model/index.js";
 import { Compactor } from "./compactor.js";
 import { anthropicServerCompaction, isServerCompactionBlock, mergeProviderOptions } from "./server-compaction.js";
 
-function resolved(provider: string): ResolvedModel {
+function resolved(api: ModelApi): Model {
   return {
-    model: {
-      specificationVersion: "v3",
-      provider,
-      modelId: "m",
-      supportedUrls: {},
-      doGenerate: () => Promise.reject(new Error("unused")),
-      doStream: () => Promise.reject(new Error("unused")),
-    },
     id: "x/m",
     provider: "x",
     modelId: "m",
     info: { input: 1, output: 1, contextWindow: 200_000, maxOutputTokens: 64_000 },
+    api,
+    stream: () => {
+      throw new Error("unused");
+    },
   };
 }
 
@@ -41,13 +37,13 @@ describe("Anthropic server-side compaction", () => {
   });
 
   it("is offered by the compactor for Anthropic models only, with client compaction as a fallback", () => {
-    const anthropic = new Compactor({ model: resolved("anthropic.messages"), serverSide: true });
+    const anthropic = new Compactor({ model: resolved("anthropic"), serverSide: true });
     expect(anthropic.providerOptions()).toEqual(anthropicServerCompaction({ triggerTokens: 155_000 }));
     expect(anthropic.thresholdTokens).toBe(168_000);
-    const openai = new Compactor({ model: resolved("openai.responses"), serverSide: true });
+    const openai = new Compactor({ model: resolved("openai-responses"), serverSide: true });
     expect(openai.providerOptions()).toBeUndefined();
     expect(openai.thresholdTokens).toBe(155_000);
-    expect(new Compactor({ model: resolved("anthropic.messages") }).providerOptions()).toBeUndefined();
+    expect(new Compactor({ model: resolved("anthropic") }).providerOptions()).toBeUndefined();
   });
 
   it("recognises a compaction block kept as text with provider metadata", () => {

@@ -1,4 +1,4 @@
-import type { JSONObject, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type { JsonObject, ProviderOptions } from "../model/index.js";
 import type { AssistantContentBlock } from "../protocol/index.js";
 
 export interface AnthropicServerCompactionOptions {
@@ -20,8 +20,8 @@ export interface AnthropicServerCompactionOptions {
  * keeps it as a text block's `provider_metadata`, and `toPrompt` sends it back as a
  * `compaction` block, which is what Anthropic needs (it drops what came before it).
  */
-export function anthropicServerCompaction(options: AnthropicServerCompactionOptions = {}): SharedV3ProviderOptions {
-  const edit: JSONObject = { type: "compact_20260112" };
+export function anthropicServerCompaction(options: AnthropicServerCompactionOptions = {}): ProviderOptions {
+  const edit: JsonObject = { type: "compact_20260112" };
   if (options.triggerTokens !== undefined) edit.trigger = { type: "input_tokens", value: options.triggerTokens };
   if (options.instructions !== undefined) edit.instructions = options.instructions;
   if (options.pauseAfterCompaction !== undefined) edit.pauseAfterCompaction = options.pauseAfterCompaction;
@@ -38,12 +38,12 @@ export function isServerCompactionBlock(block: AssistantContentBlock): boolean {
  * can be added to the user's own `providerOptions` without dropping them.
  */
 export function mergeProviderOptions(
-  base: SharedV3ProviderOptions | undefined,
-  extra: SharedV3ProviderOptions | undefined,
-): SharedV3ProviderOptions | undefined {
+  base: ProviderOptions | undefined,
+  extra: ProviderOptions | undefined,
+): ProviderOptions | undefined {
   if (!extra) return base;
   if (!base) return extra;
-  const out: SharedV3ProviderOptions = { ...base };
+  const out: ProviderOptions = { ...base };
   for (const [provider, values] of Object.entries(extra)) out[provider] = { ...out[provider], ...values };
   return out;
 }

@@ -1,17 +1,15 @@
-import type { LanguageModelV3, LanguageModelV3Usage, SharedV3ProviderOptions } from "@ai-sdk/provider";
-import { APICallError } from "@ai-sdk/provider";
-import { errorMessage, GyreError } from "../errors/index.js";
-import type { Usage } from "../protocol/index.js";
+import { GyreError } from "../errors/index.js";
+import { classifyModelError, type Model, type ProviderOptions, responseOf } from "../model/index.js";
+import type { APIAssistantMessage, Usage } from "../protocol/index.js";
 import { COMPACTION_SYSTEM_PROMPT, compactionPrompt } from "./compaction-prompt.js";
-import { isPromptTooLongError } from "./prompt-too-long.js";
 
 export interface SummaryRequest {
-  model: LanguageModelV3;
+  model: Model;
   transcript: string;
   customInstructions?: string;
   maxOutputTokens: number;
   signal?: AbortSignal;
-  providerOptions?: SharedV3ProviderOptions;
+  providerOptions?: ProviderOptions;
 }
 
 export interface SummaryResponse {
@@ -19,61 +17,54 @@ export interface SummaryResponse {
   usage: Usage;
 }
 
+/** No tools: the summary call only writes text. */
+const NO_TOOLS = Object.freeze([]);
+
 /**
- * Ask the model for a summary of `transcript`: one plain call (`doGenerate`, no tools).
+ * Ask the model for a summary of `transcript`: one call without tools, its text taken.
  * Throws `GyreError` — `aborted` when the signal fired, `context_overflow` when even the
- * summary request is too long or the answer is empty, `model_error` otherwise.
+ * summary request is too long or the answer is empty, else the model call's own code.
  */
 export async function requestSummary(request: SummaryRequest): Promise<SummaryResponse> {
-  let result: Awaited<ReturnType<LanguageModelV3["doGenerate"]>>;
+  const signal = request.signal ?? new AbortController().signal;
+  let message: APIAssistantMessage;
   try {
-    result = await request.model.doGenerate({
-      prompt: [
-        { role: "system", content: COMPACTION_SYSTEM_PROMPT },
-        {
-          role: "user",
-          content: [{ type: "text", text: compactionPrompt(request.transcript, request.customInstructions) }],
-        },
-      ],
-      maxOutputTokens: request.maxOutputTokens,
-      abortSignal: request.signal,
-      providerOptions: request.providerOptions,
-    });
+    const response = await responseOf(
+      request.model.stream({
+        system: COMPACTION_SYSTEM_PROMPT,
+        history: [{ role: "user", content: compactionPrompt(request.transcript, request.customInstructions) }],
+        tools: NO_TOOLS,
+        maxOutputTokens: request.maxOutputTokens,
+        providerOptions: request.providerOptions,
+        signal,
+      }),
+    );
+    message = response.message;
   } catch (error) {
-    throw summaryError(error, request.signal);
+    throw summaryError(error, signal);
   }
-  const summary = result.content
-    .flatMap((part) => (part.type === "text" ? [part.text] : []))
+  const summary = message.content
+    .flatMap((block) => (block.type === "text" ? [block.text] : []))
     .join("")
     .trim();
   if (summary.length === 0)
     throw new GyreError("context_overflow", "Compaction failed: the model returned an empty summary.");
-  return { summary, usage: toUsage(result.usage) };
+  return { summary, usage: message.usage };
 }
 
-function summaryError(error: unknown, signal: AbortSignal | undefined): GyreError {
-  if (signal?.aborted) return new GyreError("aborted", "Compaction was interrupted.", { cause: error });
-  if (isPromptTooLongError(error)) {
+function summaryError(thrown: unknown, signal: AbortSignal): GyreError {
+  const error = classifyModelError(thrown, { aborted: signal.aborted });
+  if (error.code === "aborted") return new GyreError("aborted", "Compaction was interrupted.", { cause: error });
+  if (error.code === "model_prompt_too_long") {
     return new GyreError("context_overflow", "Compaction failed: the summary request itself is too long.", {
       cause: error,
-      statusCode: APICallError.isInstance(error) ? error.statusCode : undefined,
+      statusCode: error.statusCode,
     });
   }
-  const statusCode = APICallError.isInstance(error) ? error.statusCode : undefined;
-  return new GyreError("model_error", `Compaction failed: the summary request failed: ${errorMessage(error)}`, {
+  return new GyreError(error.code, `Compaction failed: the summary request failed: ${error.message}`, {
     cause: error,
-    statusCode,
-    retryable: statusCode === undefined || statusCode === 429 || statusCode >= 500,
+    statusCode: error.statusCode,
+    retryable: error.retryable,
+    retryAfterMs: error.retryAfterMs,
   });
-}
-
-function toUsage(usage: LanguageModelV3Usage): Usage {
-  const cacheRead = usage.inputTokens.cacheRead ?? 0;
-  const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
-  return {
-    input_tokens: usage.inputTokens.noCache ?? Math.max(0, (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite),
-    output_tokens: usage.outputTokens.total ?? 0,
-    cache_creation_input_tokens: cacheWrite,
-    cache_read_input_tokens: cacheRead,
-  };
 }

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from "./history.js";
+import type { HistoryEntry } from "../protocol/index.js";
 import { estimateEntryTokens } from "./token-count.js";
 
 export interface TailOptions {

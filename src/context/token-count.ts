@@ -1,5 +1,4 @@
-import type { Usage } from "../protocol/index.js";
-import type { HistoryEntry } from "./history.js";
+import type { HistoryEntry, Usage } from "../protocol/index.js";
 
 /**
  * The tokens a provider reported for one call: everything it read (fresh, cache-written and

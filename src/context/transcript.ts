@@ -1,5 +1,4 @@
-import type { AssistantContentBlock, UserContentBlock } from "../protocol/index.js";
-import type { HistoryEntry } from "./history.js";
+import type { AssistantContentBlock, HistoryEntry, UserContentBlock } from "../protocol/index.js";
 
 export interface TranscriptOptions {
   /** Characters kept of each tool output (head and tail). Default 2,000. */

@@ -17,8 +17,33 @@ export type GyreErrorCode =
   | "unknown_provider"
   /** `resolveModel`: the model is not a `"provider/model-id"` string. */
   | "invalid_model"
+  /**
+   * A model call failed in a way no more specific `model_*` code covers: an HTTP status
+   * without its own code, an error thrown by the provider package. `retryable` is set for
+   * 408, 409 and 425.
+   */
   | "model_error"
+  /**
+   * The connection to the model failed or its stream broke off (a reset, a cut body, a
+   * stream that ended without finishing), or the stream carried an error part of an unknown
+   * type. Retryable, except for the unknown error parts.
+   */
   | "model_stream_error"
+  /** The provider rate-limited the call (HTTP 429, `rate_limit_error`). Retryable, with `retryAfterMs` when sent. */
+  | "model_rate_limited"
+  /** The provider is overloaded (HTTP 529, Anthropic's `overloaded_error`). Retryable. */
+  | "model_overloaded"
+  /** The provider failed (HTTP 5xx other than 529, an in-stream `api_error`/`server_error`). Retryable. */
+  | "model_server_error"
+  /**
+   * The request does not fit the model's context window (Anthropic "prompt is too long",
+   * OpenAI `context_length_exceeded`). The loop compacts once and sends it again.
+   */
+  | "model_prompt_too_long"
+  /** The provider rejected the credentials or their permissions (HTTP 401, 403). */
+  | "model_auth_error"
+  /** The provider rejected the request as malformed or for an unknown model (HTTP 400, 404, 413, 422). */
+  | "model_bad_request"
   /**
    * A built-in tool failed (a missing file, an edit that does not match, a failed atomic
    * write, a bad search root). The loop shows it to the model as an `is_error` result.

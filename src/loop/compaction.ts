@@ -1,13 +1,12 @@
 import type { Compactor } from "../context/index.js";
 import { errorMessage } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import type { CostTracker, ResolvedModel } from "../model/index.js";
-import type { SDKMessage } from "../protocol/index.js";
+import type { CostTracker, Model } from "../model/index.js";
+import type { HistoryEntry, SDKMessage } from "../protocol/index.js";
 import type { MessageStamp } from "./messages.js";
 import { CONTINUE, interrupted, type NextStep, stop } from "./next-step.js";
 import type { RunContext } from "./run-context.js";
 import type { RunState } from "./run-state.js";
-import type { HistoryEntry } from "./to-prompt.js";
 import { reportHookOutcome } from "./tool-gate.js";
 
 export interface CompactStepInput {
@@ -17,7 +16,7 @@ export interface CompactStepInput {
   customInstructions?: string;
   afterPromptTooLong?: boolean;
   hooks: HookRunner | undefined;
-  model: ResolvedModel;
+  model: Model;
   costs: CostTracker;
   stamp: MessageStamp;
   signal: AbortSignal;

@@ -8,5 +8,4 @@ export type {
 } from "./options.js";
 export { DEFAULT_MODEL, type Query, query } from "./query.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
-export { type HistoryEntry, toPrompt } from "./to-prompt.js";
 export { type Approval, type ClientToolResult, toolResultsPrompt } from "./pause.js";

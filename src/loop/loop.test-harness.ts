@@ -1,8 +1,7 @@
 import { tmpdir } from "node:os";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { Compactor } from "../context/index.js";
 import { type HookCallbacks, HookRunner } from "../hooks/index.js";
-import { CostTracker, type ResolvedModel } from "../model/index.js";
+import { CostTracker, type Model } from "../model/index.js";
 import { type CanUseTool, PermissionPolicy, type PermissionPolicyOptions } from "../permissions/index.js";
 import type {
   APIAssistantMessage,
@@ -64,19 +63,19 @@ export interface Harness {
 }
 
 /** A model object that fails if anything calls it: the steps under test never should. */
-export function fakeModel(id = "test/fake-model"): ResolvedModel {
+export function fakeModel(id = "test/fake-model"): Model {
   const [provider = "test", modelId = id] = id.split("/");
-  const refuse = () => Promise.reject(new Error("the unit tests never call the model"));
-  const model: LanguageModelV3 = {
-    specificationVersion: "v3",
+  return {
+    id,
     provider,
     modelId,
-    supportedUrls: {},
-    doGenerate: refuse,
-    doStream: refuse,
+    api: "other",
+    // Priced, so recorded answers cost something and budget checks have a total to compare.
+    info: { input: 3, output: 15 },
+    stream: () => {
+      throw new Error("the unit tests never call the model");
+    },
   };
-  // Priced, so recorded answers cost something and budget checks have a total to compare.
-  return { model, id, provider, modelId, info: { input: 3, output: 15 } };
 }
 
 /** A hook runner with these callbacks, as the run would build it. */
@@ -111,6 +110,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     fallbackModel: undefined,
     modelSettings: () => ({ compactor: options.compactor, providerOptions: undefined }),
     now: () => NOW,
+    newUuid: () => `uuid-${++ids}`,
   };
   const state = newRunState(context, {
     model,

@@ -1,20 +1,27 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { GyreError } from "../errors/index.js";
-import type { ResolvedModel } from "../model/index.js";
+import type { GyreError } from "../errors/index.js";
+import {
+  classifyModelError,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+  type ToolInputProblem,
+} from "../model/index.js";
 import type { APIAssistantMessage, SDKMessage } from "../protocol/index.js";
-import { MessageAssembler, type ToolInputProblem } from "./assemble-message.js";
 import type { MessageStamp } from "./messages.js";
-import { classifyModelError, type RetryPolicy, retryDelayMs, sleep } from "./retry.js";
+import { type RetryPolicy, retryDelayMs, sleep } from "./retry.js";
 
 export interface ModelStepInput {
-  model: ResolvedModel;
-  callOptions: Omit<LanguageModelV3CallOptions, "abortSignal">;
+  model: Model;
+  request: Omit<ModelRequest, "signal">;
   signal: AbortSignal;
   retry: RetryPolicy;
   includePartialMessages: boolean;
   stamp: MessageStamp;
-  /** UTF-8 bytes one tool call's arguments may have (`maxToolInputBytes`). */
-  maxToolInputBytes: number;
+  /** Message ids for answers the provider gives none (default: the model's own `msg_gyre_…`). */
+  newId?: () => string;
+  /** The clock the call's duration is measured with (default `performance.now`). */
+  now?: () => number;
 }
 
 export type ModelStepOutcome =
@@ -22,13 +29,11 @@ export type ModelStepOutcome =
       kind: "message";
       message: APIAssistantMessage;
       /** Calls whose arguments were not used (`input` is `{}`), by id. */
-      toolInputProblems: Map<string, ToolInputProblem>;
+      toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
       apiMs: number;
     }
   | { kind: "aborted"; partial: APIAssistantMessage | undefined; apiMs: number }
   | { kind: "failed"; error: GyreError; partial: APIAssistantMessage | undefined; apiMs: number };
-
-let messageCounter = 0;
 
 /**
  * One model call with retries. Yields `stream_event` and `api_retry` messages as it goes
@@ -36,42 +41,27 @@ let messageCounter = 0;
  */
 export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessage, ModelStepOutcome> {
   let apiMs = 0;
+  const now = input.now ?? (() => performance.now());
   for (let attempt = 0; ; attempt++) {
-    const assembler = new MessageAssembler(
-      `msg_gyre_${Date.now().toString(36)}_${++messageCounter}`,
-      input.model.modelId,
-      input.maxToolInputBytes,
-    );
-    const started = performance.now();
+    const started = now();
     try {
-      const { stream } = await input.model.model.doStream({
-        ...input.callOptions,
-        abortSignal: input.signal,
-      });
-      for await (const part of stream as AsyncIterable<LanguageModelV3StreamPart>) {
-        if (part.type === "error") throw part.error;
-        const events = assembler.push(part);
-        if (input.includePartialMessages) for (const event of events) yield input.stamp.streamEvent(event);
-      }
-      apiMs += performance.now() - started;
-      if (!assembler.finished) {
-        throw new GyreError("model_stream_error", "The model's stream ended before the response was complete.", {
-          retryable: true,
-        });
-      }
-      return {
-        kind: "message",
-        message: assembler.message(),
-        toolInputProblems: assembler.toolInputProblems,
-        apiMs,
-      };
+      const response = yield* forward(
+        input.model.stream({
+          ...input.request,
+          ...(input.newId && { messageId: input.newId() }),
+          signal: input.signal,
+        }),
+        input,
+      );
+      apiMs += now() - started;
+      return { kind: "message", message: response.message, toolInputProblems: response.toolInputProblems, apiMs };
     } catch (thrown) {
-      apiMs += performance.now() - started;
-      assembler.dropIncompleteToolCalls();
-      const partial = hasContent(assembler.message()) ? assembler.message() : undefined;
-      if (input.signal.aborted) return { kind: "aborted", partial, apiMs };
-      const error = classifyModelError(thrown);
-      if (!error.retryable || attempt >= input.retry.maxRetries) return { kind: "failed", error, partial, apiMs };
+      apiMs += now() - started;
+      // Models other than the AI SDK adapter may throw unclassified errors.
+      const error = classifyModelError(thrown, { aborted: input.signal.aborted });
+      if (input.signal.aborted) return { kind: "aborted", partial: error.partial, apiMs };
+      if (!error.retryable || attempt >= input.retry.maxRetries)
+        return { kind: "failed", error, partial: error.partial, apiMs };
       const delay = retryDelayMs(attempt + 1, error, input.retry);
       yield input.stamp.stamp({
         type: "system",
@@ -91,6 +81,19 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
   }
 }
 
-function hasContent(message: APIAssistantMessage): boolean {
-  return message.content.some((block) => block.type !== "text" || block.text.length > 0);
+/** The model's events as `stream_event` messages (when asked for); returns its response. */
+async function* forward(
+  stream: AsyncIterator<ModelStreamEvent, ModelResponse>,
+  input: ModelStepInput,
+): AsyncGenerator<SDKMessage, ModelResponse> {
+  try {
+    for (;;) {
+      const next = await stream.next();
+      if (next.done) return next.value;
+      if (input.includePartialMessages) yield input.stamp.streamEvent(next.value);
+    }
+  } finally {
+    // Our consumer stopped early: let the model close its connection.
+    await stream.return?.();
+  }
 }

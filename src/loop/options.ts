@@ -1,7 +1,7 @@
-import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
-import type { PricingTable, ProviderConfig } from "../model/index.js";
+import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
 import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessage } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
@@ -19,8 +19,11 @@ export type SystemPromptOption = string | { type: "preset"; preset: "gyre" | "cl
  * written for it needs only an import change.
  */
 export interface QueryOptions {
-  /** `"provider/model-id"` or an AI SDK language model. Default: `GYRE_MODEL` or `anthropic/claude-sonnet-4-5`. */
-  model?: string | LanguageModelV3;
+  /**
+   * `"provider/model-id"`, an AI SDK language model, or a {@link Model} of your own. Default:
+   * `GYRE_MODEL` or `anthropic/claude-sonnet-4-5`.
+   */
+  model?: string | LanguageModelV3 | Model;
   systemPrompt?: SystemPromptOption;
   /** Model calls allowed before the run stops with `error_max_turns`. */
   maxTurns?: number;
@@ -104,7 +107,7 @@ export interface QueryOptions {
   pricing?: PricingTable;
   maxOutputTokens?: number;
   /** Passed through to the provider (e.g. `{ anthropic: { thinking: {...} } }`). */
-  providerOptions?: SharedV3ProviderOptions;
+  providerOptions?: ProviderOptions;
   /** Timeout for each tool call, unless the tool sets its own. */
   toolTimeoutMs?: number;
   /**

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { GyreError } from "../errors/index.js";
 import type { PermissionResult } from "../permissions/index.js";
 import type {
+  HistoryEntry,
   PendingToolCall,
   SDKMessage,
   SDKUserMessage,
@@ -15,7 +16,6 @@ import type { RunState } from "./run-state.js";
 import { runTools } from "./run-tools.js";
 import { afterTools } from "./steps/tools.js";
 import type { GateDecision } from "./tool-gate.js";
-import type { HistoryEntry } from "./to-prompt.js";
 
 // A run pauses (`requires_action`) on calls the caller must answer: client-executed tools and
 // deferred approvals. Everything needed to go on is in the session: the assistant message with

@@ -3,7 +3,7 @@ import { accessSync, closeSync, constants, existsSync, openSync, readSync } from
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
-import type { PendingToolCall, SDKMessage } from "../protocol/index.js";
+import type { HistoryEntry, PendingToolCall, SDKMessage } from "../protocol/index.js";
 import {
   conversationFromMessages,
   defaultSqlitePath,
@@ -15,7 +15,6 @@ import {
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
 import { pendingToolCalls } from "./pause.js";
-import type { HistoryEntry } from "./to-prompt.js";
 import { uniqueHistoryToolUseIds } from "./tool-use-ids.js";
 
 /** A store with this run's session in it, locked for the run. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
-import type { ResolvedModel } from "../model/index.js";
+import type { Model } from "../model/index.js";
 import {
   emptyUsage,
   type PermissionMode,
@@ -142,7 +142,7 @@ async function* runSession(
   options: QueryOptions,
   persistence: Persistence,
   controller: AbortController,
-  pendingModel: Promise<ResolvedModel>,
+  pendingModel: Promise<Model>,
   controls: RunControls,
   live: LiveRun,
   ids: Ids & { startedAt: number },
@@ -162,6 +162,7 @@ async function* runSession(
       stamp,
       signal: controller.signal,
       now: ids.now,
+      newUuid: ids.newUuid,
       startedAt: ids.startedAt,
     });
     const { context, state } = setup;

@@ -5,7 +5,7 @@ import type {
   ToolUseBlock,
   UserContentBlock,
 } from "../protocol/index.js";
-import type { ResolvedModel } from "../model/index.js";
+import type { Model } from "../model/index.js";
 import type { RunContext } from "./run-context.js";
 import type { RunState } from "./run-state.js";
 
@@ -16,7 +16,7 @@ import type { RunState } from "./run-state.js";
 export function recordAssistant(
   context: RunContext,
   state: RunState,
-  model: ResolvedModel,
+  model: Model,
   message: SDKAssistantMessage["message"],
   error?: string,
 ): SDKAssistantMessage {

@@ -1,5 +1,5 @@
 import type { HookRunner } from "../hooks/index.js";
-import type { ResolvedModel } from "../model/index.js";
+import type { Model } from "../model/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
 import type { MessageStamp } from "./messages.js";
 import type { RetryPolicy } from "./retry.js";
@@ -48,9 +48,11 @@ export interface RunContext {
   /** `outputFormat` is set: the run must end through the StructuredOutput tool. */
   readonly structuredOutput: boolean;
   /** `fallbackModel`, resolved; the run switches to it once when a model call fails for good. */
-  readonly fallbackModel: ResolvedModel | undefined;
+  readonly fallbackModel: Model | undefined;
   /** Compaction and provider options for a model (they depend on its context window and provider). */
-  readonly modelSettings: (model: ResolvedModel) => ModelSettings;
+  readonly modelSettings: (model: Model) => ModelSettings;
   /** The clock (`Date.now` unless the caller injected one). */
   readonly now: () => number;
+  /** New ids (`crypto.randomUUID` unless the caller injected a source). */
+  readonly newUuid: () => string;
 }

@@ -1,24 +1,22 @@
-import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import type { Compactor } from "../context/index.js";
-import type { CostTracker, ResolvedModel } from "../model/index.js";
+import type { CostTracker, Model, ProviderOptions, ToolInputProblem } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import type {
   APIAssistantMessage,
+  HistoryEntry,
   PendingToolCall,
   PermissionDenial,
   TerminalReason,
   ToolUseBlock,
 } from "../protocol/index.js";
-import type { ToolInputProblem } from "./assemble-message.js";
 import type { DoomLoopDetector } from "./doom-loop.js";
 import type { RunContext } from "./run-context.js";
-import type { HistoryEntry } from "./to-prompt.js";
 
 /** What depends on the run's current model: compaction thresholds and provider options. */
 export interface ModelSettings {
   /** Client-side compaction; undefined when turned off. */
   compactor: Compactor | undefined;
-  providerOptions: LanguageModelV3CallOptions["providerOptions"];
+  providerOptions: ProviderOptions | undefined;
 }
 
 /** Counters that bound how often the loop nudges the model; they start at zero for each prompt. */
@@ -43,7 +41,7 @@ export interface TurnAnswer {
 export interface RunState {
   history: HistoryEntry[];
   /** The model calls go to; `Query.setModel` and the fallback change it. */
-  model: ResolvedModel;
+  model: Model;
   modelSettings: ModelSettings;
   /** Rules and mode; `Query.setPermissionMode` and "always allow" answers change it. */
   permissions: PermissionPolicy;
@@ -66,7 +64,7 @@ export interface RunState {
 }
 
 export interface NewRunState {
-  model: ResolvedModel;
+  model: Model;
   permissions: PermissionPolicy;
   doomLoop: DoomLoopDetector;
   costs: CostTracker;
@@ -96,7 +94,7 @@ export function newPromptCounters(): PromptCounters {
 }
 
 /** Makes `model` the run's model from the next call on; compaction and provider options follow it. */
-export function useModel(context: RunContext, state: RunState, model: ResolvedModel): void {
+export function useModel(context: RunContext, state: RunState, model: Model): void {
   state.model = model;
   state.modelSettings = context.modelSettings(model);
 }

@@ -7,7 +7,7 @@ import type {
   ToolUseBlock,
 } from "../protocol/index.js";
 import { type AnyTool, errorResult, executeTool, prepareCall, type ToolCall, type ToolResult } from "../tools/index.js";
-import type { ToolInputProblem } from "./assemble-message.js";
+import type { ToolInputProblem } from "../model/index.js";
 import { AsyncQueue } from "../async/index.js";
 import { joinedText } from "./record.js";
 import type { RunContext } from "./run-context.js";

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { CostTracker, providerKeyEnvNames, type ResolvedModel, resolveModel } from "../model/index.js";
+import { CostTracker, providerKeyEnvNames, type Model, resolveModel } from "../model/index.js";
 import { loadShellParser, PermissionPolicy } from "../permissions/index.js";
 import type { PermissionMode } from "../protocol/index.js";
 import { type IgnoredProjectSettings, type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
@@ -42,8 +42,10 @@ export interface SetupInput {
   now: () => number;
   /** When the run started, by that clock. */
   startedAt: number;
+  /** New ids (`crypto.randomUUID` unless injected). */
+  newUuid: () => string;
   /** The model, when the caller started resolving it early ({@link startModel}). */
-  model?: Promise<ResolvedModel>;
+  model?: Promise<Model>;
 }
 
 /**
@@ -51,7 +53,7 @@ export interface SetupInput {
  * can overlap other start-up work; {@link setupRun} awaits it. A failure surfaces only
  * where setupRun awaits it, so errors keep their order.
  */
-export function startModel(options: QueryOptions): Promise<ResolvedModel> {
+export function startModel(options: QueryOptions): Promise<Model> {
   return quiet(resolveModel(modelSpec(options), resolveOptions(options)));
 }
 
@@ -137,6 +139,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       };
     },
     now: input.now,
+    newUuid: input.newUuid,
   };
   const state = newRunState(context, {
     model,
@@ -160,7 +163,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
 
 function compactorFor(
   options: QueryOptions,
-  model: ResolvedModel,
+  model: Model,
   systemPrompt: string,
   registry: ToolRegistry,
 ): Compactor | undefined {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { APIAssistantMessage, AssistantContentBlock, UserContentBlock } from "../protocol/index.js";
-import type { HistoryEntry } from "./to-prompt.js";
+import type { APIAssistantMessage, AssistantContentBlock, HistoryEntry, UserContentBlock } from "../protocol/index.js";
 import { uniqueHistoryToolUseIds, uniqueToolUseIds } from "./tool-use-ids.js";
 
 const call = (id: string): AssistantContentBlock => ({ type: "tool_use", id, name: "note", input: {} });

@@ -1,5 +1,4 @@
-import type { APIAssistantMessage, AssistantContentBlock, UserContentBlock } from "../protocol/index.js";
-import type { HistoryEntry } from "./to-prompt.js";
+import type { APIAssistantMessage, AssistantContentBlock, HistoryEntry, UserContentBlock } from "../protocol/index.js";
 
 // Anthropic rejects a request whose tool_use ids are not unique, and OpenAI's Responses and
 // Chat APIs pair each output with a call by id: one id on two calls makes the history

@@ -1,9 +1,22 @@
+export { classifyModelError } from "./classify-error.js";
 export { costOf } from "./cost.js";
 export { CostTracker } from "./cost-tracker.js";
+export {
+  type Model,
+  type ModelApi,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+  type ModelTool,
+  responseOf,
+  type ToolInputProblem,
+} from "./model.js";
+export { ModelCallError } from "./model-call-error.js";
 export { DEFAULT_PRICING, lookupModelInfo, ModelInfo, type PricingTable, Rates } from "./pricing.js";
+export type { JsonObject, ProviderOptions } from "./provider-options.js";
 export { providerKeyEnvNames } from "./provider-key-env.js";
 export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";
-export { type Env, type ResolvedModel, type ResolveModelOptions, resolveModel } from "./resolve-model.js";
+export { type Env, type ResolveModelOptions, resolveModel } from "./resolve-model.js";
 export {
   INVALID_TOOL_NAME,
   isTextProtocolModel,

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { AiSdkModel } from "./ai-sdk/ai-sdk-model.js";
+import type { Model } from "./model.js";
 import { resolveModel } from "./resolve-model.js";
+
+/** The AI SDK model the adapter wraps. */
+function languageModel(model: Model): LanguageModelV3 {
+  if (!(model instanceof AiSdkModel)) throw new Error("not the AI SDK adapter");
+  return model.languageModel;
+}
 
 describe("resolveModel", () => {
   it("resolves each built-in provider through its AI SDK package", async () => {
@@ -10,11 +19,16 @@ describe("resolveModel", () => {
       provider: "anthropic",
       modelId: "claude-sonnet-4-5",
     });
-    expect(anthropic.model.provider).toMatch(/^anthropic/);
+    expect(languageModel(anthropic).provider).toMatch(/^anthropic/);
+    expect(anthropic.api).toBe("anthropic");
     expect(anthropic.info?.contextWindow).toBe(200_000);
-    expect((await resolveModel("openai/gpt-5", { env })).model.provider).toBe("openai.responses");
-    expect((await resolveModel("openai-chat/gpt-4o", { env })).model.provider).toBe("openai.chat");
-    expect((await resolveModel("ollama/llama3.2", { env: {} })).model.provider).toMatch(/^ollama/);
+    const openai = await resolveModel("openai/gpt-5", { env });
+    expect([languageModel(openai).provider, openai.api]).toEqual(["openai.responses", "openai-responses"]);
+    const chat = await resolveModel("openai-chat/gpt-4o", { env });
+    expect([languageModel(chat).provider, chat.api]).toEqual(["openai.chat", "openai-chat"]);
+    const ollama = await resolveModel("ollama/llama3.2", { env: {} });
+    expect(languageModel(ollama).provider).toMatch(/^ollama/);
+    expect(ollama.api).toBe("openai-compatible");
   });
 
   it("fails before any request on a missing key, an unknown provider or a malformed id", async () => {
@@ -31,7 +45,7 @@ describe("resolveModel", () => {
       pricing: { "big-model": { input: 1, output: 2 } },
     });
     expect(custom.info).toEqual({ input: 1, output: 2 });
-    const direct = await resolveModel(custom.model);
-    expect(direct.id).toBe("corp/big-model");
+    const direct = await resolveModel(languageModel(custom));
+    expect(direct).toMatchObject({ id: "corp/big-model", api: "other", info: undefined });
   });
 });

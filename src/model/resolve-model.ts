@@ -1,6 +1,8 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { GyreError } from "../errors/index.js";
-import { DEFAULT_PRICING, lookupModelInfo, type ModelInfo, type PricingTable } from "./pricing.js";
+import { AiSdkModel, apiOfLanguageModel } from "./ai-sdk/ai-sdk-model.js";
+import type { Model, ModelApi } from "./model.js";
+import { DEFAULT_PRICING, lookupModelInfo, type PricingTable } from "./pricing.js";
 import { BUILTIN_PROVIDERS, type ProviderConfig } from "./providers.js";
 import { wrapTextProtocol } from "./text-protocol/index.js";
 
@@ -17,35 +19,29 @@ export interface ResolveModelOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** A model ready for the loop: the AI SDK language model plus what Gyre knows about it. */
-export interface ResolvedModel {
-  model: LanguageModelV3;
-  /** `provider/model-id`, as reported in messages and `modelUsage`. */
-  id: string;
-  provider: string;
-  modelId: string;
-  info: ModelInfo | undefined;
-}
-
 /**
- * Resolve `"provider/model-id"` (or an AI SDK language model object) to a model. A missing
- * API key or an unknown provider fails here, before any request is sent. Provider packages
- * are imported on demand so start-up loads only the one in use.
+ * Resolve `"provider/model-id"` (or an AI SDK language model object) to a {@link Model}: the
+ * AI SDK adapter over the provider's package, wrapped in the text tool protocol when the
+ * provider is configured with `toolProtocol: "text"`. A missing API key or an unknown
+ * provider fails here, before any request is sent. Provider packages are imported on demand
+ * so start-up loads only the one in use.
  */
 export async function resolveModel(
-  spec: string | LanguageModelV3,
+  spec: string | LanguageModelV3 | Model,
   options: ResolveModelOptions = {},
-): Promise<ResolvedModel> {
+): Promise<Model> {
   const pricing = { ...DEFAULT_PRICING, ...options.pricing };
+  // Already a Model (one of ours, or the caller's own implementation): used as it is.
+  if (typeof spec !== "string" && "stream" in spec) return spec;
   if (typeof spec !== "string") {
     const provider = spec.provider.split(".")[0] ?? spec.provider;
-    return {
-      model: spec,
+    return new AiSdkModel(spec, {
       id: `${provider}/${spec.modelId}`,
       provider,
       modelId: spec.modelId,
       info: lookupModelInfo(spec.modelId, pricing),
-    };
+      api: apiOfLanguageModel(spec),
+    });
   }
   const slash = spec.indexOf("/");
   if (slash <= 0 || slash === spec.length - 1) {
@@ -68,7 +64,13 @@ export async function resolveModel(
   const env = options.env ?? process.env;
   const created = await createLanguageModel(providerName, modelId, config, env, options.fetch);
   const model = config.toolProtocol === "text" ? wrapTextProtocol(created) : created;
-  return { model, id: spec, provider: providerName, modelId, info: lookupModelInfo(modelId, pricing) };
+  return new AiSdkModel(model, {
+    id: spec,
+    provider: providerName,
+    modelId,
+    info: lookupModelInfo(modelId, pricing),
+    api: apiOfConfig(config),
+  });
 }
 
 async function createLanguageModel(
@@ -117,4 +119,9 @@ async function createLanguageModel(
 function withV1(baseURL: string): string {
   const trimmed = baseURL.replace(/\/+$/, "");
   return /\/v\d+$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
+}
+
+function apiOfConfig(config: ProviderConfig): ModelApi {
+  if (config.type === "openai") return config.api === "chat" ? "openai-chat" : "openai-responses";
+  return config.type;
 }

@@ -1,2 +1,3 @@
 export * from "./content.js";
 export * from "./messages.js";
+export type { HistoryEntry } from "./history.js";

@@ -1,6 +1,4 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
-import { isPromptTooLongError } from "../../context/index.js";
-import type { ResolvedModel } from "../../model/index.js";
+import type { Model, ModelTool } from "../../model/index.js";
 import type { SDKMessage } from "../../protocol/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
 import { compact } from "../compaction.js";
@@ -10,7 +8,6 @@ import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
 import { recordAssistant, recordUser, toolUses, unanswered } from "../record.js";
 import type { RunContext } from "../run-context.js";
 import { type RunState, useModel } from "../run-state.js";
-import { toPrompt } from "../to-prompt.js";
 import { uniqueToolUseIds } from "../tool-use-ids.js";
 
 /**
@@ -22,7 +19,7 @@ export async function* modelTurnStep(context: RunContext, state: RunState): Asyn
   // The model this call goes to: a Query.setModel during the call applies to the next one.
   let model = state.model;
   let outcome = yield* callModel(context, state, model);
-  if (outcome.kind === "failed" && state.modelSettings.compactor && isPromptTooLongError(outcome.error)) {
+  if (outcome.kind === "failed" && state.modelSettings.compactor && outcome.error.code === "model_prompt_too_long") {
     const compacted = yield* compact(context, state, "auto", undefined, true);
     if (compacted.next !== "continue") return compacted;
     model = state.model;
@@ -76,45 +73,37 @@ export async function* modelTurnStep(context: RunContext, state: RunState): Asyn
 async function* callModel(
   context: RunContext,
   state: RunState,
-  model: ResolvedModel,
+  model: Model,
 ): AsyncGenerator<SDKMessage, ModelStepOutcome> {
   const outcome = yield* modelStep({
     model,
-    callOptions: callOptions(context, state),
+    request: {
+      system: context.systemPrompt,
+      history: state.history,
+      tools: modelTools(context.registry),
+      maxOutputTokens: context.limits.maxOutputTokens,
+      providerOptions: state.modelSettings.providerOptions,
+      maxToolInputBytes: context.limits.maxToolInputBytes,
+    },
     signal: context.signal,
     retry: context.retry,
     includePartialMessages: context.includePartialMessages,
     stamp: context.stamp,
-    maxToolInputBytes: context.limits.maxToolInputBytes,
+    newId: () => `msg_gyre_${context.newUuid()}`,
+    now: context.now,
   });
   state.apiMs += outcome.apiMs;
   return outcome;
 }
 
-/** Tool definitions in the AI SDK's shape; the registry does not change during a run. */
-const toolDefinitions = new WeakMap<ToolRegistry, LanguageModelV3FunctionTool[]>();
+/** The registry's tool definitions, one array per registry (it does not change during a run), so the adapter's cache hits. */
+const toolDefinitions = new WeakMap<ToolRegistry, ModelTool[]>();
 
-function functionTools(registry: ToolRegistry): LanguageModelV3FunctionTool[] {
+function modelTools(registry: ToolRegistry): ModelTool[] {
   let tools = toolDefinitions.get(registry);
   if (!tools) {
-    tools = registry.definitions().map((definition) => ({
-      type: "function",
-      name: definition.name,
-      description: definition.description,
-      inputSchema: definition.inputSchema as LanguageModelV3FunctionTool["inputSchema"],
-    }));
+    tools = registry.definitions();
     toolDefinitions.set(registry, tools);
   }
   return tools;
-}
-
-function callOptions(context: RunContext, state: RunState): Omit<LanguageModelV3CallOptions, "abortSignal"> {
-  const tools = functionTools(context.registry);
-  return {
-    prompt: toPrompt(context.systemPrompt, state.history),
-    tools: tools.length > 0 ? tools : undefined,
-    toolChoice: tools.length > 0 ? { type: "auto" } : undefined,
-    maxOutputTokens: context.limits.maxOutputTokens,
-    providerOptions: state.modelSettings.providerOptions,
-  };
 }

@@ -3,7 +3,7 @@ import type { CompactionResult, CompactOptions, Compactor } from "../../context/
 import type { HookCallbackResult } from "../../hooks/index.js";
 import type { SDKMessage } from "../../protocol/index.js";
 import { drain, type Harness, type HarnessOptions, harness, modelAnswered, text } from "../loop.test-harness.js";
-import type { HistoryEntry } from "../to-prompt.js";
+import type { HistoryEntry } from "../../protocol/index.js";
 import { prepareStep } from "./prepare.js";
 
 // Before each model call: limits in order (abort, budget, turns), then compaction when it was

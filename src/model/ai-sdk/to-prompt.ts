@@ -5,18 +5,13 @@ import type {
   SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
 import type {
-  APIAssistantMessage,
   AssistantContentBlock,
+  HistoryEntry,
   ImageBlock,
   TextBlock,
   ToolResultBlock,
   UserContentBlock,
-} from "../protocol/index.js";
-
-/** One entry of the conversation the loop keeps: Anthropic-shaped user and assistant turns. */
-export type HistoryEntry =
-  | { role: "user"; content: string | UserContentBlock[] }
-  | { role: "assistant"; message: APIAssistantMessage };
+} from "../../protocol/index.js";
 
 /**
  * The prompt built for a history array so far. The loop only ever appends to its history

@@ -1,9 +1,8 @@
-import type { LanguageModelV3StreamPart, LanguageModelV3Usage, SharedV3ProviderMetadata } from "@ai-sdk/provider";
-import type { APIAssistantMessage, AssistantContentBlock, StopReason, Usage } from "../protocol/index.js";
-import { emptyUsage, StopReason as StopReasonSchema } from "../protocol/index.js";
-
-/** An Anthropic raw stream event (`message_start`, `content_block_delta`, ...). */
-export type RawStreamEvent = { type: string } & Record<string, unknown>;
+import type { LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
+import type { APIAssistantMessage, AssistantContentBlock, StopReason, Usage } from "../../protocol/index.js";
+import { emptyUsage } from "../../protocol/index.js";
+import type { ModelStreamEvent, ToolInputProblem } from "../model.js";
+import { toStopReason, toUsage } from "./finish.js";
 
 type Metadata = Record<string, Record<string, unknown>>;
 
@@ -16,11 +15,6 @@ interface OpenBlock {
    */
   inputBytes?: number;
 }
-
-/** Why a tool call's arguments did not become its input (the block's `input` is then `{}`). */
-export type ToolInputProblem =
-  /** `raw`: the start of the text, enough to show the model what it sent. */
-  { kind: "invalid_json"; raw: string } | { kind: "too_large"; bytes: number; limit: number };
 
 /** Characters of unparseable arguments kept to quote back to the model. */
 const QUOTED_INPUT_CHARS = 2000;
@@ -52,8 +46,8 @@ export class MessageAssembler {
   }
 
   /** Apply one stream part; returns the raw events it corresponds to. */
-  push(part: LanguageModelV3StreamPart): RawStreamEvent[] {
-    const events: RawStreamEvent[] = [];
+  push(part: LanguageModelV3StreamPart): ModelStreamEvent[] {
+    const events: ModelStreamEvent[] = [];
     if (part.type === "response-metadata") {
       if (part.id && !this.#started) this.#id = part.id;
       if (part.modelId && !this.#started) this.#model = part.modelId;
@@ -181,8 +175,18 @@ export class MessageAssembler {
     return this.#stopReason !== null;
   }
 
-  /** Drop tool calls whose arguments never completed (the stream was cut inside one). */
-  dropIncompleteToolCalls(): void {
+  /**
+   * What streamed so far for a failed call, without tool calls whose arguments never
+   * completed (the stream was cut inside one); undefined when nothing of substance did.
+   */
+  partial(): APIAssistantMessage | undefined {
+    this.#dropIncompleteToolCalls();
+    const message = this.message();
+    const substantial = message.content.some((block) => block.type !== "text" || block.text.length > 0);
+    return substantial ? message : undefined;
+  }
+
+  #dropIncompleteToolCalls(): void {
     for (const [id, open] of this.#toolBlocks) {
       if (open.inputBytes === undefined) continue;
       const index = this.#content.indexOf(open.block);
@@ -191,7 +195,7 @@ export class MessageAssembler {
     }
   }
 
-  #start(id: string, block: AssistantContentBlock): RawStreamEvent {
+  #start(id: string, block: AssistantContentBlock): ModelStreamEvent {
     const index = this.#content.length;
     this.#content.push(block);
     this.#open.set(id, { index, block });
@@ -199,14 +203,14 @@ export class MessageAssembler {
     return { type: "content_block_start", index, content_block: wire };
   }
 
-  #ensure(id: string, create: () => AssistantContentBlock, events: RawStreamEvent[]): OpenBlock {
+  #ensure(id: string, create: () => AssistantContentBlock, events: ModelStreamEvent[]): OpenBlock {
     const existing = this.#open.get(id);
     if (existing) return existing;
     events.push(this.#start(id, create()));
     return this.#open.get(id) as OpenBlock;
   }
 
-  #absorbMetadata(open: OpenBlock, metadata: SharedV3ProviderMetadata | undefined, events: RawStreamEvent[]): void {
+  #absorbMetadata(open: OpenBlock, metadata: SharedV3ProviderMetadata | undefined, events: ModelStreamEvent[]): void {
     const incoming = meta(metadata);
     if (!incoming) return;
     const block = open.block;
@@ -240,7 +244,7 @@ export class MessageAssembler {
     name: string,
     rawInput: string,
     metadata: SharedV3ProviderMetadata | undefined,
-    events: RawStreamEvent[],
+    events: ModelStreamEvent[],
   ): void {
     let open = this.#toolBlocks.get(id);
     if (!open) {
@@ -285,7 +289,7 @@ export class MessageAssembler {
     return {};
   }
 
-  #closeAll(events: RawStreamEvent[]): void {
+  #closeAll(events: ModelStreamEvent[]): void {
     for (const open of this.#open.values()) events.push({ type: "content_block_stop", index: open.index });
     this.#open.clear();
   }
@@ -308,38 +312,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false };
   }
-}
-
-/** Anthropic's usage semantics: `input_tokens` excludes cache reads and writes. */
-export function toUsage(usage: LanguageModelV3Usage): Usage {
-  const cacheRead = usage.inputTokens.cacheRead ?? 0;
-  const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
-  const input = usage.inputTokens.noCache ?? Math.max(0, (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite);
-  return {
-    input_tokens: input,
-    output_tokens: usage.outputTokens.total ?? 0,
-    cache_creation_input_tokens: cacheWrite,
-    cache_read_input_tokens: cacheRead,
-  };
-}
-
-const UNIFIED_STOP: Record<string, StopReason> = {
-  stop: "end_turn",
-  length: "max_tokens",
-  "tool-calls": "tool_use",
-  "content-filter": "refusal",
-};
-
-/** Map the provider's finish reason onto Anthropic's stop reasons. */
-export function toStopReason(unified: string, raw: string | undefined): StopReason {
-  const direct = StopReasonSchema.safeParse(raw);
-  if (direct.success) return direct.data;
-  if (raw === "refusal") return "refusal";
-  return UNIFIED_STOP[unified] ?? "end_turn";
 }

@@ -1,0 +1,74 @@
+import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { classifyModelError, streamEndedEarly } from "../classify-error.js";
+import type { Model, ModelApi, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
+import type { ModelInfo } from "../pricing.js";
+import { MessageAssembler } from "./assemble-message.js";
+import { toCallOptions } from "./call-options.js";
+
+/** What Gyre knows about an AI SDK model beyond the model object itself. */
+export interface AiSdkModelIdentity {
+  id: string;
+  provider: string;
+  modelId: string;
+  info: ModelInfo | undefined;
+  api: ModelApi;
+}
+
+let messageCounter = 0;
+
+function newMessageId(): string {
+  return `msg_gyre_${Date.now().toString(36)}_${++messageCounter}`;
+}
+
+/**
+ * A {@link Model} over an AI SDK language model (`LanguageModelV3`): converts the request to
+ * the AI SDK's prompt and tools, streams with `doStream`, and assembles the provider-neutral
+ * stream parts into Anthropic events and an assistant message.
+ */
+export class AiSdkModel implements Model {
+  readonly id: string;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly info: ModelInfo | undefined;
+  readonly api: ModelApi;
+
+  constructor(
+    readonly languageModel: LanguageModelV3,
+    identity: AiSdkModelIdentity,
+  ) {
+    this.id = identity.id;
+    this.provider = identity.provider;
+    this.modelId = identity.modelId;
+    this.info = identity.info;
+    this.api = identity.api;
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, ModelResponse> {
+    const assembler = new MessageAssembler(
+      request.messageId ?? newMessageId(),
+      this.modelId,
+      request.maxToolInputBytes,
+    );
+    try {
+      const { stream } = await this.languageModel.doStream(toCallOptions(request));
+      for await (const part of stream as AsyncIterable<LanguageModelV3StreamPart>) {
+        if (part.type === "error") throw part.error;
+        for (const event of assembler.push(part)) yield event;
+      }
+    } catch (thrown) {
+      throw classifyModelError(thrown, { aborted: request.signal.aborted, partial: assembler.partial() });
+    }
+    if (!assembler.finished) {
+      throw classifyModelError(streamEndedEarly(), { aborted: request.signal.aborted, partial: assembler.partial() });
+    }
+    return { message: assembler.message(), toolInputProblems: assembler.toolInputProblems };
+  }
+}
+
+/** The wire API of an AI SDK model Gyre did not create, from its provider id (`anthropic.messages`). */
+export function apiOfLanguageModel(model: LanguageModelV3): ModelApi {
+  const [family, api] = model.provider.split(".");
+  if (family === "anthropic") return "anthropic";
+  if (family === "openai") return api === "chat" ? "openai-chat" : "openai-responses";
+  return "other";
+}

@@ -1,0 +1,33 @@
+import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import type { ModelRequest, ModelTool } from "../model.js";
+import { toPrompt } from "./to-prompt.js";
+
+/** Tool definitions in the AI SDK's shape, per tool list (a run passes the same list every call). */
+const functionToolCache = new WeakMap<readonly ModelTool[], LanguageModelV3FunctionTool[]>();
+
+function functionTools(tools: readonly ModelTool[]): LanguageModelV3FunctionTool[] {
+  let converted = functionToolCache.get(tools);
+  if (!converted) {
+    converted = tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema as LanguageModelV3FunctionTool["inputSchema"],
+    }));
+    functionToolCache.set(tools, converted);
+  }
+  return converted;
+}
+
+/** A {@link ModelRequest} as AI SDK call options. */
+export function toCallOptions(request: ModelRequest): LanguageModelV3CallOptions {
+  const tools = functionTools(request.tools);
+  return {
+    prompt: toPrompt(request.system, request.history),
+    tools: tools.length > 0 ? tools : undefined,
+    toolChoice: tools.length > 0 ? { type: "auto" } : undefined,
+    maxOutputTokens: request.maxOutputTokens,
+    providerOptions: request.providerOptions,
+    abortSignal: request.signal,
+  };
+}

@@ -1,0 +1,79 @@
+import type { APIAssistantMessage, HistoryEntry } from "../protocol/index.js";
+import type { ModelInfo } from "./pricing.js";
+import type { ProviderOptions } from "./provider-options.js";
+
+/**
+ * A language model as the loop sees it: our own request and stream types in, Anthropic-shaped
+ * events and an assistant message out. Provider wire protocols live behind it (see
+ * `resolveModel`, which adapts AI SDK language models).
+ */
+export interface Model {
+  /** `provider/model-id`, as reported in messages and `modelUsage`. */
+  readonly id: string;
+  /** The provider name before the `/` (`anthropic`, `ollama`, a user-configured name). */
+  readonly provider: string;
+  readonly modelId: string;
+  /** Pricing and limits, when the pricing table knows the model. */
+  readonly info: ModelInfo | undefined;
+  /** The wire API the model speaks; provider-specific features key off it, never off names. */
+  readonly api: ModelApi;
+  /**
+   * Send one request and stream the answer: yields Anthropic raw stream events
+   * (`message_start`, `content_block_delta`, …) and returns the assembled message. Fails
+   * with a {@link ModelCallError} whose code classifies the failure and whose `partial`
+   * holds what streamed before it; a stream that ends before the answer is complete is a
+   * retryable `model_stream_error`.
+   */
+  stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, ModelResponse>;
+}
+
+/**
+ * `anthropic`: Anthropic's Messages API; `openai-responses` / `openai-chat`: OpenAI's
+ * Responses and Chat Completions APIs; `openai-compatible`: a Chat Completions server of
+ * another vendor; `other`: an AI SDK model of a provider Gyre does not configure itself.
+ */
+export type ModelApi = "anthropic" | "openai-responses" | "openai-chat" | "openai-compatible" | "other";
+
+/** What the model is asked: the conversation, the tools it may call and call settings. */
+export interface ModelRequest {
+  system?: string;
+  history: readonly HistoryEntry[];
+  /** Pass the same array on every call of a run: adapters cache their conversion of it. */
+  tools: readonly ModelTool[];
+  maxOutputTokens?: number;
+  providerOptions?: ProviderOptions;
+  /** UTF-8 bytes one tool call's arguments may have; larger calls get `{}` and a problem. */
+  maxToolInputBytes?: number;
+  /** The answer's message id when the provider gives none (default: a fresh `msg_gyre_…`). */
+  messageId?: string;
+  signal: AbortSignal;
+}
+
+/** A tool as the model is told about it: name, description and JSON Schema of its input. */
+export interface ModelTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** An Anthropic raw stream event, as carried by `stream_event` messages. */
+export type ModelStreamEvent = { type: string } & Record<string, unknown>;
+
+export interface ModelResponse {
+  message: APIAssistantMessage;
+  /** Calls whose arguments were not used (their `input` is `{}`), by tool call id. */
+  toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
+}
+
+/** Why a tool call's arguments did not become its input (the block's `input` is then `{}`). */
+export type ToolInputProblem =
+  /** `raw`: the start of the text, enough to show the model what it sent. */
+  { kind: "invalid_json"; raw: string } | { kind: "too_large"; bytes: number; limit: number };
+
+/** Run a model stream to its end, dropping the events; resolves to its response. */
+export async function responseOf(stream: AsyncIterator<ModelStreamEvent, ModelResponse>): Promise<ModelResponse> {
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return next.value;
+  }
+}

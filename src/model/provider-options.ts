@@ -1,0 +1,9 @@
+/** A JSON value, in the shape provider packages accept as options. */
+export type JsonValue = null | string | number | boolean | JsonObject | JsonValue[];
+export type JsonObject = { [key: string]: JsonValue | undefined };
+
+/**
+ * Provider-specific call settings, by provider (`{ anthropic: { thinking: … } }`), passed
+ * through to the provider package unchanged.
+ */
+export type ProviderOptions = Record<string, JsonObject>;
