@@ -2,7 +2,8 @@ import { Decimal } from "decimal.js";
 import type { Usage } from "../protocol/index.js";
 import type { ModelInfo, Rates } from "./pricing.js";
 
-const PER_TOKEN = new Decimal(1_000_000);
+/** Rates are US dollars per million tokens. */
+const TOKENS_PER_RATE_UNIT = new Decimal(1_000_000);
 
 /**
  * The exact cost of one model call. Money is computed in decimal so that thousands of
@@ -19,7 +20,7 @@ export function costOf(usage: Usage, info: ModelInfo | undefined): Decimal {
     .plus(new Decimal(usage.output_tokens).mul(rates.output))
     .plus(new Decimal(usage.cache_creation_input_tokens).mul(cacheWrite))
     .plus(new Decimal(usage.cache_read_input_tokens).mul(cacheRead))
-    .div(PER_TOKEN);
+    .div(TOKENS_PER_RATE_UNIT);
 }
 
 export { Decimal };
