@@ -7,5 +7,5 @@ export type {
   SystemPromptOption,
 } from "./options.js";
 export { DEFAULT_MODEL, type Query, query } from "./query.js";
-export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
+export type { RetryPolicy } from "./retry.js";
 export { type Approval, type ClientToolResult, toolResultsPrompt } from "./pause.js";

@@ -1,5 +1,4 @@
 export { classifyModelError } from "./classify-error.js";
-export { costOf } from "./cost.js";
 export { CostTracker } from "./cost-tracker.js";
 export {
   type Model,
@@ -15,12 +14,6 @@ export { ModelCallError } from "./model-call-error.js";
 export { DEFAULT_PRICING, lookupModelInfo, ModelInfo, type PricingTable, Rates } from "./pricing.js";
 export type { JsonObject, ProviderOptions } from "./provider-options.js";
 export { providerKeyEnvNames } from "./provider-key-env.js";
-export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";
+export { ProviderConfig } from "./providers.js";
 export { type Env, type ResolveModelOptions, resolveModel } from "./resolve-model.js";
-export {
-  INVALID_TOOL_NAME,
-  isTextProtocolModel,
-  TEXT_PROTOCOL_METADATA,
-  TextProtocolParser,
-  wrapTextProtocol,
-} from "./text-protocol/index.js";
+export { wrapTextProtocol } from "./text-protocol/index.js";
