@@ -45,8 +45,7 @@ export interface HookSource {
 
 /** One hook's result, normalised to hook JSON output (exit codes are translated into it). */
 export type HookRunResult =
-  | { ok: true; source: HookSource; output: SyncHookJSONOutput }
-  | { ok: false; source: HookSource; error: HookError };
+  { ok: true; source: HookSource; output: SyncHookJSONOutput } | { ok: false; source: HookSource; error: HookError };
 
 /**
  * The combined effect of every hook that matched one event. Fields not meaningful for an

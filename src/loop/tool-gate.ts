@@ -68,10 +68,7 @@ export class ToolGate {
     }
     const context: string[] = [];
     let hookDecision:
-      | { behavior: "allow" }
-      | { behavior: "ask"; reason: string }
-      | { behavior: "defer"; reason: string }
-      | undefined;
+      { behavior: "allow" } | { behavior: "ask"; reason: string } | { behavior: "defer"; reason: string } | undefined;
     if (this.config.hooks?.has("PreToolUse")) {
       const outcome = await this.config.hooks.run(
         "PreToolUse",

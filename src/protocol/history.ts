@@ -6,5 +6,4 @@ import type { APIAssistantMessage } from "./messages.js";
  * and assistant turns. The loop appends to it, compaction rewrites it, `Model.stream` reads it.
  */
 export type HistoryEntry =
-  | { role: "user"; content: string | UserContentBlock[] }
-  | { role: "assistant"; message: APIAssistantMessage };
+  { role: "user"; content: string | UserContentBlock[] } | { role: "assistant"; message: APIAssistantMessage };

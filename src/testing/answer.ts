@@ -13,9 +13,7 @@ export interface AnswerToolCall {
 }
 
 export type AnswerBlock =
-  | { type: "text"; text: string }
-  | { type: "thinking"; thinking: string; signature: string }
-  | AnswerToolCall;
+  { type: "text"; text: string } | { type: "thinking"; thinking: string; signature: string } | AnswerToolCall;
 
 /** One scripted turn resolved against one request: what every wire format renders. */
 export interface MockAnswer {

@@ -126,9 +126,10 @@ function itemEvents(block: AnswerBlock, itemId: string, outputIndex: number): It
       const part = { type: "output_text", text: "", annotations: [] };
       return [
         ["response.content_part.added", { ...at, content_index: 0, part }],
-        ...splitText(block.text).map(
-          (delta): ItemEvent => ["response.output_text.delta", { ...at, content_index: 0, delta, logprobs: [] }],
-        ),
+        ...splitText(block.text).map((delta): ItemEvent => [
+          "response.output_text.delta",
+          { ...at, content_index: 0, delta, logprobs: [] },
+        ]),
         ["response.output_text.done", { ...at, content_index: 0, text: block.text, logprobs: [] }],
         ["response.content_part.done", { ...at, content_index: 0, part: { ...part, text: block.text } }],
       ];
@@ -137,18 +138,20 @@ function itemEvents(block: AnswerBlock, itemId: string, outputIndex: number): It
       const part = { type: "summary_text", text: "" };
       return [
         ["response.reasoning_summary_part.added", { ...at, summary_index: 0, part }],
-        ...splitText(block.thinking).map(
-          (delta): ItemEvent => ["response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta }],
-        ),
+        ...splitText(block.thinking).map((delta): ItemEvent => [
+          "response.reasoning_summary_text.delta",
+          { ...at, summary_index: 0, delta },
+        ]),
         ["response.reasoning_summary_text.done", { ...at, summary_index: 0, text: block.thinking }],
         ["response.reasoning_summary_part.done", { ...at, summary_index: 0, part: { ...part, text: block.thinking } }],
       ];
     }
     case "tool_use":
       return [
-        ...splitArguments(block.arguments, block.chunkSize).map(
-          (delta): ItemEvent => ["response.function_call_arguments.delta", { ...at, delta }],
-        ),
+        ...splitArguments(block.arguments, block.chunkSize).map((delta): ItemEvent => [
+          "response.function_call_arguments.delta",
+          { ...at, delta },
+        ]),
         ["response.function_call_arguments.done", { ...at, arguments: block.arguments }],
       ];
   }
