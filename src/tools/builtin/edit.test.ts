@@ -228,18 +228,18 @@ describe("Edit result", () => {
     expect(text).toBe(
       `The file ${path} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n` +
         [
-          "     6\tline 6",
-          "     7\tline 7",
-          "     8\tline 8",
-          "     9\tline 9",
-          "    10\tline 10",
-          "    11\tnew A",
-          "    12\tnew B",
-          "    13\tline 11",
-          "    14\tline 12",
-          "    15\tline 13",
-          "    16\tline 14",
-          "    17\tline 15",
+          "6\tline 6",
+          "7\tline 7",
+          "8\tline 8",
+          "9\tline 9",
+          "10\tline 10",
+          "11\tnew A",
+          "12\tnew B",
+          "13\tline 11",
+          "14\tline 12",
+          "15\tline 13",
+          "16\tline 14",
+          "17\tline 15",
         ].join("\n"),
     );
   });
@@ -247,7 +247,7 @@ describe("Edit result", () => {
   it("stops the snippet at the file's ends", async () => {
     const path = await readFile("small.txt", "a\nb\n");
     const text = await h.text("Edit", { file_path: path, old_string: "a", new_string: "A" });
-    expect(text.split("\n").slice(1)).toEqual(["     1\tA", "     2\tb"]);
+    expect(text.split("\n").slice(1)).toEqual(["1\tA", "2\tb"]);
   });
 
   it("lets a second Edit follow the first without another Read", async () => {

@@ -102,7 +102,7 @@ describe("Glob", () => {
 
   it("caps results and says how many more matched", async () => {
     expect(await glob({ pattern: "**/*.ts" }, root, 2)).toBe(
-      "src/new.ts\nsrc/deep/inner.ts\n(Results are truncated: 4 more files matched. Use a more specific path or pattern.)",
+      "src/new.ts\nsrc/deep/inner.ts\n(Showing 2 of 6 matching files; 4 more are not listed. Narrow the pattern or path to see the rest.)",
     );
   });
 
@@ -115,7 +115,9 @@ describe("Glob", () => {
       expect(lines).toHaveLength(101);
       expect(lines[0]).toBe("f129.txt");
       expect(lines[99]).toBe("f030.txt");
-      expect(lines[100]).toBe("(Results are truncated: 30 more files matched. Use a more specific path or pattern.)");
+      expect(lines[100]).toBe(
+        "(Showing 100 of 130 matching files; 30 more are not listed. Narrow the pattern or path to see the rest.)",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -58,8 +58,9 @@ export function globTool(options: GlobToolOptions = {}): Tool<GlobInput> {
       if (shown.length === 0) return { content: "No files found", data };
       const note =
         more > 0
-          ? `\n(Results are truncated: ${more} more ${more === 1 ? "file" : "files"} matched. ` +
-            "Use a more specific path or pattern.)"
+          ? // Claude Code 2.1's wording, with both numbers.
+            `\n(Showing ${shown.length} of ${matches.paths.length} matching files; ${more} more ` +
+            `${more === 1 ? "is" : "are"} not listed. Narrow the pattern or path to see the rest.)`
           : "";
       return { content: shown.join("\n") + note, data };
     },

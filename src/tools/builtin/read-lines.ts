@@ -11,8 +11,8 @@ export interface LineWindowOptions {
   maxLineChars: number;
   /** Stop before the returned lines' characters would pass this (at least one line is returned). */
   maxTotalChars: number;
-  /** Characters each line adds to the output besides its text (number prefix, newline). */
-  lineOverheadChars?: number;
+  /** Characters line N adds to the output besides its text (number prefix, newline). */
+  lineOverheadChars?: (lineNumber: number) => number;
   /** A single-byte-per-newline encoding; UTF-16 files are not streamed. */
   encoding: Exclude<TextEncodingName, "utf16le">;
   /** Bytes at the start of the file that are not text (a BOM). */
@@ -182,7 +182,7 @@ class WindowBuilder {
     let line = decodeText(bytes, this.#options.encoding);
     const cut = cutBytes || line.length > this.#options.maxLineChars;
     if (cut) line = line.slice(0, this.#options.maxLineChars);
-    const chars = line.length + (this.#options.lineOverheadChars ?? 0);
+    const chars = line.length + (this.#options.lineOverheadChars?.(this.#lineNumber) ?? 0);
     if (this.#lines.length > 0 && this.#totalChars + chars > this.#options.maxTotalChars) {
       this.#stop = "budget";
       return false;

@@ -79,7 +79,7 @@ describe("Read schema", () => {
 describe("Read text", () => {
   it("numbers lines cat -n style from 1 and records the read", async () => {
     const path = file("a.txt", "alpha\nbeta\n\ngamma");
-    expect(await h.text("Read", { file_path: path })).toBe("     1\talpha\n     2\tbeta\n     3\t\n     4\tgamma");
+    expect(await h.text("Read", { file_path: path })).toBe("1\talpha\n2\tbeta\n3\t\n4\tgamma");
     const state = fileStates(h.session).get(path);
     expect(state?.size).toBe(17);
     expect(state?.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -88,15 +88,15 @@ describe("Read text", () => {
   it("reads from offset (1-based) for limit lines and says more lines follow", async () => {
     const path = file("n.txt", Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"));
     const text = await h.text("Read", { file_path: path, offset: 3, limit: 2 });
-    expect(text).toMatch(/^ {5}3\tline 3\n {5}4\tline 4\n\n<system-reminder>Showing lines 3-4; /);
+    expect(text).toMatch(/^3\tline 3\n4\tline 4\n\n<system-reminder>Showing lines 3-4; /);
     expect(text).toContain("offset=5");
-    expect(await h.text("Read", { file_path: path, offset: 9, limit: 2 })).toBe("     9\tline 9\n    10\tline 10");
+    expect(await h.text("Read", { file_path: path, offset: 9, limit: 2 })).toBe("9\tline 9\n10\tline 10");
   });
 
   it("reads at most 2000 lines by default", async () => {
     const path = file("many.txt", Array.from({ length: 2500 }, (_, i) => `${i + 1}`).join("\n"));
     const text = await h.text("Read", { file_path: path });
-    expect(text).toContain("  2000\t2000\n");
+    expect(text).toContain("2000\t2000\n");
     expect(text).not.toContain("2001\t2001");
     expect(text).toContain("Call Read with offset=2001 to continue.");
   });
@@ -105,12 +105,14 @@ describe("Read text", () => {
     const line = "x".repeat(199);
     const path = file("wide.txt", `${line}\n`.repeat(1000));
     const text = await h.text("Read", { file_path: path });
-    // Each line costs 199 characters plus "   123\t" and a newline.
-    const fits = Math.floor(100_000 / 207);
+    // Each line costs 199 characters plus its number, a TAB and a newline.
+    let fits = 0;
+    for (let used = 0; used + line.length + String(fits + 1).length + 2 <= 100_000; fits++)
+      used += line.length + String(fits + 1).length + 2;
     expect(text).toContain(`Output stopped after line ${fits} to stay under 100000 characters`);
     expect(text).toContain(`offset=${fits + 1}`);
-    expect(text).toContain(`   ${fits}\t${line}\n`);
-    expect(text).not.toContain(`   ${fits + 1}\t`);
+    expect(text).toContain(`\n${fits}\t${line}\n`);
+    expect(text).not.toContain(`\n${fits + 1}\t`);
     expect(text.length).toBeLessThan(100_300);
   });
 
@@ -136,29 +138,29 @@ describe("Read text", () => {
     const path = file("long.txt", `short\n${"é".repeat(5000)}\nend\n`);
     const text = await h.text("Read", { file_path: path });
     const lines = text.split("\n");
-    expect(lines[1]).toBe(`     2\t${"é".repeat(2000)}`);
-    expect(lines[2]).toBe("     3\tend");
+    expect(lines[1]).toBe(`2\t${"é".repeat(2000)}`);
+    expect(lines[2]).toBe("3\tend");
     expect(text).toContain("Line 2 was longer than 2000 characters and cut");
   });
 
   it("shows CRLF lines without the carriage return", async () => {
     const path = file("crlf.txt", "one\r\ntwo\r\n");
-    expect(await h.text("Read", { file_path: path })).toBe("     1\tone\n     2\ttwo");
+    expect(await h.text("Read", { file_path: path })).toBe("1\tone\n2\ttwo");
   });
 
   it("decodes Latin-1, UTF-8 with BOM and UTF-16LE with BOM", async () => {
     const latin = file("latin.txt", Buffer.from("caf\xe9 \x93quoted\x94\n", "latin1"));
     const latinText = await h.text("Read", { file_path: latin });
-    expect(latinText).toContain("     1\tcafé “quoted”");
+    expect(latinText).toContain("1\tcafé “quoted”");
     expect(latinText).toContain("Latin-1 (Windows-1252) text");
     const bom = file("bom.txt", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]));
-    expect(await h.text("Read", { file_path: bom })).toBe("     1\théllo");
+    expect(await h.text("Read", { file_path: bom })).toBe("1\théllo");
     const utf16 = file(
       "u16.txt",
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("ünï\r\ncode\r\n", "utf16le")]),
     );
     const utf16Text = await h.text("Read", { file_path: utf16 });
-    expect(utf16Text).toMatch(/^ {5}1\tünï\n {5}2\tcode\n/);
+    expect(utf16Text).toMatch(/^1\tünï\n2\tcode\n/);
     expect(utf16Text).toContain("UTF-16LE with BOM");
   });
 });
@@ -174,7 +176,7 @@ describe("Read paths", () => {
   it("resolves .. segments", async () => {
     file("sub/x.txt", "x\n");
     const path = file("y.txt", "why\n");
-    expect(await h.text("Read", { file_path: join(h.dir, "sub", "..", "y.txt") })).toBe("     1\twhy");
+    expect(await h.text("Read", { file_path: join(h.dir, "sub", "..", "y.txt") })).toBe("1\twhy");
     expect(fileStates(h.session).has(path)).toBe(true);
   });
 
@@ -182,7 +184,7 @@ describe("Read paths", () => {
     const target = file("real/target.txt", "target\n");
     const link = join(h.dir, "link.txt");
     symlinkSync(target, link);
-    expect(await h.text("Read", { file_path: link })).toBe("     1\ttarget");
+    expect(await h.text("Read", { file_path: link })).toBe("1\ttarget");
     expect(fileStates(h.session).has(target)).toBe(true);
     expect(fileStates(h.session).has(link)).toBe(false);
   });

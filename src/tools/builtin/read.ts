@@ -130,8 +130,8 @@ async function readWindow(
     maxLines: input.limit ?? READ_LIMITS.defaultLines,
     maxLineChars: READ_LIMITS.maxLineChars,
     maxTotalChars: READ_LIMITS.maxOutputChars,
-    // "     1\t" and the newline: the budget is for the output as the model sees it.
-    lineOverheadChars: 8,
+    // "123\t" and the newline: the budget is for the output as the model sees it.
+    lineOverheadChars: (lineNumber: number) => String(lineNumber).length + 2,
     signal: context.signal,
   };
   if (format.encoding !== "utf16le") {
