@@ -123,16 +123,13 @@ export class ToolGate {
     });
     if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
     if (hookDecision?.behavior === "defer") return { behavior: "defer", reason: hookDecision.reason, input: current };
-    if (hookDecision?.behavior === "allow" || (verdict.behavior === "allow" && !hookDecision))
-      return { behavior: "allow", input: current, context };
-    const ask: Ask =
+    const ask: Ask | undefined =
       hookDecision?.behavior === "ask"
         ? { kind: "permission", reason: hookDecision.reason }
-        : {
-            kind: "permission",
-            reason: verdict.behavior === "ask" ? verdict.reason : "",
-            suggestions: verdict.behavior === "ask" ? verdict.suggestions : undefined,
-          };
+        : hookDecision === undefined && verdict.behavior === "ask"
+          ? { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions }
+          : undefined;
+    if (!ask) return { behavior: "allow", input: current, context };
     const asked = yield* this.#ask(state, tool, call, current, ask);
     return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
   }

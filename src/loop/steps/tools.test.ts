@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { SDKMessage, ToolResultBlock } from "../../protocol/index.js";
+import type { HistoryEntry, SDKMessage, ToolResultBlock } from "../../protocol/index.js";
 import { defineTool } from "../../tools/index.js";
 import { drain, type Harness, type HarnessOptions, harness, modelAnswered, toolUse } from "../loop.test-harness.js";
-import type { HistoryEntry } from "../../protocol/index.js";
 import { toolsStep } from "./tools.js";
 
 // The tools step: the answer's calls run through the gate, their results go back as one user
