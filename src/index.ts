@@ -7,6 +7,7 @@
 export {
   type CanUseTool,
   DEFAULT_MODEL,
+  type EffortOption,
   type PermissionResult,
   type Query,
   type QueryOptions,
@@ -17,6 +18,7 @@ export {
   query,
   type RetryPolicy,
   type SystemPromptOption,
+  type ThinkingOption,
 } from "./loop/index.js";
 // Pause and resume: the answers a paused run (`requires_action`) waits on.
 export { type Approval, type ClientToolResult, toolResultsPrompt } from "./loop/index.js";
@@ -24,7 +26,11 @@ export { Agent, type AgentOptions, AgentSession, type AgentSessionOptions } from
 
 // ── Messages: the SDKMessage stream (zod schemas and their types share a name) ───────────
 export {
+  type AnthropicContentDelta,
+  type AnthropicStreamEvent,
   APIAssistantMessage,
+  ApiKeySource,
+  ApiUsage,
   AssistantContentBlock,
   type HistoryEntry,
   ImageBlock,
@@ -47,6 +53,7 @@ export {
   SDKTodoMessage,
   SDKToolProgressMessage,
   SDKUserMessage,
+  type SDKUserMessageInput,
   StopReason,
   TerminalReason,
   TextBlock,

@@ -199,15 +199,15 @@ describe.each(FORMATS)("loop over $name", (format) => {
       expect(eventTypes).toContain("content_block_delta");
       expect(eventTypes.slice(-2)).toEqual(["message_delta", "message_stop"]);
       const text = events
-        .map((e) => e.delta as { type?: string; text?: string } | undefined)
-        .filter((d) => d?.type === "text_delta")
-        .map((d) => d?.text)
+        .map((e) => (e.type === "content_block_delta" && e.delta.type === "text_delta" ? e.delta.text : undefined))
+        .filter((text) => text !== undefined)
         .join("");
       expect(text).toBe("Let me compute.");
       const json = events
-        .map((e) => e.delta as { type?: string; partial_json?: string } | undefined)
-        .filter((d) => d?.type === "input_json_delta")
-        .map((d) => d?.partial_json)
+        .map((e) =>
+          e.type === "content_block_delta" && e.delta.type === "input_json_delta" ? e.delta.partial_json : undefined,
+        )
+        .filter((json) => json !== undefined)
         .join("");
       expect(JSON.parse(json)).toEqual({ a: 1, b: 2, op: "+" });
       // Order: init, stream events, assistant, tool progress, user results, ..., result.

@@ -25,21 +25,19 @@ class ListModel implements Model {
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, ModelResponse> {
     this.requests.push({ ...request, history: [...request.history] });
     const content = this.answers[this.requests.length - 1] ?? [{ type: "text", text: "out of answers" }];
-    yield { type: "message_start", message: { id: `msg_${this.requests.length}` } };
     const toolUse = content.some((block) => block.type === "tool_use");
-    return {
-      message: {
-        id: `msg_${this.requests.length}`,
-        type: "message",
-        role: "assistant",
-        model: this.modelId,
-        content,
-        stop_reason: toolUse ? "tool_use" : "end_turn",
-        stop_sequence: null,
-        usage: { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-      },
-      toolInputProblems: new Map(),
+    const message: APIAssistantMessage = {
+      id: `msg_${this.requests.length}`,
+      type: "message",
+      role: "assistant",
+      model: this.modelId,
+      content,
+      stop_reason: toolUse ? "tool_use" : "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     };
+    yield { type: "message_start", message: { ...message, content: [], stop_reason: null } };
+    return { message, toolInputProblems: new Map() };
   }
 }
 

@@ -66,6 +66,8 @@ export type GyreErrorCode =
   | "session_message_not_found"
   /** A session store cannot read or write its storage, or finds data it cannot read. */
   | "session_store_error"
+  /** A message of a streamed prompt is not a user message (`{ type: "user", message: { role, content } }`). */
+  | "invalid_prompt"
   /** A prompt that resumes a paused run does not answer exactly its pending tool calls; nothing was changed. */
   | "resume_mismatch"
   /** The mock LLM (`gyre/testing`): its script is invalid or cannot be read. */

@@ -1,11 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type {
-  APIAssistantMessage,
-  SDKAssistantMessage,
-  SDKMessage,
-  SDKPartialAssistantMessage,
-  SDKUserMessage,
-  UserContentBlock,
+import {
+  API_MESSAGE_EXTRAS,
+  apiBlock,
+  apiStreamEvent,
+  apiUsage,
+  type APIAssistantMessage,
+  type SDKAssistantMessage,
+  type SDKMessage,
+  type SDKPartialAssistantMessage,
+  type SDKUserMessage,
+  type UserContentBlock,
 } from "../protocol/index.js";
 
 type WithoutIds<T> = T extends SDKMessage ? Omit<T, "uuid" | "session_id"> : never;
@@ -21,8 +25,15 @@ export class MessageStamp {
     return { ...message, uuid: this.newUuid(), session_id: this.sessionId };
   }
 
+  /** An assistant message, in the full shape of Anthropic's API (see protocol/api-shapes.ts). */
   assistant(message: APIAssistantMessage, extra: Partial<SDKAssistantMessage> = {}): SDKAssistantMessage {
-    return this.stamp({ type: "assistant", message, parent_tool_use_id: null, ...extra });
+    const full: APIAssistantMessage = {
+      ...API_MESSAGE_EXTRAS,
+      ...message,
+      content: message.content.map(apiBlock),
+      usage: apiUsage(message.usage),
+    };
+    return this.stamp({ type: "assistant", message: full, parent_tool_use_id: null, ...extra });
   }
 
   user(content: string | UserContentBlock[], extra: Partial<SDKUserMessage> = {}): SDKUserMessage {
@@ -35,6 +46,6 @@ export class MessageStamp {
   }
 
   streamEvent(event: SDKPartialAssistantMessage["event"]): SDKPartialAssistantMessage {
-    return this.stamp({ type: "stream_event", event, parent_tool_use_id: null });
+    return this.stamp({ type: "stream_event", event: apiStreamEvent(event), parent_tool_use_id: null });
   }
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type Model, ModelCallError, type ModelRequest, type ModelResponse } from "../model/index.js";
+import {
+  type Model,
+  ModelCallError,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+} from "../model/index.js";
 import { type APIAssistantMessage, emptyUsage, type SDKMessage } from "../protocol/index.js";
 import { MessageStamp } from "./messages.js";
 import { type ModelStepInput, type ModelStepOutcome, modelStep } from "./model-step.js";
@@ -26,10 +32,10 @@ function scriptedModel(script: Array<string | Error>) {
     modelId: "m",
     info: undefined,
     api: "other",
-    async *stream(request): AsyncGenerator<{ type: string }, ModelResponse> {
+    async *stream(request): AsyncGenerator<ModelStreamEvent, ModelResponse> {
       requests.push(request);
       const step = script[requests.length - 1] ?? new Error("script ended");
-      yield { type: "message_start" };
+      yield { type: "message_start", message: message("", request.messageId) };
       if (step instanceof Error) throw step;
       return { message: message(step, request.messageId), toolInputProblems: new Map() };
     },
@@ -96,7 +102,7 @@ describe("modelStep", () => {
     const model: Model = {
       ...scriptedModel([]).model,
       async *stream() {
-        yield { type: "message_start" };
+        yield { type: "message_start", message: partial };
         controller.abort();
         throw new ModelCallError("aborted", "interrupted", { partial });
       },

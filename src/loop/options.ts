@@ -3,10 +3,11 @@ import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
 import type { CanUseTool, PermissionResult } from "../permissions/index.js";
-import type { PermissionMode, SDKUserMessage } from "../protocol/index.js";
+import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { OutputFormat } from "../tools/builtin/index.js";
 import type { AnyTool } from "../tools/index.js";
+import type { EffortOption, ThinkingOption } from "./options-schema.js";
 import type { RetryPolicy } from "./retry.js";
 
 export type { CanUseTool, PermissionResult } from "../permissions/index.js";
@@ -106,8 +107,16 @@ export interface QueryOptions {
   /** Price overrides and additions, by model id. */
   pricing?: PricingTable;
   maxOutputTokens?: number;
-  /** Passed through to the provider (e.g. `{ anthropic: { thinking: {...} } }`). */
+  /** Passed through to the provider (e.g. `{ anthropic: { cacheControl: … } }`); wins over `thinking` and `effort`. */
   providerOptions?: ProviderOptions;
+  /**
+   * Extended thinking, as in the Claude Agent SDK: `{ type: "adaptive" }` (the model decides),
+   * `{ type: "enabled", budgetTokens }` or `{ type: "disabled" }`. Sent to Anthropic models as
+   * their `thinking` setting (other providers: see `effort`).
+   */
+  thinking?: ThinkingOption;
+  /** How much effort the model spends (Anthropic `effort`, OpenAI `reasoningEffort`). */
+  effort?: EffortOption;
   /** Timeout for each tool call, unless the tool sets its own. */
   toolTimeoutMs?: number;
   /**
@@ -145,8 +154,11 @@ export interface QueryOptions {
   now?: () => number;
 }
 
-/** The prompt: text, or a stream of user messages (streaming input). */
-export type QueryPrompt = string | AsyncIterable<SDKUserMessage>;
+/**
+ * The prompt: text, or a stream of user messages (streaming input); as in the Claude Agent SDK,
+ * their `uuid`, `session_id` and `parent_tool_use_id` may be left out.
+ */
+export type QueryPrompt = string | AsyncIterable<SDKUserMessageInput>;
 
 export interface QueryParams {
   prompt: QueryPrompt;

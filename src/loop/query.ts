@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
-import type { Model } from "../model/index.js";
+import { apiKeySource, type Model } from "../model/index.js";
 import {
   emptyUsage,
   type PermissionMode,
@@ -13,6 +13,7 @@ import { type RewindFilesResult, rewindFiles } from "../sessions/index.js";
 import { ToolSession } from "../tools/index.js";
 import { MessageStamp } from "./messages.js";
 import type { QueryOptions, QueryParams, QueryPrompt } from "./options.js";
+import { validateOptions } from "./options-schema.js";
 import { Persistence } from "./persistence.js";
 import { readAnswers, resumeStep } from "./pause.js";
 import { userTurns, withContext } from "./prompt-turns.js";
@@ -26,6 +27,8 @@ import { reportHookOutcome } from "./tool-gate.js";
 
 export { DEFAULT_MODEL } from "./setup.js";
 const GYRE_VERSION = "0.1.0";
+/** The Claude Code release whose tool input and output formats the built-in tools match. */
+const CLAUDE_CODE_TOOLS_VERSION = "2.1.0";
 
 /**
  * A running agent: an async generator of `SDKMessage`s that ends with a `result`, plus
@@ -62,10 +65,12 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
 }
 
 /**
- * Run the agentic loop. Nothing happens until the first message is pulled; then the model
+ * Run the agentic loop. Options are checked at once (an unknown option or a bad value throws a
+ * `config_error` here); nothing else happens until the first message is pulled. Then the model
  * is resolved (a missing key fails before any request), and messages stream as produced.
  */
 export function query(params: QueryParams): Query {
+  validateOptions(params.options);
   const options = params.options ?? {};
   const ids = { newUuid: options.newUuid ?? randomUUID, now: options.now ?? Date.now };
   const proposedId = options.sessionId ?? ids.newUuid();
@@ -190,7 +195,8 @@ async function* runSession(
     yield stamp.stamp({
       type: "system",
       subtype: "init",
-      apiKeySource: "env",
+      apiKeySource: apiKeySource(state.model.provider, options, typeof (options.model ?? "") !== "string"),
+      claude_code_version: CLAUDE_CODE_TOOLS_VERSION,
       cwd,
       tools: context.registry.names(),
       mcp_servers: [],
@@ -199,6 +205,8 @@ async function* runSession(
       permissionMode: state.permissions.mode,
       slash_commands: [],
       output_style: "default",
+      skills: [],
+      plugins: [],
       gyre_version: GYRE_VERSION,
       ...(setup.ignoredSettings && { ignored_settings: setup.ignoredSettings }),
     });

@@ -1,12 +1,13 @@
 import type { CostTracker } from "../model/index.js";
-import type {
-  APIAssistantMessage,
-  PendingToolCall,
-  PermissionDenial,
-  ResultSubtype,
-  SDKResultMessage,
-  StopReason,
-  TerminalReason,
+import {
+  type APIAssistantMessage,
+  type PendingToolCall,
+  type PermissionDenial,
+  type ResultSubtype,
+  resultUsage,
+  type SDKResultMessage,
+  type StopReason,
+  type TerminalReason,
 } from "../protocol/index.js";
 import type { MessageStamp } from "./messages.js";
 import { joinedText } from "./record.js";
@@ -69,7 +70,7 @@ export function resultMessage(
     duration_ms: Math.max(0, Math.round(finishedAt - totals.startedAt)),
     duration_api_ms: Math.round(totals.apiMs),
     total_cost_usd: totals.costs.totalCostUsd,
-    usage: totals.costs.usage,
+    usage: resultUsage(totals.costs.usage),
     modelUsage: totals.costs.modelUsage(),
     result: ending.resultText ?? joinedText(totals.lastAssistant?.content),
     stop_reason: (totals.lastAssistant?.stop_reason ?? null) as StopReason | null,

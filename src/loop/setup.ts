@@ -2,7 +2,14 @@ import { homedir } from "node:os";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { CostTracker, providerKeyEnvNames, type Model, resolveModel } from "../model/index.js";
+import {
+  CostTracker,
+  type JsonObject,
+  type Model,
+  type ProviderOptions,
+  providerKeyEnvNames,
+  resolveModel,
+} from "../model/index.js";
 import { loadShellParser, PermissionPolicy } from "../permissions/index.js";
 import type { PermissionMode } from "../protocol/index.js";
 import { type IgnoredProjectSettings, type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
@@ -135,7 +142,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       const compactor = compactorFor(options, forModel, systemPrompt, registry);
       return {
         compactor,
-        providerOptions: mergeProviderOptions(options.providerOptions, compactor?.providerOptions()),
+        providerOptions: mergeProviderOptions(
+          mergeProviderOptions(reasoningProviderOptions(options), options.providerOptions),
+          compactor?.providerOptions(),
+        ),
       };
     },
     now: input.now,
@@ -159,6 +169,19 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     switchModel,
     ...(settings.ignored && { ignoredSettings: settings.ignored }),
   };
+}
+
+/**
+ * `thinking` and `effort` in each provider's own terms; only the package of the run's provider
+ * reads its entry. `providerOptions` set by the caller win over these.
+ */
+function reasoningProviderOptions(options: QueryOptions): ProviderOptions | undefined {
+  const { thinking, effort } = options;
+  if (!thinking && !effort) return undefined;
+  const anthropic: JsonObject = {};
+  if (thinking) anthropic.thinking = { ...thinking };
+  if (effort) anthropic.effort = effort;
+  return { anthropic, ...(effort && { openai: { reasoningEffort: effort } }) };
 }
 
 function compactorFor(

@@ -6,6 +6,7 @@ interface Entry {
   usage: Usage;
   cost: Decimal;
   contextWindow: number;
+  maxOutputTokens: number;
 }
 
 /** Accumulates usage and exact cost per model across the turns of a run. */
@@ -17,10 +18,16 @@ export class CostTracker {
   /** Record one model call; returns its cost in dollars. */
   add(model: string, usage: Usage, info: ModelInfo | undefined): number {
     const cost = costOf(usage, info);
-    const entry = this.#byModel.get(model) ?? { usage: emptyUsage(), cost: new Decimal(0), contextWindow: 0 };
+    const entry = this.#byModel.get(model) ?? {
+      usage: emptyUsage(),
+      cost: new Decimal(0),
+      contextWindow: 0,
+      maxOutputTokens: 0,
+    };
     entry.usage = addUsage(entry.usage, usage);
     entry.cost = entry.cost.plus(cost);
     entry.contextWindow = info?.contextWindow ?? entry.contextWindow;
+    entry.maxOutputTokens = info?.maxOutputTokens ?? entry.maxOutputTokens;
     this.#byModel.set(model, entry);
     this.#total = this.#total.plus(cost);
     this.#usage = addUsage(this.#usage, usage);
@@ -51,6 +58,7 @@ export class CostTracker {
         webSearchRequests: 0,
         costUSD: entry.cost.toNumber(),
         contextWindow: entry.contextWindow,
+        maxOutputTokens: entry.maxOutputTokens,
       };
     }
     return out;

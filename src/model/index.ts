@@ -1,3 +1,4 @@
+export { apiKeySource } from "./api-key-source.js";
 export { classifyModelError } from "./classify-error.js";
 export { CostTracker } from "./cost-tracker.js";
 export {

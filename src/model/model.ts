@@ -1,4 +1,4 @@
-import type { APIAssistantMessage, HistoryEntry } from "../protocol/index.js";
+import type { AnthropicStreamEvent, APIAssistantMessage, HistoryEntry } from "../protocol/index.js";
 import type { ModelInfo } from "./pricing.js";
 import type { ProviderOptions } from "./provider-options.js";
 
@@ -57,7 +57,7 @@ export interface ModelTool {
 }
 
 /** An Anthropic raw stream event, as carried by `stream_event` messages. */
-export type ModelStreamEvent = { type: string } & Record<string, unknown>;
+export type ModelStreamEvent = AnthropicStreamEvent;
 
 export interface ModelResponse {
   message: APIAssistantMessage;

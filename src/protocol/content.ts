@@ -10,6 +10,8 @@ const ProviderMetadata = z.record(z.string(), z.record(z.string(), z.unknown()))
 export const TextBlock = z.object({
   type: z.literal("text"),
   text: z.string(),
+  /** Anthropic's citations of a text block; Gyre emits `null` (none). */
+  citations: z.array(z.unknown()).nullable().optional(),
   provider_metadata: ProviderMetadata,
 });
 export type TextBlock = z.infer<typeof TextBlock>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApiUsageExtras } from "./api-shapes.js";
 import { AssistantContentBlock, StopReason, Usage, UserContentBlock } from "./content.js";
 
 /**
@@ -20,11 +21,33 @@ const Base = { uuid: z.string(), session_id: z.string() };
 export const PermissionMode = z.enum(["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]);
 export type PermissionMode = z.infer<typeof PermissionMode>;
 
+/**
+ * Where the API key came from, in the Claude Agent SDK's values: `ANTHROPIC_API_KEY` (that
+ * variable), `user` (another variable or a `providers` entry), `none` (no key, or a model object).
+ */
+export const ApiKeySource = z.enum([
+  "ANTHROPIC_API_KEY",
+  "apiKeyHelper",
+  "/login managed key",
+  "none",
+  "user",
+  "project",
+  "org",
+  "temporary",
+  "oauth",
+]);
+export type ApiKeySource = z.infer<typeof ApiKeySource>;
+
 export const SDKSystemInitMessage = z.object({
   type: z.literal("system"),
   subtype: z.literal("init"),
   ...Base,
-  apiKeySource: z.string(),
+  apiKeySource: ApiKeySource,
+  /**
+   * The Claude Code release whose tool formats Gyre's built-in tools follow (the SDK's field
+   * name; Gyre's own version is `gyre_version`).
+   */
+  claude_code_version: z.string(),
   cwd: z.string(),
   tools: z.array(z.string()),
   mcp_servers: z.array(z.object({ name: z.string(), status: z.string() })),
@@ -32,6 +55,9 @@ export const SDKSystemInitMessage = z.object({
   permissionMode: PermissionMode,
   slash_commands: z.array(z.string()),
   output_style: z.string(),
+  /** Skills and plugins: Gyre has neither; empty, as the SDK's type requires them. */
+  skills: z.array(z.string()),
+  plugins: z.array(z.object({ name: z.string(), path: z.string() })),
   gyre_version: z.string(),
   /** Gyre: settings of an untrusted folder that did not apply (only deny and ask rules did). */
   ignored_settings: z
@@ -107,6 +133,14 @@ export const SDKModelFallbackMessage = z.object({
 });
 export type SDKModelFallbackMessage = z.infer<typeof SDKModelFallbackMessage>;
 
+/** Usage as Anthropic reports it: Gyre's four counts, and the fields it does not track (see api-shapes.ts). */
+export const ApiUsage = Usage.extend(
+  Object.fromEntries(Object.entries(ApiUsageExtras).map(([key, schema]) => [key, schema.optional()])) as {
+    [K in keyof typeof ApiUsageExtras]: z.ZodOptional<(typeof ApiUsageExtras)[K]>;
+  },
+);
+export type ApiUsage = z.infer<typeof ApiUsage>;
+
 export const APIAssistantMessage = z.object({
   id: z.string(),
   type: z.literal("message"),
@@ -115,7 +149,12 @@ export const APIAssistantMessage = z.object({
   content: z.array(AssistantContentBlock),
   stop_reason: StopReason.nullable(),
   stop_sequence: z.string().nullable(),
-  usage: Usage,
+  usage: ApiUsage,
+  /** Fields of Anthropic's API message Gyre leaves unused (null in what Gyre emits). */
+  container: z.unknown().optional(),
+  context_management: z.unknown().optional(),
+  diagnostics: z.unknown().optional(),
+  stop_details: z.unknown().optional(),
 });
 export type APIAssistantMessage = z.infer<typeof APIAssistantMessage>;
 
@@ -146,11 +185,43 @@ export const SDKUserMessage = z.object({
 });
 export type SDKUserMessage = z.infer<typeof SDKUserMessage>;
 
+/**
+ * A user message a caller streams in as the prompt. As in the Claude Agent SDK, `uuid`,
+ * `session_id` and `parent_tool_use_id` may be left out: the run stamps its own.
+ */
+export type SDKUserMessageInput = Omit<SDKUserMessage, "uuid" | "session_id" | "parent_tool_use_id"> & {
+  uuid?: string;
+  session_id?: string;
+  parent_tool_use_id?: string | null;
+};
+
+/** A raw stream event of Anthropic's Messages API, as `stream_event` messages carry them. */
+export type AnthropicStreamEvent =
+  | { type: "message_start"; message: APIAssistantMessage }
+  | { type: "content_block_start"; index: number; content_block: AssistantContentBlock }
+  | { type: "content_block_delta"; index: number; delta: AnthropicContentDelta }
+  | { type: "content_block_stop"; index: number }
+  | {
+      type: "message_delta";
+      delta: { stop_reason: StopReason | null; stop_sequence: string | null };
+      usage: ApiUsage;
+      context_management?: unknown;
+    }
+  | { type: "message_stop" };
+
+export type AnthropicContentDelta =
+  | { type: "text_delta"; text: string }
+  | { type: "input_json_delta"; partial_json: string }
+  | { type: "thinking_delta"; thinking: string }
+  | { type: "signature_delta"; signature: string };
+
 /** Partial output while the model streams; `event` is an Anthropic raw stream event. */
 export const SDKPartialAssistantMessage = z.object({
   type: z.literal("stream_event"),
   ...Base,
-  event: z.record(z.string(), z.unknown()).and(z.object({ type: z.string() })),
+  event: z.custom<AnthropicStreamEvent>(
+    (value) => typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string",
+  ),
   parent_tool_use_id: z.string().nullable(),
 });
 export type SDKPartialAssistantMessage = z.infer<typeof SDKPartialAssistantMessage>;
@@ -175,6 +246,8 @@ export const ModelUsage = z.object({
   webSearchRequests: z.number().int().nonnegative(),
   costUSD: z.number().nonnegative(),
   contextWindow: z.number().int().nonnegative(),
+  /** The model's output limit from the pricing table (0 when unknown). */
+  maxOutputTokens: z.number().int().nonnegative(),
 });
 export type ModelUsage = z.infer<typeof ModelUsage>;
 
@@ -241,7 +314,7 @@ export const SDKResultMessage = z.object({
   duration_ms: z.number().nonnegative(),
   duration_api_ms: z.number().nonnegative(),
   total_cost_usd: z.number().nonnegative(),
-  usage: Usage,
+  usage: ApiUsage,
   modelUsage: z.record(z.string(), ModelUsage),
   /** The final answer text (success), or empty. */
   result: z.string(),

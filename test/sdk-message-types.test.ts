@@ -1,0 +1,171 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Gyre's messages follow the Claude Agent SDK's `SDKMessage` so programs written for it read
+ * them unchanged. This records real `gyre run --output-format stream-json` runs against the
+ * mock LLM and type-checks every line against the SDK's own declarations, so a drift in any
+ * field (a value outside the SDK's union, a required field missing) fails here.
+ *
+ * The SDK is installed from the npm registry into a cache folder rather than as a dev
+ * dependency: its optional per-platform package carries a ~360 MB Claude Code binary that
+ * `--omit=optional` skips; only its `.d.ts` files are used.
+ */
+const SDK_VERSION = "0.3.330";
+const run = promisify(execFile);
+const CLI = resolve("dist/bin/gyre.js");
+const TSC = resolve("node_modules/typescript/bin/tsc");
+const SDK_DIR = resolve(`node_modules/.cache/gyre-claude-agent-sdk-${SDK_VERSION}`);
+
+async function installSdk(): Promise<void> {
+  if (existsSync(join(SDK_DIR, "node_modules/@anthropic-ai/claude-agent-sdk/sdk.d.ts"))) return;
+  mkdirSync(SDK_DIR, { recursive: true });
+  writeFileSync(join(SDK_DIR, "package.json"), JSON.stringify({ name: "sdk-types", private: true }));
+  await run(
+    "npm",
+    [
+      "install",
+      "--omit=optional",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--no-package-lock",
+      `@anthropic-ai/claude-agent-sdk@${SDK_VERSION}`,
+    ],
+    { cwd: SDK_DIR },
+  );
+}
+
+async function startMock(script: unknown, dir: string): Promise<{ child: ChildProcess; baseURL: string }> {
+  const path = join(dir, `script-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, JSON.stringify(script));
+  const child = spawn(process.execPath, [CLI, "mock-llm", "--script", path, "--port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+    const match = /listening on (http:\/\/\S+)/.exec(line);
+    if (match) return { child, baseURL: `${match[1]}/v1` };
+  }
+  throw new Error("gyre mock-llm exited without printing its address");
+}
+
+/** One `gyre run` in stream-json, every line parsed. */
+async function record(script: unknown, dir: string, args: string[]): Promise<Array<Record<string, unknown>>> {
+  const mock = await startMock(script, dir);
+  try {
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, "run", "Say hi, then write a file.", "--output-format", "stream-json", "--cwd", dir, ...args],
+      {
+        env: {
+          PATH: process.env.PATH,
+          HOME: dir,
+          GYRE_HOME: join(dir, ".gyre-home"),
+          ANTHROPIC_API_KEY: "mock",
+          ANTHROPIC_BASE_URL: mock.baseURL,
+        },
+      },
+    ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
+    return stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  } finally {
+    mock.child.kill();
+  }
+}
+
+/**
+ * A JSON value as a TypeScript literal whose every object is spread (`{ ...{ … } }`): TypeScript
+ * still checks every field the SDK declares (required fields, literal unions, nested shapes)
+ * but not the fields Gyre adds (`gyre_version`, `cost_usd`, `provider_metadata`, …).
+ */
+function literal(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  const fields = Object.entries(value).map(([key, field]) => `${JSON.stringify(key)}: ${literal(field)}`);
+  return `{ ...{ ${fields.join(", ")} } }`;
+}
+
+describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMessage", () => {
+  let dir: string;
+  const recorded: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "gyre-sdk-types-"));
+    const sdk = installSdk();
+    const toolRun = {
+      mode: "sequential",
+      turns: [
+        {
+          content: [
+            { type: "thinking", thinking: "A greeting first." },
+            { type: "text", text: "Let me say hi." },
+            { type: "tool_use", name: "Bash", input: { command: "echo hi", description: "Say hi" } },
+          ],
+        },
+        { content: [{ type: "tool_use", name: "Write", input: { file_path: "/etc/gyre-nope", content: "x" } }] },
+        { content: [{ type: "text", text: "Said hi; writing there is not allowed." }] },
+      ],
+    };
+    recorded.push(
+      ...(await record(toolRun, dir, ["--include-partial-messages", "--allowed-tools", "Bash", "--max-turns", "5"])),
+    );
+    // An error result: the turn limit ends the run while the model still calls tools.
+    const endless = {
+      mode: "sequential",
+      turns: [{ content: [{ type: "tool_use", name: "Bash", input: { command: "true" } }] }],
+    };
+    recorded.push(...(await record(endless, dir, ["--allowed-tools", "Bash", "--max-turns", "1"])));
+    await sdk;
+  }, 180_000);
+
+  it("covers the message kinds a run produces", () => {
+    const kinds = new Set(recorded.map((m) => [m.type, m.subtype].filter(Boolean).join("/")));
+    for (const kind of [
+      "system/init",
+      "stream_event",
+      "assistant",
+      "user",
+      "result/success",
+      "result/error_max_turns",
+    ]) {
+      expect(kinds).toContain(kind);
+    }
+    const denied = recorded.find((m) => m.type === "result" && m.subtype === "success") as {
+      permission_denials: unknown[];
+    };
+    expect(denied.permission_denials).toHaveLength(1);
+  });
+
+  it("every line is assignable to SDKMessage", async () => {
+    const lines = recorded.map((message, i) => `export const m${i}: SDKMessage = ${literal(message)};`);
+    const source = ['import type { SDKMessage } from "@anthropic-ai/claude-agent-sdk";', ...lines].join("\n");
+    writeFileSync(join(SDK_DIR, "recorded.ts"), `${source}\n`);
+    writeFileSync(
+      join(SDK_DIR, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: "es2022",
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          // The SDK's own declarations are not ours to check; our recorded messages are.
+          skipLibCheck: true,
+        },
+        files: ["recorded.ts"],
+      }),
+    );
+    const result = await run(process.execPath, [TSC, "-p", SDK_DIR], { cwd: SDK_DIR }).then(
+      () => "",
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe("");
+  }, 120_000);
+});
