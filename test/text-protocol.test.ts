@@ -51,7 +51,7 @@ describe("query() with a text-protocol model", () => {
       for (const message of messages) expect(SDKMessageSchema.safeParse(message).success).toBe(true);
       const [first] = assistantBlocks(messages);
       expect(first).toEqual([
-        { type: "text", text: "Let me compute." },
+        { type: "text", text: "Let me compute.", citations: null },
         expect.objectContaining({ type: "tool_use", name: "calculator", input: { a: 6, b: 7, op: "*" } }),
       ]);
       expect(messages.find((m) => m.type === "assistant")).toMatchObject({
@@ -86,7 +86,7 @@ describe("query() with a text-protocol model", () => {
       expect(first?.[0]).toMatchObject({ type: "thinking", thinking: "Multiply." });
       expect(last).toEqual([
         expect.objectContaining({ type: "thinking", thinking: "Done." }),
-        { type: "text", text: "42" },
+        { type: "text", text: "42", citations: null },
       ]);
       expect(resultOf(messages).result).toBe("42");
       expect(sent(server, 1)[2]?.content).toMatch(/^<thinking>\nMultiply\.\n<\/thinking>\n\n<tool>/);
