@@ -171,6 +171,7 @@ export type { AnthropicServerCompactionOptions, CompactorOptions } from "./conte
 
 // ── Models: resolution, providers, pricing, and the interface a custom model implements ──
 export {
+  BUILTIN_PROVIDERS,
   DEFAULT_PRICING,
   type Env,
   type JsonObject,
@@ -185,6 +186,7 @@ export {
   type ProviderOptions,
   type ToolInputProblem,
   type PricingTable,
+  PRICES_AS_OF,
   ProviderConfig,
   providerKeyEnvNames,
   Rates,

@@ -1,4 +1,6 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { createAzure } from "@ai-sdk/azure";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type {
@@ -15,6 +17,22 @@ import type { MockLLMServer } from "../src/testing/index.js";
 /** The real provider clients, pointed at a mock server. */
 export type ClientName = "anthropic" | "openai-responses" | "openai-chat" | "openai-compatible";
 export const CLIENTS: ClientName[] = ["anthropic", "openai-responses", "openai-chat", "openai-compatible"];
+
+/** Clients whose wire format is one of the above at other paths (Azure), or has tests of its own (Gemini). */
+export type OtherClientName = "google" | "azure" | "azure-chat";
+
+export function otherClient(name: OtherClientName, server: MockLLMServer): LanguageModelV3 {
+  switch (name) {
+    case "google":
+      return createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: "test-key" })("gemini-2.5-flash");
+    case "azure":
+      return createAzure({ baseURL: `${server.url}/openai/v1`, apiKey: "test-key" }).responses("my-gpt-5");
+    case "azure-chat":
+      return createAzure({ baseURL: `${server.url}/openai`, apiKey: "test-key", useDeploymentBasedUrls: true }).chat(
+        "my-gpt-4o",
+      );
+  }
+}
 
 export function client(name: ClientName, server: MockLLMServer): LanguageModelV3 {
   const settings = { baseURL: server.baseURL, apiKey: "test-key" };

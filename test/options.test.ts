@@ -93,6 +93,7 @@ describe("query() options are checked before anything runs", () => {
         systemPrompt: { type: "preset", preset: "gyre", append: "Be brief." },
         maxTurns: 3,
         maxBudgetUsd: 1,
+        maxBudgetTokens: 1_000_000,
         cwd: process.cwd(),
         tools: ["Read"],
         allowedTools: ["Read"],

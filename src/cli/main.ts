@@ -9,13 +9,14 @@ Usage:
                                      subfolders grant permissions, run hooks and set env
   gyre trust --list  gyre untrust [PATH]
   gyre mock-llm --script FILE [--port N] [--host H]
-                                     serve a scripted mock LLM (Anthropic and OpenAI wire formats)
+                                     serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
   gyre --version
 
 Options of run:
   --output-format text|json|stream-json   what to print (default text)
-  --model provider/model-id               e.g. anthropic/claude-sonnet-4-5 (default: $GYRE_MODEL)
-  --max-turns N  --max-budget-usd N  --cwd DIR
+  --model provider/model-id               e.g. anthropic/claude-sonnet-4-5, or a bare id such as
+                                          claude-sonnet-4-5 or gpt-5 (default: $GYRE_MODEL)
+  --max-turns N  --max-budget-usd N  --max-budget-tokens N  --cwd DIR
   --system-prompt TEXT  --append-system-prompt TEXT
   --allowed-tools A,B  --disallowed-tools A,B  --tools A,B
   --include-partial-messages              with stream-json: also print stream events

@@ -21,7 +21,8 @@ export async function mockLlmCommand(args: string[]): Promise<number> {
   process.stdout.write(
     `mock-llm listening on ${server.url}\n` +
       `  ANTHROPIC_BASE_URL=${server.baseURL} ANTHROPIC_API_KEY=mock gyre run "..." --model anthropic/claude-sonnet-4-5\n` +
-      `  OPENAI_BASE_URL=${server.baseURL} OPENAI_API_KEY=mock gyre run "..." --model openai/gpt-5\n`,
+      `  OPENAI_BASE_URL=${server.baseURL} OPENAI_API_KEY=mock gyre run "..." --model openai/gpt-5\n` +
+      `  GOOGLE_GENERATIVE_AI_BASE_URL=${server.baseURL} GOOGLE_GENERATIVE_AI_API_KEY=mock gyre run "..." --model google/gemini-2.5-flash\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -15,8 +15,18 @@ export type GyreErrorCode =
   | "missing_api_key"
   /** `resolveModel`: the part before the `/` names no built-in or configured provider. */
   | "unknown_provider"
-  /** `resolveModel`: the model is not a `"provider/model-id"` string. */
+  /**
+   * `resolveModel`: the model is neither a `"provider/model-id"` string nor a bare id of a
+   * family with one provider (`claude-…`, `gpt-…`, `gemini-…`); an ambiguous bare id lists
+   * the `provider/` forms to choose from.
+   */
   | "invalid_model"
+  /**
+   * A run has a dollar budget (`maxBudgetUsd`) but a model it may use has no known price, so
+   * the budget could not be kept: give the price with `pricing`, or limit tokens with
+   * `maxBudgetTokens`. Raised before the first request (or by `setModel`).
+   */
+  | "unpriced_model"
   /**
    * A model call failed in a way no more specific `model_*` code covers: an HTTP status
    * without its own code, an error thrown by the provider package. `retryable` is set for

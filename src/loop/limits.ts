@@ -13,9 +13,16 @@ export function checkLimits(context: RunContext, state: RunState): NextStep {
 }
 
 export function checkBudget(context: RunContext, state: RunState): NextStep {
-  const { maxBudgetUsd } = context.limits;
-  if (maxBudgetUsd === undefined || !state.costs.totalCost.greaterThanOrEqualTo(maxBudgetUsd)) return CONTINUE;
-  return stop("max_budget", {
-    errors: [`Reached the budget of $${maxBudgetUsd} (spent $${state.costs.totalCostUsd}).`],
-  });
+  const { maxBudgetUsd, maxBudgetTokens } = context.limits;
+  if (maxBudgetUsd !== undefined && state.costs.totalCost.greaterThanOrEqualTo(maxBudgetUsd)) {
+    return stop("max_budget", {
+      errors: [`Reached the budget of $${maxBudgetUsd} (spent $${state.costs.totalCostUsd}).`],
+    });
+  }
+  if (maxBudgetTokens !== undefined && state.costs.totalTokens >= maxBudgetTokens) {
+    return stop("max_budget", {
+      errors: [`Reached the budget of ${maxBudgetTokens} tokens (used ${state.costs.totalTokens}).`],
+    });
+  }
+  return CONTINUE;
 }

@@ -31,6 +31,7 @@ export const SESSION_ID = "session-test";
 const LIMITS: RunLimits = {
   maxTurns: 10,
   maxBudgetUsd: undefined,
+  maxBudgetTokens: undefined,
   maxTokensContinuations: 2,
   maxStopHookContinuations: 2,
   maxToolReminders: 2,

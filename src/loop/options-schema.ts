@@ -141,6 +141,7 @@ const shape = {
     .optional(),
   maxTurns: positiveInt.optional(),
   maxBudgetUsd: positiveNumber.optional(),
+  maxBudgetTokens: positiveInt.optional(),
   cwd: z.string().min(1).optional(),
   tools: z.array(ToolOption).optional(),
   allowedTools: stringList.optional(),

@@ -28,8 +28,18 @@ export interface QueryOptions {
   systemPrompt?: SystemPromptOption;
   /** Model calls allowed before the run stops with `error_max_turns`. */
   maxTurns?: number;
-  /** Spend allowed, checked after every model call; past it the run stops with `error_max_budget_usd`. */
+  /**
+   * Spend allowed, checked after every model call; past it the run stops with
+   * `error_max_budget_usd`. Every model the run may use needs a price (the built-in table or
+   * `pricing`), else the run fails before its first request with `unpriced_model`, unless
+   * `maxBudgetTokens` is set as well.
+   */
   maxBudgetUsd?: number;
+  /**
+   * Tokens allowed (input, cache and output, summed over the run's model calls), checked
+   * after every model call; past it the run stops with `error_max_budget_usd`. Needs no prices.
+   */
+  maxBudgetTokens?: number;
   cwd?: string;
   /** Tools offered to the model: tool objects and names of built-in tools. Default: the built-in set. */
   tools?: Array<AnyTool | string>;

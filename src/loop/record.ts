@@ -23,7 +23,8 @@ export function recordAssistant(
   const cost = state.costs.add(model.id, message.usage, model.info);
   state.history.push({ role: "assistant", message });
   state.lastAssistant = message;
-  const extra: Partial<SDKAssistantMessage> = { cost_usd: cost };
+  // No cost_usd for a model without a price: absent says "unknown", where 0 would say "free".
+  const extra: Partial<SDKAssistantMessage> = cost === undefined ? {} : { cost_usd: cost };
   if (error !== undefined) extra.error = error;
   return context.stamp.assistant(message, extra);
 }

@@ -77,6 +77,8 @@ export function resultMessage(
     permission_denials: totals.denials,
     terminal_reason: reason,
   });
+  const unpriced = totals.costs.unpricedModels;
+  if (unpriced.length > 0) message.unpriced_models = unpriced;
   if (isError) message.errors = ending.errors ?? [];
   if (ending.question) message.question = ending.question;
   if (ending.structuredOutput !== undefined) message.structured_output = ending.structuredOutput;

@@ -10,6 +10,8 @@ import type { ToolGate } from "./tool-gate.js";
 export interface RunLimits {
   readonly maxTurns: number;
   readonly maxBudgetUsd: number | undefined;
+  /** Tokens (input, cache and output) the run may use; a budget that needs no prices. */
+  readonly maxBudgetTokens: number | undefined;
   /** `max_tokens` stops continued in a row before the run gives up. */
   readonly maxTokensContinuations: number;
   /** Times a Stop hook may keep the agent going per prompt. */

@@ -83,6 +83,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   );
   const model = await pendingModel;
   const fallbackModel = await pendingFallback;
+  for (const candidate of [model, fallbackModel]) if (candidate) assertBudgetPriced(options, candidate);
   const settings = await pendingSettings;
   const disallowed = options.disallowedTools ?? [];
   const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
@@ -122,6 +123,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     limits: {
       maxTurns: options.maxTurns ?? Number.POSITIVE_INFINITY,
       maxBudgetUsd: options.maxBudgetUsd,
+      maxBudgetTokens: options.maxBudgetTokens,
       maxTokensContinuations: options.maxTokensContinuations ?? 3,
       maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
       maxToolReminders: options.maxToolReminders ?? 3,
@@ -160,7 +162,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     startedAt: input.startedAt,
   });
   const switchModel = async (spec: string | undefined) => {
-    useModel(context, state, await resolveModel(spec ?? modelSpec(options), resolveOptions(options)));
+    const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
+    assertBudgetPriced(options, next);
+    useModel(context, state, next);
   };
   return {
     context,
@@ -169,6 +173,20 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     switchModel,
     ...(settings.ignored && { ignoredSettings: settings.ignored }),
   };
+}
+
+/**
+ * A dollar budget needs the price of every model the run may use: without one, tokens would
+ * cost $0 and the budget would never stop the run. A token budget stands in for it.
+ */
+function assertBudgetPriced(options: QueryOptions, model: Model): void {
+  if (options.maxBudgetUsd === undefined || model.info || options.maxBudgetTokens !== undefined) return;
+  throw new GyreError(
+    "unpriced_model",
+    `maxBudgetUsd needs the price of "${model.id}", which Gyre does not know. Give it with ` +
+      `pricing: { "${model.modelId}": { input: 0.5, output: 1.5 } } (US dollars per million tokens), ` +
+      `or limit tokens instead with maxBudgetTokens.`,
+  );
 }
 
 /**
@@ -181,7 +199,18 @@ function reasoningProviderOptions(options: QueryOptions): ProviderOptions | unde
   const anthropic: JsonObject = {};
   if (thinking) anthropic.thinking = { ...thinking };
   if (effort) anthropic.effort = effort;
-  return { anthropic, ...(effort && { openai: { reasoningEffort: effort } }) };
+  return {
+    anthropic,
+    ...(effort && { openai: { reasoningEffort: effort } }),
+    ...(thinking && { google: { thinkingConfig: geminiThinking(thinking) } }),
+  };
+}
+
+/** Gemini's thinking budget: -1 lets the model decide, 0 turns thinking off. */
+function geminiThinking(thinking: NonNullable<QueryOptions["thinking"]>): JsonObject {
+  if (thinking.type === "disabled") return { thinkingBudget: 0 };
+  const budget = thinking.type === "enabled" ? (thinking.budgetTokens ?? -1) : -1;
+  return { thinkingBudget: budget, includeThoughts: thinking.display !== "omitted" };
 }
 
 function compactorFor(

@@ -9,15 +9,21 @@ interface Entry {
   maxOutputTokens: number;
 }
 
-/** Accumulates usage and exact cost per model across the turns of a run. */
+/**
+ * Accumulates usage and exact cost per model across the turns of a run. Tokens of a model
+ * with no known price are counted but not costed; such models are listed in
+ * {@link unpricedModels} so that a total is never passed off as complete.
+ */
 export class CostTracker {
   readonly #byModel = new Map<string, Entry>();
+  readonly #unpriced = new Set<string>();
   #total = new Decimal(0);
   #usage: Usage = emptyUsage();
 
-  /** Record one model call; returns its cost in dollars. */
-  add(model: string, usage: Usage, info: ModelInfo | undefined): number {
+  /** Record one model call; returns its cost in dollars, or `undefined` when the model has no price. */
+  add(model: string, usage: Usage, info: ModelInfo | undefined): number | undefined {
     const cost = costOf(usage, info);
+    if (!info && totalTokens(usage) > 0) this.#unpriced.add(model);
     const entry = this.#byModel.get(model) ?? {
       usage: emptyUsage(),
       cost: new Decimal(0),
@@ -31,7 +37,17 @@ export class CostTracker {
     this.#byModel.set(model, entry);
     this.#total = this.#total.plus(cost);
     this.#usage = addUsage(this.#usage, usage);
-    return cost.toNumber();
+    return info ? cost.toNumber() : undefined;
+  }
+
+  /** Models whose tokens the total does not include, for want of a price: the true cost is unknown. */
+  get unpricedModels(): string[] {
+    return [...this.#unpriced];
+  }
+
+  /** Every token counted so far, input (cache included) and output: what a token budget limits. */
+  get totalTokens(): number {
+    return totalTokens(this.#usage);
   }
 
   get totalCostUsd(): number {
@@ -63,4 +79,8 @@ export class CostTracker {
     }
     return out;
   }
+}
+
+function totalTokens(usage: Usage): number {
+  return usage.input_tokens + usage.output_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
 }

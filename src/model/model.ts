@@ -30,9 +30,9 @@ export interface Model {
 /**
  * `anthropic`: Anthropic's Messages API; `openai-responses` / `openai-chat`: OpenAI's
  * Responses and Chat Completions APIs; `openai-compatible`: a Chat Completions server of
- * another vendor; `other`: an AI SDK model of a provider Gyre does not configure itself.
+ * another vendor; `google`: the Gemini API; `other`: an AI SDK model of a provider Gyre does not configure itself.
  */
-export type ModelApi = "anthropic" | "openai-responses" | "openai-chat" | "openai-compatible" | "other";
+export type ModelApi = "anthropic" | "openai-responses" | "openai-chat" | "openai-compatible" | "google" | "other";
 
 /** What the model is asked: the conversation, the tools it may call and call settings. */
 export interface ModelRequest {

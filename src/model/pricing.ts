@@ -22,119 +22,131 @@ export type ModelInfo = z.infer<typeof ModelInfo>;
 
 export type PricingTable = Record<string, ModelInfo>;
 
+/**
+ * When the prices below were copied from the providers' published list prices (Anthropic's,
+ * OpenAI's and Google's pricing pages, and those of the hosted services). Prices change:
+ * `pricing` overrides any row.
+ */
+export const PRICES_AS_OF = "2025-11-24";
+
 const sonnetLong = { thresholdTokens: 200_000, input: 6, output: 22.5, cacheWrite: 7.5, cacheRead: 0.6 };
+/** Anthropic: a 5-minute cache write costs 1.25× the input price and a cache read 0.1× (written out: floats would not add up to the cent). */
+const claude = (
+  [input, output, cacheWrite, cacheRead]: [number, number, number, number],
+  maxOutputTokens: number,
+): ModelInfo => ({ input, output, cacheWrite, cacheRead, contextWindow: 200_000, maxOutputTokens });
+const gpt5 = { contextWindow: 400_000, maxOutputTokens: 128_000 };
+const gpt41 = { contextWindow: 1_047_576, maxOutputTokens: 32_768 };
+const gpt4o = { contextWindow: 128_000, maxOutputTokens: 16_384 };
+const oSeries = { contextWindow: 200_000, maxOutputTokens: 100_000 };
+const gemini = { contextWindow: 1_048_576, maxOutputTokens: 65_536 };
+const gemini2 = { contextWindow: 1_048_576, maxOutputTokens: 8_192 };
 
 /**
- * Known models, keyed by model id without provider or date suffix. Lookup falls back to
- * the longest key that prefixes the id, so dated snapshots find their family.
+ * Known models, keyed by model id without provider or date suffix; rows of models that more
+ * than one provider serves under the same id, or whose price depends on who serves it, are
+ * keyed `provider/model-id`. Lookup falls back to the longest key that prefixes the id, so
+ * dated snapshots find their family.
  */
 export const DEFAULT_PRICING: PricingTable = {
-  "claude-opus-4-5": {
-    input: 5,
-    output: 25,
-    cacheWrite: 6.25,
-    cacheRead: 0.5,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
+  // Anthropic
+  "claude-opus-4-5": claude([5, 25, 6.25, 0.5], 64_000),
+  "claude-opus-4-1": claude([15, 75, 18.75, 1.5], 32_000),
+  "claude-opus-4": claude([15, 75, 18.75, 1.5], 32_000),
+  "claude-sonnet-4-5": { ...claude([3, 15, 3.75, 0.3], 64_000), longContext: sonnetLong },
+  "claude-sonnet-4": { ...claude([3, 15, 3.75, 0.3], 64_000), longContext: sonnetLong },
+  "claude-3-7-sonnet": claude([3, 15, 3.75, 0.3], 64_000),
+  "claude-haiku-4-5": claude([1, 5, 1.25, 0.1], 64_000),
+  "claude-3-5-haiku": claude([0.8, 4, 1, 0.08], 8_192),
+  "claude-3-haiku": claude([0.25, 1.25, 0.3, 0.03], 4_096),
+  // OpenAI
+  "gpt-5.1": { input: 1.25, output: 10, cacheRead: 0.125, ...gpt5 },
+  "gpt-5.1-codex": { input: 1.25, output: 10, cacheRead: 0.125, ...gpt5 },
+  "gpt-5.1-codex-mini": { input: 0.25, output: 2, cacheRead: 0.025, ...gpt5 },
+  "gpt-5": { input: 1.25, output: 10, cacheRead: 0.125, ...gpt5 },
+  "gpt-5-codex": { input: 1.25, output: 10, cacheRead: 0.125, ...gpt5 },
+  "gpt-5-pro": { input: 15, output: 120, contextWindow: 400_000, maxOutputTokens: 272_000 },
+  "gpt-5-mini": { input: 0.25, output: 2, cacheRead: 0.025, ...gpt5 },
+  "gpt-5-nano": { input: 0.05, output: 0.4, cacheRead: 0.005, ...gpt5 },
+  "gpt-4.1": { input: 2, output: 8, cacheRead: 0.5, ...gpt41 },
+  "gpt-4.1-mini": { input: 0.4, output: 1.6, cacheRead: 0.1, ...gpt41 },
+  "gpt-4.1-nano": { input: 0.1, output: 0.4, cacheRead: 0.025, ...gpt41 },
+  "gpt-4o": { input: 2.5, output: 10, cacheRead: 1.25, ...gpt4o },
+  "gpt-4o-mini": { input: 0.15, output: 0.6, cacheRead: 0.075, ...gpt4o },
+  o3: { input: 2, output: 8, cacheRead: 0.5, ...oSeries },
+  "o3-pro": { input: 20, output: 80, ...oSeries },
+  "o3-mini": { input: 1.1, output: 4.4, cacheRead: 0.55, ...oSeries },
+  "o4-mini": { input: 1.1, output: 4.4, cacheRead: 0.275, ...oSeries },
+  o1: { input: 15, output: 60, cacheRead: 7.5, ...oSeries },
+  // Google (Gemini API, paid tier); Pro models bill the whole request higher past 200k input tokens.
+  "gemini-3-pro-preview": {
+    input: 2,
+    output: 12,
+    cacheRead: 0.2,
+    ...gemini,
+    longContext: { thresholdTokens: 200_000, input: 4, output: 18, cacheRead: 0.4 },
   },
-  "claude-opus-4-1": {
-    input: 15,
-    output: 75,
-    cacheWrite: 18.75,
-    cacheRead: 1.5,
-    contextWindow: 200_000,
-    maxOutputTokens: 32_000,
+  "gemini-2.5-pro": {
+    input: 1.25,
+    output: 10,
+    cacheRead: 0.125,
+    ...gemini,
+    longContext: { thresholdTokens: 200_000, input: 2.5, output: 15, cacheRead: 0.25 },
   },
-  "claude-opus-4": {
-    input: 15,
-    output: 75,
-    cacheWrite: 18.75,
-    cacheRead: 1.5,
-    contextWindow: 200_000,
-    maxOutputTokens: 32_000,
-  },
-  "claude-sonnet-4-5": {
-    input: 3,
-    output: 15,
-    cacheWrite: 3.75,
-    cacheRead: 0.3,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-    longContext: sonnetLong,
-  },
-  "claude-sonnet-4": {
-    input: 3,
-    output: 15,
-    cacheWrite: 3.75,
-    cacheRead: 0.3,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-    longContext: sonnetLong,
-  },
-  "claude-3-7-sonnet": {
-    input: 3,
-    output: 15,
-    cacheWrite: 3.75,
-    cacheRead: 0.3,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-  },
-  "claude-haiku-4-5": {
-    input: 1,
-    output: 5,
-    cacheWrite: 1.25,
-    cacheRead: 0.1,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-  },
-  "claude-3-5-haiku": {
-    input: 0.8,
-    output: 4,
-    cacheWrite: 1,
-    cacheRead: 0.08,
-    contextWindow: 200_000,
+  "gemini-2.5-flash": { input: 0.3, output: 2.5, cacheRead: 0.03, ...gemini },
+  "gemini-2.5-flash-lite": { input: 0.1, output: 0.4, cacheRead: 0.01, ...gemini },
+  "gemini-2.0-flash": { input: 0.1, output: 0.4, cacheRead: 0.025, ...gemini2 },
+  "gemini-2.0-flash-lite": { input: 0.075, output: 0.3, ...gemini2 },
+  // Hosted services (their own list prices, which differ from the model makers' for the same model)
+  "deepseek/deepseek-chat": {
+    input: 0.28,
+    output: 0.42,
+    cacheRead: 0.028,
+    contextWindow: 128_000,
     maxOutputTokens: 8_192,
   },
-  "gpt-5": { input: 1.25, output: 10, cacheRead: 0.125, contextWindow: 400_000, maxOutputTokens: 128_000 },
-  "gpt-5-mini": {
-    input: 0.25,
-    output: 2,
-    cacheRead: 0.025,
-    contextWindow: 400_000,
-    maxOutputTokens: 128_000,
-  },
-  "gpt-5-nano": {
-    input: 0.05,
-    output: 0.4,
-    cacheRead: 0.005,
-    contextWindow: 400_000,
-    maxOutputTokens: 128_000,
-  },
-  "gpt-4.1": { input: 2, output: 8, cacheRead: 0.5, contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-  "gpt-4.1-mini": {
-    input: 0.4,
-    output: 1.6,
-    cacheRead: 0.1,
-    contextWindow: 1_047_576,
-    maxOutputTokens: 32_768,
-  },
-  "gpt-4o": { input: 2.5, output: 10, cacheRead: 1.25, contextWindow: 128_000, maxOutputTokens: 16_384 },
-  "gpt-4o-mini": {
-    input: 0.15,
-    output: 0.6,
-    cacheRead: 0.075,
+  "deepseek/deepseek-reasoner": {
+    input: 0.28,
+    output: 0.42,
+    cacheRead: 0.028,
     contextWindow: 128_000,
-    maxOutputTokens: 16_384,
+    maxOutputTokens: 65_536,
   },
-  o3: { input: 2, output: 8, cacheRead: 0.5, contextWindow: 200_000, maxOutputTokens: 100_000 },
-  "o4-mini": { input: 1.1, output: 4.4, cacheRead: 0.275, contextWindow: 200_000, maxOutputTokens: 100_000 },
+  "xai/grok-4": { input: 3, output: 15, cacheRead: 0.75, contextWindow: 256_000 },
+  "xai/grok-4-fast-reasoning": { input: 0.2, output: 0.5, cacheRead: 0.05, contextWindow: 2_000_000 },
+  "xai/grok-4-fast-non-reasoning": { input: 0.2, output: 0.5, cacheRead: 0.05, contextWindow: 2_000_000 },
+  "xai/grok-code-fast-1": { input: 0.2, output: 1.5, cacheRead: 0.02, contextWindow: 256_000 },
+  "xai/grok-3": { input: 3, output: 15, cacheRead: 0.75, contextWindow: 131_072 },
+  "xai/grok-3-mini": { input: 0.3, output: 0.5, cacheRead: 0.075, contextWindow: 131_072 },
+  "mistral/mistral-medium-latest": { input: 0.4, output: 2, contextWindow: 128_000 },
+  "mistral/mistral-small-latest": { input: 0.1, output: 0.3, contextWindow: 128_000 },
+  "mistral/codestral-latest": { input: 0.3, output: 0.9, contextWindow: 256_000 },
+  "mistral/devstral-medium-latest": { input: 0.4, output: 2, contextWindow: 128_000 },
+  "mistral/devstral-small-latest": { input: 0.1, output: 0.3, contextWindow: 128_000 },
+  "mistral/magistral-medium-latest": { input: 2, output: 5, contextWindow: 128_000 },
+  "groq/llama-3.3-70b-versatile": { input: 0.59, output: 0.79, contextWindow: 131_072, maxOutputTokens: 32_768 },
+  "groq/llama-3.1-8b-instant": { input: 0.05, output: 0.08, contextWindow: 131_072, maxOutputTokens: 131_072 },
+  "together/meta-llama/Llama-3.3-70B-Instruct-Turbo": { input: 0.88, output: 0.88, contextWindow: 131_072 },
+  "fireworks/accounts/fireworks/models/llama-v3p3-70b-instruct": { input: 0.9, output: 0.9, contextWindow: 131_072 },
 };
 
-/** Find a model's info: exact id, then without a `-YYYYMMDD` suffix, then the longest prefix key. */
-export function lookupModelInfo(modelId: string, table: PricingTable = DEFAULT_PRICING): ModelInfo | undefined {
-  const exact = table[modelId];
+/**
+ * Find a model's info: the row of `provider/model-id` when a provider is given, else (or
+ * then) of the bare id. Each is tried exact, then without a `-YYYYMMDD` suffix, then as the
+ * longest key that prefixes it.
+ */
+export function lookupModelInfo(
+  modelId: string,
+  table: PricingTable = DEFAULT_PRICING,
+  provider?: string,
+): ModelInfo | undefined {
+  return (provider === undefined ? undefined : lookupKey(`${provider}/${modelId}`, table)) ?? lookupKey(modelId, table);
+}
+
+function lookupKey(id: string, table: PricingTable): ModelInfo | undefined {
+  const exact = table[id];
   if (exact) return exact;
-  const undated = modelId.replace(/-\d{8}$/, "");
+  const undated = id.replace(/-\d{8}$/, "");
   if (table[undated]) return table[undated];
   let best: string | undefined;
   for (const key of Object.keys(table)) {

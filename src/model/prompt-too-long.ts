@@ -6,6 +6,7 @@ const TOO_LONG = [
   /exceeds the context window/i, // OpenAI Responses
   /input is too long/i, // Bedrock / Vertex wording
   /too many (input )?tokens/i,
+  /input token count .*exceeds the maximum/i, // Gemini: "The input token count (X) exceeds the maximum number of tokens allowed (Y)."
 ];
 
 /** Whether any of `texts` is a provider's "the prompt does not fit the context window". */

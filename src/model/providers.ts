@@ -2,11 +2,13 @@ import { z } from "zod";
 
 /**
  * How to reach a provider. `openai-compatible` covers Ollama, vLLM, llama.cpp's server,
- * LM Studio and any other endpoint that speaks Chat Completions.
+ * LM Studio, the hosted services of the presets below and any other endpoint that speaks
+ * Chat Completions. `google` is the Gemini API; `azure` is Azure OpenAI, whose model ids
+ * are deployment names.
  */
 export const ProviderConfig = z.object({
-  type: z.enum(["anthropic", "openai", "openai-compatible"]),
-  /** For `openai`: the Responses API (default) or Chat Completions. */
+  type: z.enum(["anthropic", "openai", "openai-compatible", "google", "azure"]),
+  /** For `openai` and `azure`: the Responses API (default) or Chat Completions. */
   api: z.enum(["responses", "chat"]).optional(),
   baseURL: z.string().optional(),
   /** Environment variable that holds the base URL (used when `baseURL` is not set). */
@@ -27,6 +29,35 @@ export const ProviderConfig = z.object({
   toolProtocol: z.enum(["native", "text"]).optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+/**
+ * Hosted services that speak Chat Completions, configured by hand until now: base URL and
+ * key variable are all they need. `<NAME>_BASE_URL` overrides the address (a proxy, a test).
+ */
+const HOSTED_OPENAI_COMPATIBLE: Record<string, { baseURL: string; keyEnv: string }> = {
+  openrouter: { baseURL: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY" },
+  groq: { baseURL: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY" },
+  deepseek: { baseURL: "https://api.deepseek.com/v1", keyEnv: "DEEPSEEK_API_KEY" },
+  xai: { baseURL: "https://api.x.ai/v1", keyEnv: "XAI_API_KEY" },
+  mistral: { baseURL: "https://api.mistral.ai/v1", keyEnv: "MISTRAL_API_KEY" },
+  together: { baseURL: "https://api.together.xyz/v1", keyEnv: "TOGETHER_API_KEY" },
+  fireworks: { baseURL: "https://api.fireworks.ai/inference/v1", keyEnv: "FIREWORKS_API_KEY" },
+};
+
+function hostedPresets(): Record<string, ProviderConfig> {
+  return Object.fromEntries(
+    Object.entries(HOSTED_OPENAI_COMPATIBLE).map(([name, { baseURL, keyEnv }]) => [
+      name,
+      {
+        type: "openai-compatible",
+        apiKeyEnv: keyEnv,
+        baseURLEnv: `${name.toUpperCase()}_BASE_URL`,
+        defaultBaseURL: baseURL,
+        requiresApiKey: true,
+      } satisfies ProviderConfig,
+    ]),
+  );
+}
 
 /** The providers every install knows; users add or override entries with `providers`. */
 export const BUILTIN_PROVIDERS: Record<string, ProviderConfig> = {
@@ -50,6 +81,21 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderConfig> = {
     baseURLEnv: "OPENAI_BASE_URL",
     requiresApiKey: true,
   },
+  google: {
+    type: "google",
+    apiKeyEnv: "GOOGLE_GENERATIVE_AI_API_KEY",
+    baseURLEnv: "GOOGLE_GENERATIVE_AI_BASE_URL",
+    requiresApiKey: true,
+  },
+  azure: {
+    type: "azure",
+    api: "responses",
+    apiKeyEnv: "AZURE_API_KEY",
+    // The endpoint, e.g. https://NAME.openai.azure.com/openai/v1; else AZURE_RESOURCE_NAME names it.
+    baseURLEnv: "AZURE_BASE_URL",
+    requiresApiKey: true,
+  },
+  ...hostedPresets(),
   "openai-compatible": {
     type: "openai-compatible",
     apiKeyEnv: "OPENAI_COMPATIBLE_API_KEY",

@@ -2,6 +2,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { GyreError } from "../errors/index.js";
 import { AiSdkModel, apiOfLanguageModel } from "./ai-sdk/ai-sdk-model.js";
 import type { Model, ModelApi } from "./model.js";
+import { providerOfBareModelId } from "./model-families.js";
 import { DEFAULT_PRICING, lookupModelInfo, type PricingTable } from "./pricing.js";
 import { BUILTIN_PROVIDERS, type ProviderConfig } from "./providers.js";
 import { wrapTextProtocol } from "./text-protocol/index.js";
@@ -20,7 +21,8 @@ export interface ResolveModelOptions {
 }
 
 /**
- * Resolve `"provider/model-id"` (or an AI SDK language model object) to a {@link Model}: the
+ * Resolve `"provider/model-id"`, a bare model id of a known family (`"claude-sonnet-4-5"`,
+ * `"gpt-5"`, `"gemini-2.5-pro"`) or an AI SDK language model object to a {@link Model}: the
  * AI SDK adapter over the provider's package, wrapped in the text tool protocol when the
  * provider is configured with `toolProtocol: "text"`. A missing API key or an unknown
  * provider fails here, before any request is sent. Provider packages are imported on demand
@@ -43,16 +45,8 @@ export async function resolveModel(
       api: apiOfLanguageModel(spec),
     });
   }
-  const slash = spec.indexOf("/");
-  if (slash <= 0 || slash === spec.length - 1) {
-    throw new GyreError(
-      "invalid_model",
-      `Model "${spec}" must look like "provider/model-id", e.g. "anthropic/claude-sonnet-4-5".`,
-    );
-  }
-  const providerName = spec.slice(0, slash);
-  const modelId = spec.slice(slash + 1);
   const providers = { ...BUILTIN_PROVIDERS, ...options.providers };
+  const { providerName, modelId } = splitModelSpec(spec, Object.keys(providers));
   const config = providers[providerName];
   if (!config) {
     throw new GyreError(
@@ -65,12 +59,27 @@ export async function resolveModel(
   const created = await createLanguageModel(providerName, modelId, config, env, options.fetch);
   const model = config.toolProtocol === "text" ? wrapTextProtocol(created) : created;
   return new AiSdkModel(model, {
-    id: spec,
+    id: `${providerName}/${modelId}`,
     provider: providerName,
     modelId,
-    info: lookupModelInfo(modelId, pricing),
+    info: lookupModelInfo(modelId, pricing, providerName),
     api: apiOfConfig(config),
   });
+}
+
+/** `provider/model-id`, or a bare id whose family names its provider (`claude-sonnet-4-5`). */
+function splitModelSpec(spec: string, knownProviders: string[]): { providerName: string; modelId: string } {
+  const slash = spec.indexOf("/");
+  if (slash === -1 && spec.trim() !== "") {
+    return { providerName: providerOfBareModelId(spec, knownProviders), modelId: spec };
+  }
+  if (slash <= 0 || slash === spec.length - 1) {
+    throw new GyreError(
+      "invalid_model",
+      `Model "${spec}" must look like "provider/model-id", e.g. "anthropic/claude-sonnet-4-5".`,
+    );
+  }
+  return { providerName: spec.slice(0, slash), modelId: spec.slice(slash + 1) };
 }
 
 async function createLanguageModel(
@@ -99,6 +108,22 @@ async function createLanguageModel(
       const provider = createOpenAI({ ...common, baseURL });
       return config.api === "chat" ? provider.chat(modelId) : provider.responses(modelId);
     }
+    case "google": {
+      const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+      return createGoogleGenerativeAI({ ...common, baseURL })(modelId);
+    }
+    case "azure": {
+      const resourceName = env.AZURE_RESOURCE_NAME;
+      if (!baseURL && !resourceName) {
+        throw new GyreError(
+          "config_error",
+          `Provider "${providerName}" needs its endpoint: set ${config.baseURLEnv ?? "baseURL"} (https://NAME.openai.azure.com/openai/v1) or AZURE_RESOURCE_NAME.`,
+        );
+      }
+      const { createAzure } = await import("@ai-sdk/azure");
+      const provider = createAzure({ ...common, baseURL, resourceName });
+      return config.api === "chat" ? provider.chat(modelId) : provider.responses(modelId);
+    }
     case "openai-compatible": {
       if (!baseURL) {
         throw new GyreError(
@@ -122,6 +147,7 @@ function withV1(baseURL: string): string {
 }
 
 function apiOfConfig(config: ProviderConfig): ModelApi {
-  if (config.type === "openai") return config.api === "chat" ? "openai-chat" : "openai-responses";
+  if (config.type === "openai" || config.type === "azure")
+    return config.api === "chat" ? "openai-chat" : "openai-responses";
   return config.type;
 }

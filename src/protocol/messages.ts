@@ -163,7 +163,7 @@ export const SDKAssistantMessage = z.object({
   ...Base,
   message: APIAssistantMessage,
   parent_tool_use_id: z.string().nullable(),
-  /** Gyre addition: what this model call cost, in US dollars. */
+  /** Gyre addition: what this model call cost, in US dollars (absent when the model has no known price). */
   cost_usd: z.number().nonnegative().optional(),
   /** Gyre addition: set when the model call failed part-way (cut stream, abort). */
   error: z.string().optional(),
@@ -314,6 +314,11 @@ export const SDKResultMessage = z.object({
   duration_ms: z.number().nonnegative(),
   duration_api_ms: z.number().nonnegative(),
   total_cost_usd: z.number().nonnegative(),
+  /**
+   * Gyre addition: models without a known price whose tokens `total_cost_usd` leaves out, so
+   * the run's true cost is unknown (give their prices with the `pricing` option).
+   */
+  unpriced_models: z.array(z.string()).optional(),
   usage: ApiUsage,
   modelUsage: z.record(z.string(), ModelUsage),
   /** The final answer text (success), or empty. */

@@ -36,6 +36,8 @@ export function buildAnswer(options: {
   turnIndex: number;
   seq: number;
   request: Record<string, unknown>;
+  /** The model the request named outside its body (Gemini's path); else the body's `model`. */
+  model?: string;
   now: number;
 }): MockAnswer {
   const { turn, turnIndex, request } = options;
@@ -45,7 +47,7 @@ export function buildAnswer(options: {
   return {
     turn: turnIndex,
     seq: options.seq,
-    model: typeof request.model === "string" ? request.model : "mock-model",
+    model: options.model ?? (typeof request.model === "string" ? request.model : "mock-model"),
     blocks,
     stopReason: turn.stopReason ?? (hasToolCall ? "tool_use" : "end_turn"),
     usage: resolveUsage(turn.usage, request, blocks),

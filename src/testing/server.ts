@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { errorMessage, GyreError } from "../errors/index.js";
 import { buildAnswer } from "./answer.js";
 import { anthropicFormat } from "./anthropic-format.js";
+import { geminiFormat } from "./gemini-format.js";
 import { openaiChatFormat } from "./openai-chat-format.js";
 import { openaiResponsesFormat } from "./openai-responses-format.js";
 import { sendCut, sendJson, sendStream, sleep } from "./respond.js";
@@ -15,6 +16,8 @@ export interface MockRequest {
   /** 1-based order of arrival. */
   seq: number;
   format: MockFormat;
+  /** The request path, without the query string (`/v1/messages`, `/v1beta/models/gemini-2.5-pro:generateContent`). */
+  path: string;
   stream: boolean;
   /** The turn index the request was matched to (may be past the end of the script). */
   turn: number;
@@ -42,7 +45,7 @@ export interface MockLLMOptions {
 export interface MockLLMServer {
   /** `http://HOST:PORT` */
   readonly url: string;
-  /** `http://HOST:PORT/v1`: the `baseURL` for createAnthropic / createOpenAI / createOpenAICompatible. */
+  /** `http://HOST:PORT/v1`: the `baseURL` for createAnthropic / createOpenAI / createOpenAICompatible / createGoogleGenerativeAI. */
   readonly baseURL: string;
   readonly port: number;
   /** The request log; the same array for the server's lifetime, appended live. */
@@ -55,15 +58,37 @@ export interface MockLLMServer {
   close(): Promise<void>;
 }
 
-const ROUTES: Record<string, WireFormat> = {
-  "/v1/messages": anthropicFormat,
-  "/v1/chat/completions": openaiChatFormat,
-  "/v1/responses": openaiResponsesFormat,
-};
+/** A model API request the server answers: its wire format, and what the path says of it. */
+interface Route {
+  wire: WireFormat;
+  /** Gemini names the model and whether to stream in the path; the others in the body. */
+  model?: string;
+  stream?: boolean;
+}
 
 /**
- * Start a real HTTP server that answers Anthropic Messages, OpenAI Chat Completions and
- * OpenAI Responses requests from `script`, streamed or whole, in each API's wire format.
+ * The API paths answered. Azure OpenAI's paths are OpenAI's under `/openai` (its v1 API) or
+ * under a deployment; `/v1` is accepted beside Gemini's `/v1beta`, so one `baseURL` serves all.
+ */
+function routeOf(path: string): Route | undefined {
+  if (path === "/v1/messages") return { wire: anthropicFormat };
+  if (/^(\/openai)?\/v1\/chat\/completions$|^\/openai\/deployments\/[^/]+\/chat\/completions$/.test(path)) {
+    return { wire: openaiChatFormat };
+  }
+  if (/^(\/openai)?\/v1\/responses$|^\/openai\/deployments\/[^/]+\/responses$/.test(path)) {
+    return { wire: openaiResponsesFormat };
+  }
+  const gemini = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
+  if (gemini?.[1]) {
+    return { wire: geminiFormat, model: decodeURIComponent(gemini[1]), stream: gemini[2] === "streamGenerateContent" };
+  }
+  return undefined;
+}
+
+/**
+ * Start a real HTTP server that answers Anthropic Messages, OpenAI Chat Completions, OpenAI
+ * Responses (also at Azure OpenAI's paths) and Gemini generateContent requests from `script`,
+ * streamed or whole, in each API's wire format.
  * Throws `GyreError("mock_script_error")` if the script is invalid.
  */
 export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServer> {
@@ -72,7 +97,8 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
   const requests: MockRequest[] = [];
   const closing = new AbortController();
 
-  const handleModelRequest = async (req: IncomingMessage, res: ServerResponse, wire: WireFormat) => {
+  const handleModelRequest = async (req: IncomingMessage, res: ServerResponse, path: string, route: Route) => {
+    const { wire } = route;
     const signal = requestSignal(res, closing.signal);
     const body = await readJson(req);
     if (!isRecord(body)) {
@@ -80,10 +106,11 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
       return sendJson(res, error.status, error.body);
     }
     const selection = selector.select(script, wire.assistantRuns(body));
-    const stream = body.stream === true;
+    const stream = route.stream ?? body.stream === true;
     const record: MockRequest = {
       seq: requests.length + 1,
       format: wire.format,
+      path,
       stream,
       turn: selection.turn,
       attempt: selection.attempt,
@@ -115,6 +142,7 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
       turnIndex: selection.turn,
       seq: record.seq,
       request: body,
+      model: route.model,
       now: Date.now(),
     });
     if (stream) {
@@ -146,8 +174,8 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
 
   const http = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://mock").pathname;
-    const wire = req.method === "POST" ? ROUTES[path] : undefined;
-    const handled = wire ? handleModelRequest(req, res, wire) : handleControl(req, res, path);
+    const route = req.method === "POST" ? routeOf(path) : undefined;
+    const handled = route ? handleModelRequest(req, res, path, route) : handleControl(req, res, path);
     handled.catch((error: unknown) => {
       if (res.headersSent) return res.destroy();
       sendJson(res, 500, { error: { message: `mock-llm: ${errorMessage(error)}` } });

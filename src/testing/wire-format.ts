@@ -1,7 +1,7 @@
 import type { MockAnswer } from "./answer.js";
 
 /** The provider API a request was made to. */
-export type MockFormat = "anthropic" | "openai-chat" | "openai-responses";
+export type MockFormat = "anthropic" | "openai-chat" | "openai-responses" | "gemini";
 
 /** An error answer: HTTP status and the provider's real error body. */
 export interface WireError {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildAnswer, splitArguments, splitText } from "./answer.js";
 import { anthropicFormat } from "./anthropic-format.js";
+import { geminiFormat } from "./gemini-format.js";
 import { openaiChatFormat } from "./openai-chat-format.js";
 import { openaiResponsesFormat } from "./openai-responses-format.js";
 import type { MockTurn } from "./script.js";
@@ -23,15 +24,18 @@ const answer = buildAnswer({
 });
 
 /** Wire shapes are pinned: a change here changes what real provider clients parse. */
-describe.each([anthropicFormat, openaiChatFormat, openaiResponsesFormat])("$format wire shape", (format) => {
-  it("streams these SSE frames", () => {
-    expect(format.frames(answer).join("")).toMatchSnapshot();
-  });
+describe.each([anthropicFormat, openaiChatFormat, openaiResponsesFormat, geminiFormat])(
+  "$format wire shape",
+  (format) => {
+    it("streams these SSE frames", () => {
+      expect(format.frames(answer).join("")).toMatchSnapshot();
+    });
 
-  it("answers whole with this body", () => {
-    expect(format.json(answer)).toMatchSnapshot();
-  });
-});
+    it("answers whole with this body", () => {
+      expect(format.json(answer)).toMatchSnapshot();
+    });
+  },
+);
 
 describe("chat usage chunk", () => {
   it("is sent only when stream_options.include_usage asks for it", () => {

@@ -69,6 +69,7 @@ export class AiSdkModel implements Model {
 export function apiOfLanguageModel(model: LanguageModelV3): ModelApi {
   const [family, api] = model.provider.split(".");
   if (family === "anthropic") return "anthropic";
-  if (family === "openai") return api === "chat" ? "openai-chat" : "openai-responses";
+  if (family === "openai" || family === "azure") return api === "chat" ? "openai-chat" : "openai-responses";
+  if (family === "google") return "google";
   return "other";
 }
