@@ -35,7 +35,21 @@ describe("withheldVariables", () => {
   it("holds back every built-in provider's key and the secrets named, except those passed", () => {
     const withheld = withheldVariables({ secretEnv: ["CORP_LLM_KEY"], passEnv: ["OPENAI_API_KEY"] });
     expect([...withheld].sort()).toEqual(
-      ["ANTHROPIC_API_KEY", "CORP_LLM_KEY", "OPENAI_COMPATIBLE_API_KEY", "VLLM_API_KEY"].sort(),
+      [
+        "ANTHROPIC_API_KEY",
+        "AZURE_API_KEY",
+        "CORP_LLM_KEY",
+        "DEEPSEEK_API_KEY",
+        "FIREWORKS_API_KEY",
+        "GOOGLE_GENERATIVE_AI_API_KEY",
+        "GROQ_API_KEY",
+        "MISTRAL_API_KEY",
+        "OPENAI_COMPATIBLE_API_KEY",
+        "OPENROUTER_API_KEY",
+        "TOGETHER_API_KEY",
+        "VLLM_API_KEY",
+        "XAI_API_KEY",
+      ].sort(),
     );
     const env = commandEnvironment({}, { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o", PATH: "/bin" }, withheld);
     expect(env).toMatchObject({ OPENAI_API_KEY: "o", PATH: "/bin" });
