@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_PROVIDERS, type QueryOptions, query, resolveModel, type SDKMessage } from "../src/index.js";
-import { type MockLLMServer, mockTurn } from "../src/testing/index.js";
+import { type MockLLMServer, mockFault, mockTurn } from "../src/testing/index.js";
 import { mockEnv, resultOf, withMock } from "./helpers.js";
 
 async function run(server: MockLLMServer, options: QueryOptions, prompt = "go"): Promise<SDKMessage[]> {
@@ -274,6 +274,19 @@ describe("budgets and prices", () => {
       }
       expect(refused).toMatchObject({ code: "unpriced_model" });
       expect(server.requests.map((request) => request.format)).toEqual(["anthropic", "openai-responses"]);
+    });
+  });
+});
+
+describe("a Gemini stream cut mid-answer", () => {
+  it("is retried, and the run ends with the whole answer", async () => {
+    const turns = [mockTurn.text("one two three four five six", { faults: [mockFault.cut(2)] })];
+    await withMock({ turns }, async (server) => {
+      const env = { GOOGLE_GENERATIVE_AI_API_KEY: "g", GOOGLE_GENERATIVE_AI_BASE_URL: server.baseURL };
+      const messages = await run(server, { model: "google/gemini-2.5-flash", env });
+      expect(messages.some((message) => message.type === "system" && message.subtype === "api_retry")).toBe(true);
+      expect(resultOf(messages).result).toBe("one two three four five six");
+      expect(server.requests.map((request) => request.fault?.type)).toEqual(["cut", undefined]);
     });
   });
 });
