@@ -11,7 +11,8 @@ import type { ToolInputProblem } from "../model/index.js";
 import { AsyncQueue } from "../async/index.js";
 import { joinedText } from "./record.js";
 import type { RunContext } from "./run-context.js";
-import { type GateDecision, type GateState, reportHookOutcome } from "./tool-gate.js";
+import { hookReports } from "./hook-reports.js";
+import { type GateDecision, type GateState } from "./tool-gate.js";
 
 /** One answer's tool calls, with what the model boundary found wrong with some of them. */
 export interface ToolBatch {
@@ -257,8 +258,7 @@ async function afterTool(
             { ...common, error: textOf(result), is_interrupt: signal.aborted },
             { signal },
           );
-    const report = reportHookOutcome(stamp, hookOutcome);
-    if (report) queue.push(report);
+    for (const report of hookReports(stamp, hookOutcome)) queue.push(report);
     if (hookOutcome.block) notes.push(hookOutcome.block.reason);
     notes.push(...hookOutcome.additionalContext);
     if (!hookOutcome.continue) outcome.stop = "hook_stopped";
