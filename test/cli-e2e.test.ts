@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -132,6 +132,41 @@ describe("gyre run --loop-control asks the person and goes on", () => {
       expect(stdout).toContain("Deployed dev.");
       // The answer (option 2) reached the model as the next user message.
       expect(JSON.stringify(server.requests[1]?.body)).toContain('"dev"');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("gyre run reports a failed hook on stderr", () => {
+  it("names the hook, says it blocked the call, and gives its stderr", async () => {
+    const workdir = mkdtempSync(join(tmpdir(), "gyre-cli-hook-"));
+    mkdirSync(join(workdir, ".gyre"));
+    writeFileSync(
+      join(workdir, ".gyre", "settings.json"),
+      JSON.stringify({
+        hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "echo guard crashed >&2; exit 1" }] }] },
+      }),
+    );
+    const server = await startMockLLM({
+      script: {
+        turns: [
+          { content: [{ type: "tool_use", id: "toolu_touch", name: "Bash", input: { command: "touch made.txt" } }] },
+          { content: [{ type: "text", text: "Could not." }] },
+        ],
+      },
+    });
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        [CLI, "run", "make the file", "--cwd", workdir, "--trust-project", "--permission-mode", "bypassPermissions"],
+        { env: { ...process.env, HOME: workdir, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: server.baseURL } },
+      );
+      expect(stdout).toBe("Could not.\n");
+      expect(stderr).toContain(
+        'gyre: PreToolUse hook "echo guard crashed >&2; exit 1" failed (blocked): Hook command exited with 1: guard crashed',
+      );
+      expect(existsSync(join(workdir, "made.txt"))).toBe(false);
     } finally {
       await server.close();
     }

@@ -71,8 +71,13 @@ async function run(turn: ReturnType<typeof mockTurn.toolUse>, options: QueryOpti
   });
 }
 
+/** The failures reported as `hook_response` messages: hook, kind and what the failure did. */
 function hookErrors(messages: SDKMessage[]) {
-  return messages.flatMap((m) => (m.type === "system" && m.subtype === "hook_response" ? m.errors : []));
+  return messages.flatMap((m) =>
+    m.type === "system" && m.subtype === "hook_response" && m.error
+      ? [{ hook: m.hook_name, kind: m.error.kind, onFailure: m.error.on_failure, outcome: m.outcome }]
+      : [],
+  );
 }
 
 /** The call was denied: nothing on disk, an error result naming the hook, the failure reported. */
@@ -143,21 +148,11 @@ describe("a failed PreToolUse hook denies the call", () => {
     expectDenied(messages, hook, /exited with 1: .*SyntaxError/s, "exit_code");
   });
 
-  it("denies when a callback hook throws", async () => {
-    const { messages } = await run(writeCall(), {
-      hooks: {
-        PreToolUse: [
-          {
-            hooks: [
-              async function guard() {
-                throw new Error("policy service unreachable");
-              },
-            ],
-          },
-        ],
-      },
-    });
+  it('denies when a callback hook under onFailure: "block" throws', async () => {
+    const { messages } = await run(writeCall(), { hooks: throwingGuard("block") });
     expectDenied(messages, "callback guard", /policy service unreachable/, "threw");
+    expect(hookErrors(messages)).toEqual([expect.objectContaining({ onFailure: "block", outcome: "error" })]);
+    expect(String(toolResults(messages)[0]?.content)).toContain('blocks the call (onFailure: "block")');
   });
 
   it("still allows a call that a hook allows with valid JSON", async () => {
@@ -177,6 +172,62 @@ describe("a failed PreToolUse hook denies the call", () => {
     const { messages } = await run(writeCall());
     expect(existsSync(target())).toBe(true);
     expect(hookErrors(messages)).toEqual([]);
+  });
+});
+
+/** PreToolUse hooks: one callback that throws, under this `onFailure` (absent: the SDK's default). */
+function throwingGuard(onFailure?: "continue" | "block"): QueryOptions["hooks"] {
+  const guard = async function guard() {
+    throw new Error("policy service unreachable");
+  };
+  return { PreToolUse: [{ hooks: [guard], ...(onFailure && { onFailure }) }] };
+}
+
+describe('a callback PreToolUse hook that throws under onFailure: "continue" (the SDK\'s default)', () => {
+  it.each([["the default", undefined] as const, ['"continue"', "continue"] as const])(
+    "is reported, and with %s the permission decision is the one made without it",
+    async (_name, onFailure) => {
+      // bypassPermissions allows the Write; the failed hook neither allows nor denies it.
+      const { messages } = await run(writeCall(), { hooks: throwingGuard(onFailure) });
+      expect(existsSync(target())).toBe(true);
+      expect(toolResults(messages)[0]?.is_error).toBeFalsy();
+      expect(hookErrors(messages)).toEqual([
+        { hook: "callback guard", kind: "threw", onFailure: "continue", outcome: "error" },
+      ]);
+      const report = messages.find((m) => m.type === "system" && m.subtype === "hook_response");
+      expect(report).toMatchObject({
+        hook_event: "PreToolUse",
+        output: expect.stringContaining("policy service unreachable"),
+        tool_use_id: expect.any(String),
+      });
+      expect(resultOf(messages).permission_denials).toEqual([]);
+    },
+  );
+
+  it("never turns a deny rule into an allow", async () => {
+    const { messages } = await run(touchCall(), {
+      hooks: throwingGuard("continue"),
+      disallowedTools: ["Bash(touch:*)"],
+    });
+    expect(existsSync(target())).toBe(false);
+    expect(toolResults(messages)[0]?.is_error).toBe(true);
+    expect(hookErrors(messages)).toEqual([expect.objectContaining({ hook: "callback guard", onFailure: "continue" })]);
+    expect(resultOf(messages).permission_denials).toHaveLength(1);
+  });
+
+  it("approves nothing: a call that needs permission still goes to canUseTool", async () => {
+    let asked = 0;
+    const { messages } = await run(writeCall(), {
+      hooks: throwingGuard(),
+      permissionMode: "default",
+      canUseTool: async () => {
+        asked++;
+        return { behavior: "deny", message: "not today" };
+      },
+    });
+    expect(asked).toBe(1);
+    expect(existsSync(target())).toBe(false);
+    expect(toolResults(messages)[0]).toMatchObject({ is_error: true, content: "not today" });
   });
 });
 

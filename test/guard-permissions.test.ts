@@ -155,6 +155,41 @@ describe("protected files ask even when edits are accepted (finding 3)", () => {
   });
 });
 
+describe("a canUseTool callback that throws", () => {
+  it("denies the call, counts the denial, and tells the caller with a hook_response message", async () => {
+    const target = path.join(ws, "note.txt");
+    await withMock(
+      { turns: [mockTurn.toolUse("Write", { file_path: target, content: "x" }), mockTurn.text("ok")] },
+      async (server) => {
+        const messages = await runQuery(server, format, "go", {
+          cwd: ws,
+          canUseTool: async () => {
+            throw new Error("approval service down");
+          },
+        });
+        expect(existsSync(target)).toBe(false);
+        expect(toolResults(messages)[0]).toMatchObject({
+          is_error: true,
+          content: expect.stringContaining("approval service down"),
+        });
+        const [call] = messages.flatMap((m) =>
+          m.type === "assistant" ? m.message.content.filter((block) => block.type === "tool_use") : [],
+        );
+        const report = messages.find((m) => m.type === "system" && m.subtype === "hook_response");
+        expect(report).toMatchObject({
+          hook_name: "canUseTool",
+          hook_event: "canUseTool",
+          outcome: "error",
+          output: "canUseTool threw: approval service down",
+          tool_use_id: call?.id,
+          error: { kind: "threw", on_failure: "block" },
+        });
+        expect(resultOf(messages).permission_denials).toEqual([expect.objectContaining({ tool_name: "Write" })]);
+      },
+    );
+  });
+});
+
 describe("deny rules see through wrappers (finding 4)", () => {
   const denyRm: QueryOptions = { allowedTools: ["Bash"], disallowedTools: ["Bash(rm:*)"], permissionMode: "dontAsk" };
   it.each([

@@ -77,7 +77,7 @@ describe.each([anthropic, responses])("guard rails through the loop over $name",
     });
   });
 
-  it("reports a crashing hook to the caller and denies the call", async () => {
+  it('reports a crashing hook under onFailure: "block" to the caller and denies the call', async () => {
     const script = { turns: [mockTurn.toolUse("ledger", { entry: "x" }), mockTurn.text("ok")] };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, format, "go", {
@@ -91,6 +91,7 @@ describe.each([anthropic, responses])("guard rails through the loop over $name",
                   throw new Error("hook exploded");
                 },
               ],
+              onFailure: "block",
             },
           ],
         },

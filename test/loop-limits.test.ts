@@ -186,6 +186,10 @@ describe.each(FORMATS)("limits over $name", (format) => {
 
   it("cancels a running tool on external abort, and every tool_use still gets a result", async () => {
     let sawAbort = false;
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const hang = defineTool({
       name: "hang",
       description: "waits until cancelled",
@@ -196,6 +200,7 @@ describe.each(FORMATS)("limits over $name", (format) => {
             sawAbort = true;
             reject(new Error("cancelled"));
           });
+          started();
         }),
     });
     const script = {
@@ -219,11 +224,10 @@ describe.each(FORMATS)("limits over $name", (format) => {
           permissionMode: "bypassPermissions",
         },
       });
+      // Abort once the first call is running.
+      void running.then(() => controller.abort());
       const messages: SDKMessage[] = [];
-      for await (const message of q) {
-        messages.push(message);
-        if (message.type === "tool_progress") controller.abort();
-      }
+      for await (const message of q) messages.push(message);
       expect(sawAbort).toBe(true);
       const results = toolResults(messages);
       expect(results).toHaveLength(2);

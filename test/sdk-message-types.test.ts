@@ -113,6 +113,16 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
         { content: [{ type: "text", text: "Said hi; writing there is not allowed." }] },
       ],
     };
+    // A PostToolUse command hook that fails: its report is a system/hook_response message.
+    mkdirSync(join(dir, ".gyre"), { recursive: true });
+    writeFileSync(
+      join(dir, ".gyre", "settings.json"),
+      JSON.stringify({
+        hooks: {
+          PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo audit down >&2; exit 1" }] }],
+        },
+      }),
+    );
     recorded.push(
       ...(await record(toolRun, dir, ["--include-partial-messages", "--allowed-tools", "Bash", "--max-turns", "5"])),
     );
@@ -129,6 +139,7 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
     const kinds = new Set(recorded.map((m) => [m.type, m.subtype].filter(Boolean).join("/")));
     for (const kind of [
       "system/init",
+      "system/hook_response",
       "stream_event",
       "assistant",
       "user",

@@ -97,17 +97,11 @@ describe("kill -9 in the middle of a turn, then resume", () => {
 
       const store = openSqliteSessionStore({ path: db });
       try {
-        const stored = await store.getSessionMessages("crash-1");
-        // The hang call's tool_progress may or may not be stored before the kill.
-        expect(stored.slice(0, 6).map((m) => m.type)).toEqual([
-          "system",
-          "user",
-          "assistant",
-          "tool_progress",
-          "user",
-          "assistant",
-        ]);
-        expect(JSON.stringify(stored[5])).toContain("toolu_hang");
+        // tool_progress comes only from calls running past the threshold (the hang call's may
+        // or may not be stored before the kill): left out.
+        const stored = (await store.getSessionMessages("crash-1")).filter((m) => m.type !== "tool_progress");
+        expect(stored.map((m) => m.type)).toEqual(["system", "user", "assistant", "user", "assistant"]);
+        expect(JSON.stringify(stored[4])).toContain("toolu_hang");
 
         // The dead child's lock is recovered; the resumed run goes on with the new prompt.
         const messages: SDKMessage[] = [];

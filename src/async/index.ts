@@ -1,2 +1,3 @@
 export { AsyncQueue } from "./async-queue.js";
 export { ABORTED, untilAborted } from "./until-aborted.js";
+export { systemTimers, type Timers } from "./timers.js";

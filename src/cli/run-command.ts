@@ -112,6 +112,10 @@ export async function runCommand(args: string[]): Promise<number> {
       if (message.type === "system" && message.subtype === "init" && message.ignored_settings) {
         process.stderr.write(`gyre: ${describeIgnoredSettings(message.ignored_settings)}\n`);
       }
+      // A hook that failed is reported on stderr (stream-json has the hook_response message itself).
+      if (format !== "stream-json" && message.type === "system" && message.subtype === "hook_response") {
+        if (message.outcome !== "success") process.stderr.write(`gyre: ${describeHookFailure(message)}\n`);
+      }
       if (message.type !== "result") continue;
       exitCode = message.is_error ? 1 : message.terminal_reason === "requires_action" ? EXIT_REQUIRES_ACTION : 0;
       printResult(message, format);
@@ -128,6 +132,16 @@ export async function runCommand(args: string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   return exitCode;
+}
+
+/** One line: which hook failed, whether that blocked anything, and why. */
+function describeHookFailure(message: Extract<SDKMessage, { subtype: "hook_response" }>): string {
+  const what = message.error?.on_failure === "block" ? "failed (blocked)" : "failed (the run went on)";
+  const who =
+    message.hook_name === message.hook_event
+      ? message.hook_name
+      : `${message.hook_event} hook ${JSON.stringify(message.hook_name)}`;
+  return `${who} ${what}: ${message.output.slice(0, 2000)}`;
 }
 
 function printResult(message: Extract<SDKMessage, { type: "result" }>, format: PrintFormat): void {

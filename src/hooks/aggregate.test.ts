@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { aggregate } from "./aggregate.js";
 import type { HookEventName } from "./events.js";
-import type { HookRunResult } from "./outcome.js";
+import { hookError, type HookRunResult } from "./outcome.js";
 import type { SyncHookJSONOutput } from "./output.js";
 
 let counter = 0;
 function ok(output: SyncHookJSONOutput): HookRunResult {
   counter += 1;
-  return { ok: true, source: { kind: "callback", name: `callback h${counter}` }, output };
+  return { ok: true, source: { kind: "callback", name: `callback h${counter}`, onFailure: "block" }, output };
 }
 
 function pre(
@@ -27,6 +27,7 @@ describe("aggregate", () => {
       suppressOutput: false,
       systemMessages: [],
       errors: [],
+      reports: [],
     });
   });
 
@@ -119,8 +120,14 @@ describe("aggregate", () => {
   describe("a failed hook", () => {
     const failed = (event: HookEventName): HookRunResult => ({
       ok: false,
-      source: { kind: "command", name: "./guard.sh" },
-      error: { event, hook: "./guard.sh", kind: "exit_code", message: "Hook command exited with 1: boom" },
+      source: { kind: "command", name: "./guard.sh", onFailure: "block" },
+      error: {
+        event,
+        hook: "./guard.sh",
+        kind: "exit_code",
+        message: "Hook command exited with 1: boom",
+        onFailure: "block",
+      },
     });
 
     it("denies a PreToolUse call even when another hook allows it, naming the hook and why", () => {
@@ -173,14 +180,67 @@ describe("aggregate", () => {
     it("caps the hook text and the message that reach the model", () => {
       const long: HookRunResult = {
         ok: false,
-        source: { kind: "command", name: "x".repeat(5000) },
-        error: { event: "PreToolUse", hook: "x".repeat(5000), kind: "exit_code", message: "y".repeat(50_000) },
+        source: { kind: "command", name: "x".repeat(5000), onFailure: "block" },
+        error: {
+          event: "PreToolUse",
+          hook: "x".repeat(5000),
+          kind: "exit_code",
+          message: "y".repeat(50_000),
+          onFailure: "block",
+        },
       };
       expect(aggregate("PreToolUse", [long]).failure?.length).toBeLessThan(2100);
     });
 
     it("leaves no failure when every hook worked", () => {
       expect(aggregate("PreToolUse", [pre({ permissionDecision: "allow" })]).failure).toBeUndefined();
+    });
+
+    it("is reported, one report per failed hook, after the messages of hooks before it", () => {
+      const outcome = aggregate("PreToolUse", [ok({ systemMessage: "checked" }), failed("PreToolUse")]);
+      expect(outcome.reports).toEqual([
+        { hook: `callback h${counter}`, systemMessage: "checked" },
+        { hook: "./guard.sh", error: expect.objectContaining({ kind: "exit_code", onFailure: "block" }) },
+      ]);
+    });
+  });
+
+  describe('a failed callback with onFailure: "continue"', () => {
+    const threw = (event: HookEventName, kind: "threw" | "aborted" = "threw"): HookRunResult => {
+      const source = { kind: "callback" as const, name: "callback guard", onFailure: "continue" as const };
+      return { ok: false, source, error: hookError(event, source, kind, "Hook callback guard threw: boom") };
+    };
+
+    it("decides nothing on PreToolUse: another hook's answer stands, and no hook's answer means none", () => {
+      const alone = aggregate("PreToolUse", [threw("PreToolUse")]);
+      expect(alone.permissionDecision).toBeUndefined();
+      expect(alone.failure).toBeUndefined();
+      expect(alone.errors).toEqual([expect.objectContaining({ kind: "threw", onFailure: "continue" })]);
+      expect(alone.reports).toEqual([{ hook: "callback guard", error: alone.errors[0] }]);
+      const denied = aggregate("PreToolUse", [threw("PreToolUse"), pre({ permissionDecision: "deny" })]);
+      expect(denied.permissionDecision).toBe("deny");
+      const asked = aggregate("PreToolUse", [threw("PreToolUse"), pre({ permissionDecision: "ask" })]);
+      expect(asked.permissionDecision).toBe("ask");
+    });
+
+    it("blocks nothing on other events that could block", () => {
+      for (const event of ["UserPromptSubmit", "PostToolUse", "PermissionRequest"] as const) {
+        const outcome = aggregate(event, [threw(event)]);
+        expect(outcome.block).toBeUndefined();
+        expect(outcome.failure).toBeUndefined();
+        expect(outcome.errors).toHaveLength(1);
+      }
+    });
+
+    it("still ends the run from a Stop hook (onFailure is ignored there, as in the SDK)", () => {
+      const outcome = aggregate("Stop", [threw("Stop")]);
+      expect(outcome).toMatchObject({ continue: false, stopReason: expect.stringContaining("boom") });
+    });
+
+    it("blocks when the hook was cut short by an interrupt", () => {
+      const outcome = aggregate("PreToolUse", [threw("PreToolUse", "aborted")]);
+      expect(outcome.errors[0]?.onFailure).toBe("block");
+      expect(outcome.permissionDecision).toBe("deny");
     });
   });
 
@@ -201,8 +261,14 @@ describe("aggregate", () => {
     it("ignores every allow when a hook failed, but keeps a deny", () => {
       const failed: HookRunResult = {
         ok: false,
-        source: { kind: "callback", name: "callback guard" },
-        error: { event: "PermissionRequest", hook: "callback guard", kind: "threw", message: "threw: x" },
+        source: { kind: "callback", name: "callback guard", onFailure: "block" },
+        error: {
+          event: "PermissionRequest",
+          hook: "callback guard",
+          kind: "threw",
+          message: "threw: x",
+          onFailure: "block",
+        },
       };
       const allowed = aggregate("PermissionRequest", [
         request({ behavior: "allow", updatedInput: { command: "rm -rf /" } }),

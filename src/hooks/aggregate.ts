@@ -1,5 +1,12 @@
 import type { HookEventName } from "./events.js";
-import { emptyOutcome, type HookError, type HookOutcome, type HookRunResult, type HookSource } from "./outcome.js";
+import {
+  emptyOutcome,
+  type HookError,
+  hookError,
+  type HookOutcome,
+  type HookRunResult,
+  type HookSource,
+} from "./outcome.js";
 import type { HookPermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
 
 // The strictest answer wins: a deferral stops the call for now, only a deny stops it for good.
@@ -17,8 +24,9 @@ interface Collected {
 /**
  * Combine the results of every hook that ran for one event, in configuration order:
  * deny beats ask beats allow, the last `updatedInput` wins, context and messages are
- * concatenated, any `continue: false` stops, any block blocks. A failed hook blocks wherever
- * its success could have (see `failClosed`).
+ * concatenated, any `continue: false` stops, any block blocks. A failed hook whose
+ * `onFailure` is `block` blocks wherever its success could have (see `failClosed`); one whose
+ * `onFailure` is `continue` is only reported, as if it had not run.
  */
 export function aggregate(event: HookEventName, results: HookRunResult[]): HookOutcome {
   const outcome = emptyOutcome(event);
@@ -32,20 +40,19 @@ export function aggregate(event: HookEventName, results: HookRunResult[]): HookO
   };
   for (const result of results) {
     if (!result.ok) {
-      outcome.errors.push(result.error);
+      fail(outcome, result.error);
       continue;
     }
     const specific = result.output.hookSpecificOutput;
     if (specific && specific.hookEventName !== event) {
-      outcome.errors.push({
-        event,
-        hook: result.source.name,
-        kind: "invalid_output",
-        message:
-          `hookSpecificOutput.hookEventName is "${specific.hookEventName}" but the event is "${event}": ` +
-          "the output is not for this event.",
-      });
+      const message =
+        `hookSpecificOutput.hookEventName is "${specific.hookEventName}" but the event is "${event}": ` +
+        "the output is not for this event.";
+      fail(outcome, hookError(event, result.source, "invalid_output", message));
       continue;
+    }
+    if (result.output.systemMessage) {
+      outcome.reports.push({ hook: result.source.name, systemMessage: result.output.systemMessage });
     }
     applyCommon(outcome, collected, result.output, result.source, event);
     applySpecific(outcome, collected, result.output);
@@ -53,6 +60,11 @@ export function aggregate(event: HookEventName, results: HookRunResult[]): HookO
   failClosed(outcome, collected);
   finish(outcome, collected);
   return outcome;
+}
+
+function fail(outcome: HookOutcome, error: HookError): void {
+  outcome.errors.push(error);
+  outcome.reports.push({ hook: error.hook, error });
 }
 
 function applyCommon(
@@ -108,10 +120,13 @@ function applySpecific(outcome: HookOutcome, collected: Collected, output: SyncH
 /**
  * A hook that failed — threw, crashed, was killed, timed out, was interrupted, could not
  * start, printed more than the limit or output we cannot read — said nothing we can trust,
- * and had it worked it might have blocked. So, by event:
- * - PreToolUse: deny the call. Stricter than Claude Code, which treats exit codes other than
- *   0 and 2 (and timeouts) as non-blocking: a guard that crashes on odd input from the model
- *   would otherwise let exactly that input through.
+ * and had it worked it might have blocked. Failures with `onFailure: "block"` (settings-file
+ * commands always, callbacks when their matcher says so, any hook cut short by an interrupt)
+ * therefore block, by event; `continue` failures are only reported — except on Stop and
+ * SubagentStop, where every failure ends the run (the SDK ignores `onFailure` there):
+ * - PreToolUse: deny the call. For commands this is stricter than Claude Code, which treats
+ *   exit codes other than 0 and 2 (and timeouts) as non-blocking: a guard that crashes on
+ *   odd input from the model would otherwise let exactly that input through.
  * - PermissionRequest: no hook's allow counts; a hook's deny still denies; otherwise the
  *   gate goes on to `canUseTool`, or denies when there is none.
  * - UserPromptSubmit: the prompt is blocked (it may be what a filter hook exists to stop).
@@ -121,14 +136,16 @@ function applySpecific(outcome: HookOutcome, collected: Collected, output: SyncH
  * - Other events cannot block: the failure is only reported.
  */
 function failClosed(outcome: HookOutcome, collected: Collected): void {
-  if (outcome.errors.length === 0) return;
-  const failure = outcome.errors.map(describeFailure).join("\n");
+  const always = outcome.event === "Stop" || outcome.event === "SubagentStop";
+  const blocking = outcome.errors.filter((error) => always || error.onFailure === "block");
+  if (blocking.length === 0) return;
+  const failure = blocking.map(describeFailure).join("\n");
   outcome.failure = failure;
   switch (outcome.event) {
     case "PreToolUse":
       collected.decisions.push({
         decision: "deny",
-        reason: `${failure}\nA PreToolUse hook that fails counts as a deny, so the call was not run.`,
+        reason: `${failure}\nA PreToolUse hook that fails blocks the call (onFailure: "block"), so it was not run.`,
       });
       return;
     case "PermissionRequest":

@@ -24,6 +24,20 @@ export interface HookCallbackMatcher {
   hooks: HookCallback[];
   /** Seconds before each callback's signal aborts and it is reported as timed out (default 60). */
   timeout?: number;
+  /**
+   * What a failure of these callbacks does — one throws, times out or returns output that does
+   * not fit the hook output schema (Claude Agent SDK `onFailure`). Either way the failure is
+   * reported as a `system`/`hook_response` message with `outcome: "error"`.
+   * - `continue` (default, as in the SDK): the event goes on as if the callback were not there.
+   *   A failed PreToolUse callback approves nothing: rules, mode and `canUseTool` decide as usual.
+   * - `block`: what the event guards is blocked — the tool call is denied (the model gets an
+   *   `is_error` result saying the hook failed), a PermissionRequest callback approves nothing,
+   *   the prompt is dropped, a PostToolUse failure is shown to the model.
+   *
+   * Ignored on Stop and SubagentStop, where a failed hook always ends the run as `hook_stopped`.
+   * Use `block` for callbacks that guard anything.
+   */
+  onFailure?: "continue" | "block";
 }
 
 /** `options.hooks`: callback matchers per event. */
@@ -134,6 +148,9 @@ export function validateCallbacks(callbacks: HookCallbacks): void {
       }
       if (matcher.timeout !== undefined && !(typeof matcher.timeout === "number" && matcher.timeout > 0)) {
         throw new GyreError("config_error", `${where}.timeout must be a positive number of seconds.`);
+      }
+      if (matcher.onFailure !== undefined && matcher.onFailure !== "continue" && matcher.onFailure !== "block") {
+        throw new GyreError("config_error", `${where}.onFailure must be "continue" or "block".`);
       }
     });
   }

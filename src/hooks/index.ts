@@ -17,7 +17,7 @@ export {
   SubagentStopHookInput,
   UserPromptSubmitHookInput,
 } from "./events.js";
-export type { HookOutcome } from "./outcome.js";
+export type { HookError, HookOnFailure, HookOutcome, HookReport } from "./outcome.js";
 export {
   AsyncHookJSONOutput,
   HookJSONOutput,

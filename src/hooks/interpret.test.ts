@@ -3,7 +3,7 @@ import type { HookEventName } from "./events.js";
 import { interpretCommandExit } from "./interpret.js";
 import type { HookCommandExit } from "./run-hook-command.js";
 
-const source = { kind: "command" as const, name: "./hook.sh" };
+const source = { kind: "command" as const, name: "./hook.sh", onFailure: "block" as const };
 
 function exit(partial: Partial<HookCommandExit>): HookCommandExit {
   return { exitCode: 0, stdout: "", stderr: "", timedOut: false, aborted: false, ...partial };

@@ -1,5 +1,5 @@
 import type { HookEventName } from "./events.js";
-import type { HookErrorKind, HookRunResult, HookSource } from "./outcome.js";
+import { hookError, type HookErrorKind, type HookRunResult, type HookSource } from "./outcome.js";
 import { parseHookOutput, type SyncHookJSONOutput } from "./output.js";
 import type { HookCommandExit } from "./run-hook-command.js";
 
@@ -18,14 +18,10 @@ export function interpretCommandExit(event: HookEventName, source: HookSource, e
   const fail = (kind: HookErrorKind, message: string): HookRunResult => ({
     ok: false,
     source,
-    error: {
-      event,
-      hook: source.name,
-      kind,
-      message,
+    error: hookError(event, source, kind, message, {
       exitCode: exit.exitCode ?? undefined,
       stderr: exit.stderr.trim() || undefined,
-    },
+    }),
   });
   if (exit.spawnError) return fail("spawn_failed", `Hook command could not start: ${exit.spawnError}`);
   if (exit.stdoutOverflow !== undefined) {

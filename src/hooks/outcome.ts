@@ -2,8 +2,8 @@ import type { HookEventName } from "./events.js";
 import type { HookPermissionDecision, PermissionRequestDecision, SyncHookJSONOutput } from "./output.js";
 
 /**
- * Why a hook failed. Each is reported in `HookOutcome.errors`, and on events where the hook's
- * success could have blocked, acts as a block (see `aggregate`).
+ * Why a hook failed. Each is reported in `HookOutcome.errors`; whether it also acts as a
+ * block is its `onFailure` (see `aggregate`).
  */
 export type HookErrorKind =
   /** A callback threw or rejected. */
@@ -23,8 +23,15 @@ export type HookErrorKind =
   | "aborted";
 
 /**
+ * What a hook's failure does (the Claude Agent SDK's `HookCallbackMatcher.onFailure`):
+ * `continue` — reported, and the event goes on as if the hook were not there; `block` — it
+ * also blocks what the event guards (see `aggregate`).
+ */
+export type HookOnFailure = "continue" | "block";
+
+/**
  * A hook that failed, as data for the caller. Only `HookOutcome.failure` (a summary naming
- * the hook) can reach the model, as the reason a call was denied.
+ * the blocking failures) can reach the model, as the reason a call was denied.
  */
 export interface HookError {
   event: HookEventName;
@@ -32,6 +39,12 @@ export interface HookError {
   hook: string;
   kind: HookErrorKind;
   message: string;
+  /**
+   * What this failure does: the callback matcher's `onFailure` (default `continue`, as in the
+   * Claude Agent SDK); always `block` for settings-file commands (Gyre's fail-closed rule) and
+   * for a hook cut short because the run was interrupted.
+   */
+  onFailure: HookOnFailure;
   exitCode?: number;
   stderr?: string;
 }
@@ -41,6 +54,17 @@ export interface HookSource {
   kind: "callback" | "command";
   /** The command text, or `callback <name>`. */
   name: string;
+  /** What a failure of this hook does; see {@link HookError.onFailure}. */
+  onFailure: HookOnFailure;
+}
+
+/** What one hook has to tell the caller: a message for the user, or why it failed. */
+export interface HookReport {
+  /** The command text, or `callback <name>`. */
+  hook: string;
+  /** The hook's `systemMessage`. */
+  systemMessage?: string;
+  error?: HookError;
 }
 
 /** One hook's result, normalised to hook JSON output (exit codes are translated into it). */
@@ -83,10 +107,14 @@ export interface HookOutcome {
    */
   block?: { reason: string };
   errors: HookError[];
+  /** Per hook, in configuration order: each one that failed or had a message for the user. */
+  reports: HookReport[];
+  /** The tool call the event is about, when there is one (from the hook input's `tool_use_id`). */
+  toolUseId?: string;
   /**
-   * Set when any hook failed (`errors` is not empty): one line per failed hook naming it and
-   * saying why. Where the hook's success could have blocked, `aggregate` has already made
-   * the failure block; this is the reason to give.
+   * Set when a hook failed with `onFailure: "block"`: one line per such hook naming it and
+   * saying why. `aggregate` has already made the failure block where the event can; this is
+   * the reason to give.
    */
   failure?: string;
 }
@@ -101,5 +129,21 @@ export function emptyOutcome(event: HookEventName): HookOutcome {
     suppressOutput: false,
     systemMessages: [],
     errors: [],
+    reports: [],
   };
+}
+
+/**
+ * A failed hook's error. What it does is its source's `onFailure`, except that a hook cut
+ * short by an interrupt always blocks: the run is stopping, and nothing should start now.
+ */
+export function hookError(
+  event: HookEventName,
+  source: HookSource,
+  kind: HookErrorKind,
+  message: string,
+  extra: Pick<HookError, "exitCode" | "stderr"> = {},
+): HookError {
+  const onFailure = kind === "aborted" ? "block" : source.onFailure;
+  return { event, hook: source.name, kind, message, onFailure, ...extra };
 }

@@ -2,7 +2,7 @@ import { ABORTED, untilAborted } from "../async/until-aborted.js";
 import { errorMessage } from "../errors/index.js";
 import type { HookCallback } from "./config.js";
 import type { HookInput } from "./events.js";
-import type { HookRunResult, HookSource } from "./outcome.js";
+import { hookError, type HookErrorKind, type HookRunResult, type HookSource } from "./outcome.js";
 import { parseHookOutput } from "./output.js";
 
 export interface CallbackRun {
@@ -15,27 +15,24 @@ export interface CallbackRun {
 /**
  * Run one callback hook. Its signal aborts on timeout or when the run's signal aborts;
  * the result does not wait for a callback that ignores its signal. A throw, a timeout
- * or output that does not fit the schema becomes a reported error, never a rejection.
+ * or output that does not fit the schema becomes a reported error, never a rejection;
+ * what the error does is the matcher's `onFailure` (see `HookError.onFailure`).
  */
 export async function runCallback(run: CallbackRun, input: HookInput): Promise<HookRunResult> {
   const { source } = run;
   if (run.signal?.aborted) {
     const message = `Hook ${source.name} was not run: the run was already interrupted.`;
-    return {
-      ok: false,
-      source,
-      error: { event: input.hook_event_name, hook: source.name, kind: "aborted", message },
-    };
+    return { ok: false, source, error: hookError(input.hook_event_name, source, "aborted", message) };
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort("timeout"), run.timeoutMs);
   const onRunAbort = () => controller.abort("aborted");
   run.signal?.addEventListener("abort", onRunAbort, { once: true });
   const toolUseId = "tool_use_id" in input ? input.tool_use_id : undefined;
-  const fail = (kind: "threw" | "timeout" | "aborted" | "invalid_output", message: string): HookRunResult => ({
+  const fail = (kind: HookErrorKind, message: string): HookRunResult => ({
     ok: false,
     source,
-    error: { event: input.hook_event_name, hook: source.name, kind, message },
+    error: hookError(input.hook_event_name, source, kind, message),
   });
   try {
     const value = await untilAborted(

@@ -218,7 +218,7 @@ describe("HookRunner with callbacks", () => {
     ]);
   });
 
-  it("denies a PreToolUse call when a callback throws or times out, even if another allows it", async () => {
+  it('denies a PreToolUse call when a callback under onFailure "block" throws or times out, even if another allows it', async () => {
     const allow: HookCallback = () => ({
       hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" },
     });
@@ -233,6 +233,7 @@ describe("HookRunner with callbacks", () => {
                 throw new TypeError("cannot read properties of undefined");
               },
             ],
+            onFailure: "block",
           },
           {
             hooks: [
@@ -241,6 +242,7 @@ describe("HookRunner with callbacks", () => {
               },
             ],
             timeout: 0.05,
+            onFailure: "block",
           },
         ],
       },
@@ -250,6 +252,35 @@ describe("HookRunner with callbacks", () => {
     expect(outcome.permissionDecisionReason).toContain('"callback guard" failed');
     expect(outcome.permissionDecisionReason).toContain('"callback slow" failed');
     expect(outcome.errors.map((error) => error.kind)).toEqual(["threw", "timeout"]);
+  });
+
+  it('by default (the SDK\'s onFailure: "continue") only reports a callback that throws: it decides nothing', async () => {
+    const runner = new HookRunner({
+      ...base,
+      callbacks: {
+        PreToolUse: [
+          {
+            hooks: [
+              function guard() {
+                throw new Error("policy service down");
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const outcome = await runner.run("PreToolUse", bashCall);
+    expect(outcome.permissionDecision).toBeUndefined();
+    expect(outcome.failure).toBeUndefined();
+    expect(outcome.toolUseId).toBe(bashCall.tool_use_id);
+    expect(outcome.reports).toEqual([
+      { hook: "callback guard", error: expect.objectContaining({ kind: "threw", onFailure: "continue" }) },
+    ]);
+  });
+
+  it("rejects an onFailure that is neither continue nor block", () => {
+    const callbacks = { PreToolUse: [{ hooks: [() => ({})], onFailure: "allow" }] } as never;
+    expect(() => new HookRunner({ ...base, callbacks })).toThrow(/onFailure must be "continue" or "block"/);
   });
 
   it("reports a callback whose output does not fit the schema", async () => {

@@ -51,8 +51,10 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 /**
  * Runs the hooks configured for an event and combines what they say into one
  * `HookOutcome`. Matching hooks run in parallel; a hook that throws, crashes, prints
- * invalid or too much output or times out is reported in `outcome.errors`, never makes
- * `run` reject, and blocks wherever its success could have (see `aggregate`).
+ * invalid or too much output or times out is reported in `outcome.errors` and
+ * `outcome.reports`, never makes `run` reject, and — a settings-file command always, a
+ * callback when its matcher says `onFailure: "block"` — blocks wherever its success could
+ * have (see `aggregate`).
  */
 export class HookRunner {
   /** Settings entries that were skipped (unsupported events or hook types). */
@@ -107,7 +109,9 @@ export class HookRunner {
     });
     if (matched.length === 0) return emptyOutcome(event);
     const results = await Promise.all(matched.map((entry) => this.#runEntry(entry, input, options.signal)));
-    return aggregate(event, results);
+    const outcome = aggregate(event, results);
+    if ("tool_use_id" in fields && typeof fields.tool_use_id === "string") outcome.toolUseId = fields.tool_use_id;
+    return outcome;
   }
 
   #input<E extends HookEventName>(event: E, fields: HookEventFields<E>): HookInputFor<E> {
@@ -147,7 +151,12 @@ export class HookRunner {
         const match = compileMatcher(matcher.matcher, `options.hooks.${event}[${index}]`);
         const timeoutMs = matcher.timeout !== undefined ? matcher.timeout * 1000 : defaultTimeoutMs;
         for (const callback of matcher.hooks) {
-          const source: HookSource = { kind: "callback", name: `callback ${callback.name || "(anonymous)"}` };
+          const source: HookSource = {
+            kind: "callback",
+            name: `callback ${callback.name || "(anonymous)"}`,
+            // The Claude Agent SDK's default: a failed callback is reported and the event goes on.
+            onFailure: matcher.onFailure ?? "continue",
+          };
           this.#push(event, { kind: "callback", match, source, timeoutMs, callback });
         }
       });
@@ -160,7 +169,8 @@ export class HookRunner {
         const match = compileMatcher(matcher.matcher, `${label} hooks.${event}[${index}]`);
         for (const hook of matcher.hooks) {
           const timeoutMs = hook.timeout !== undefined ? hook.timeout * 1000 : defaultTimeoutMs;
-          const source: HookSource = { kind: "command", name: hook.command };
+          // Settings-file commands fail closed (see `aggregate`), stricter than Claude Code.
+          const source: HookSource = { kind: "command", name: hook.command, onFailure: "block" };
           this.#push(event, { kind: "command", match, source, timeoutMs, hook });
         }
       });

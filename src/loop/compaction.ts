@@ -7,7 +7,7 @@ import type { MessageStamp } from "./messages.js";
 import { CONTINUE, interrupted, type NextStep, stop } from "./next-step.js";
 import type { RunContext } from "./run-context.js";
 import type { RunState } from "./run-state.js";
-import { reportHookOutcome } from "./tool-gate.js";
+import { hookReports } from "./hook-reports.js";
 
 export interface CompactStepInput {
   compactor: Compactor;
@@ -37,8 +37,7 @@ export async function* compactStep(input: CompactStepInput): AsyncGenerator<SDKM
       { trigger: input.trigger, custom_instructions: instructions ?? null },
       { signal: input.signal },
     );
-    const report = reportHookOutcome(input.stamp, outcome);
-    if (report) yield report;
+    yield* hookReports(input.stamp, outcome);
     if (outcome.additionalContext.length > 0)
       instructions = [instructions, ...outcome.additionalContext].filter(Boolean).join("\n");
   }
@@ -74,8 +73,7 @@ export async function* compactStep(input: CompactStepInput): AsyncGenerator<SDKM
       { trigger: input.trigger, ...(result.summary !== undefined && { compact_summary: result.summary }) },
       { signal: input.signal },
     );
-    const report = reportHookOutcome(input.stamp, outcome);
-    if (report) yield report;
+    yield* hookReports(input.stamp, outcome);
   }
   return { ok: true, history: result.history };
 }

@@ -1,4 +1,5 @@
 import { tmpdir } from "node:os";
+import type { Timers } from "../async/index.js";
 import type { Compactor } from "../context/index.js";
 import { type HookCallbacks, HookRunner } from "../hooks/index.js";
 import { CostTracker, type Model } from "../model/index.js";
@@ -61,6 +62,48 @@ export interface Harness {
   context: RunContext;
   state: RunState;
   controller: AbortController;
+  /** The run's clock and timers: they stand still at `NOW` until the test advances them. */
+  time: ManualTime;
+}
+
+/** A clock and timers that move only when a test says so. */
+export interface ManualTime {
+  now(): number;
+  timers: Timers;
+  /** Move the clock `ms` forward, firing every timer that falls due on the way, in order, each at its time. */
+  advance(ms: number): void;
+  /** Timers set and not yet fired or cleared. */
+  pending(): number;
+}
+
+export function manualTime(start = NOW): ManualTime {
+  let clock = start;
+  let sequence = 0;
+  const pending = new Map<number, { at: number; callback: () => void }>();
+  const timers: Timers = {
+    setTimeout: (callback, ms) => {
+      const id = ++sequence;
+      pending.set(id, { at: clock + ms, callback });
+      return id;
+    },
+    clearTimeout: (handle) => {
+      pending.delete(handle as number);
+    },
+  };
+  const advance = (ms: number) => {
+    const target = clock + ms;
+    for (;;) {
+      // The earliest due timer (ties in the order they were set); callbacks may set new ones.
+      let next: [number, { at: number; callback: () => void }] | undefined;
+      for (const entry of pending) if (entry[1].at <= target && (!next || entry[1].at < next[1].at)) next = entry;
+      if (!next) break;
+      pending.delete(next[0]);
+      clock = next[1].at;
+      next[1].callback();
+    }
+    clock = target;
+  };
+  return { now: () => clock, timers, advance, pending: () => pending.size };
 }
 
 /** A model object that fails if anything calls it: the steps under test never should. */
@@ -90,6 +133,7 @@ export function harness(options: HarnessOptions = {}): Harness {
   const cwd = tmpdir();
   let ids = 0;
   const stamp = new MessageStamp(SESSION_ID, () => `uuid-${++ids}`);
+  const time = manualTime();
   const hooks = options.hooks ? hookRunner(options.hooks) : undefined;
   const gate = new ToolGate({ hooks, canUseTool: options.canUseTool, cwd, signal: controller.signal, stamp });
   const model = fakeModel();
@@ -110,7 +154,8 @@ export function harness(options: HarnessOptions = {}): Harness {
     structuredOutput: options.structuredOutput ?? false,
     fallbackModel: undefined,
     modelSettings: () => ({ compactor: options.compactor, providerOptions: undefined }),
-    now: () => NOW,
+    now: time.now,
+    timers: time.timers,
     newUuid: () => `uuid-${++ids}`,
   };
   const state = newRunState(context, {
@@ -121,7 +166,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     history: [{ role: "user", content: "go" }],
     startedAt: NOW,
   });
-  return { context, state, controller };
+  return { context, state, controller, time };
 }
 
 /** Runs a step (or any generator of messages) to its end: what it yielded and what it returned. */

@@ -25,6 +25,11 @@ export class MessageStamp {
     return { ...message, uuid: this.newUuid(), session_id: this.sessionId };
   }
 
+  /** A fresh id from the same source as the messages' uuids (for ids inside messages, such as `hook_id`). */
+  newId(): string {
+    return this.newUuid();
+  }
+
   /** An assistant message, in the full shape of Anthropic's API (see protocol/api-shapes.ts). */
   assistant(message: APIAssistantMessage, extra: Partial<SDKAssistantMessage> = {}): SDKAssistantMessage {
     const full: APIAssistantMessage = {

@@ -154,7 +154,15 @@ const shape = {
   maxStructuredOutputRetries: nonNegativeInt.optional(),
   canUseTool: fn<NonNullable<QueryOptions["canUseTool"]>>("toolName, input, { signal }").optional(),
   hooks: z
-    .record(z.string(), z.array(z.looseObject({ hooks: z.array(fn<unknown>("input, toolUseId, { signal }")) })))
+    .record(
+      z.string(),
+      z.array(
+        z.looseObject({
+          hooks: z.array(fn<unknown>("input, toolUseId, { signal }")),
+          onFailure: z.enum(["continue", "block"]).optional(),
+        }),
+      ),
+    )
     .optional() as z.ZodType<QueryOptions["hooks"]>,
   permissionMode: PermissionMode.optional(),
   additionalDirectories: stringList.optional(),

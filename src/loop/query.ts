@@ -23,7 +23,7 @@ import { RunControls } from "./run-controls.js";
 import { runLoop } from "./run-loop.js";
 import type { RunState } from "./run-state.js";
 import { setupRun, startModel } from "./setup.js";
-import { reportHookOutcome } from "./tool-gate.js";
+import { hookReports } from "./hook-reports.js";
 
 export { DEFAULT_MODEL } from "./setup.js";
 const GYRE_VERSION = "0.1.0";
@@ -217,8 +217,7 @@ async function* runSession(
         { source: "startup", model: state.model.id },
         { signal: controller.signal },
       );
-      const report = reportHookOutcome(stamp, outcome);
-      if (report) yield report;
+      yield* hookReports(stamp, outcome);
       sessionContext = outcome.additionalContext;
     }
     for (;;) {
@@ -242,8 +241,7 @@ async function* runSession(
           { prompt: joinedText(content, "\n") },
           { signal: controller.signal },
         );
-        const report = reportHookOutcome(stamp, outcome);
-        if (report) yield report;
+        yield* hookReports(stamp, outcome);
         if (outcome.block || !outcome.continue) {
           state.exitReason = "hook_stopped";
           const errors = [outcome.block?.reason ?? outcome.stopReason ?? "A UserPromptSubmit hook blocked the prompt."];
@@ -262,8 +260,7 @@ async function* runSession(
       const outcome = await hooks.run("SessionEnd", {
         reason: controller.signal.aborted ? "interrupted" : "other",
       });
-      const report = reportHookOutcome(stamp, outcome);
-      if (report) yield report;
+      yield* hookReports(stamp, outcome);
     }
   } finally {
     if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "The query ended"));

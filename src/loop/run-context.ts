@@ -1,3 +1,4 @@
+import type { Timers } from "../async/index.js";
 import type { HookRunner } from "../hooks/index.js";
 import type { Model } from "../model/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
@@ -55,6 +56,8 @@ export interface RunContext {
   readonly modelSettings: (model: Model) => ModelSettings;
   /** The clock (`Date.now` unless the caller injected one). */
   readonly now: () => number;
+  /** Timers for the loop's own schedules (`tool_progress`); Node's, or a test's. */
+  readonly timers: Timers;
   /** New ids (`crypto.randomUUID` unless the caller injected a source). */
   readonly newUuid: () => string;
 }

@@ -11,7 +11,9 @@ import type { ToolInputProblem } from "../model/index.js";
 import { AsyncQueue } from "../async/index.js";
 import { joinedText } from "./record.js";
 import type { RunContext } from "./run-context.js";
-import { type GateDecision, type GateState, reportHookOutcome } from "./tool-gate.js";
+import { hookReports } from "./hook-reports.js";
+import type { GateDecision, GateState } from "./tool-gate.js";
+import { ToolProgress } from "./tool-progress.js";
 
 /** One answer's tool calls, with what the model boundary found wrong with some of them. */
 export interface ToolBatch {
@@ -170,36 +172,44 @@ async function runOne(
 ): Promise<void> {
   const { context } = input;
   const { call, tool } = approved;
-  const started = performance.now();
-  const progress = (data: unknown) =>
-    queue.push(
-      context.stamp.stamp({
-        type: "tool_progress",
-        tool_use_id: call.id,
-        tool_name: tool.name,
-        parent_tool_use_id: null,
-        elapsed_time_seconds: (performance.now() - started) / 1000,
-        data,
-      }),
-    );
-  progress(undefined);
-  const result = await executeTool(
-    tool,
-    approved.input,
-    {
-      cwd: context.cwd,
-      signal: context.signal,
-      sessionId: context.session.id,
-      toolUseId: call.id,
-      session: context.session,
-      reportProgress: progress,
-      emit: (event) => {
-        if (event.type === "progress") progress(event.data);
-        else queue.push(context.stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
+  // Progress only for calls that take a while (see tool-progress.ts), measured on the run's clock.
+  const progress = new ToolProgress({
+    timers: context.timers,
+    now: context.now,
+    emit: (elapsedSeconds, data) =>
+      queue.push(
+        context.stamp.stamp({
+          type: "tool_progress",
+          tool_use_id: call.id,
+          tool_name: tool.name,
+          parent_tool_use_id: null,
+          elapsed_time_seconds: elapsedSeconds,
+          ...(data !== undefined && { data }),
+        }),
+      ),
+  });
+  let result: ToolResult;
+  try {
+    result = await executeTool(
+      tool,
+      approved.input,
+      {
+        cwd: context.cwd,
+        signal: context.signal,
+        sessionId: context.session.id,
+        toolUseId: call.id,
+        session: context.session,
+        reportProgress: (data) => progress.report(data),
+        emit: (event) => {
+          if (event.type === "progress") progress.report(event.data);
+          else queue.push(context.stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
+        },
       },
-    },
-    { timeoutMs: tool.timeoutMs ?? context.limits.toolTimeoutMs },
-  );
+      { timeoutMs: tool.timeoutMs ?? context.limits.toolTimeoutMs },
+    );
+  } finally {
+    progress.stop();
+  }
   results[approved.index] = await afterTool(input, approved, result, outcome, queue);
   if (result.data !== undefined) outcome.data[call.id] = result.data;
   noteEndRun(input, tool, result, outcome);
@@ -257,8 +267,7 @@ async function afterTool(
             { ...common, error: textOf(result), is_interrupt: signal.aborted },
             { signal },
           );
-    const report = reportHookOutcome(stamp, hookOutcome);
-    if (report) queue.push(report);
+    for (const report of hookReports(stamp, hookOutcome)) queue.push(report);
     if (hookOutcome.block) notes.push(hookOutcome.block.reason);
     notes.push(...hookOutcome.additionalContext);
     if (!hookOutcome.continue) outcome.stop = "hook_stopped";

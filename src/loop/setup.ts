@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { systemTimers } from "../async/index.js";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
@@ -151,6 +152,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       };
     },
     now: input.now,
+    timers: systemTimers,
     newUuid: input.newUuid,
   };
   const state = newRunState(context, {

@@ -33,6 +33,8 @@ interface HookSpec {
   event: Event;
   output?: HookCallbackResult;
   throws?: string;
+  /** The matcher's `onFailure` (absent: the SDK's default, `continue`). */
+  onFailure?: "continue" | "block";
 }
 
 type Answer = PermissionResult | { throws: string };
@@ -64,8 +66,8 @@ interface GateCase {
     log: string[];
     /** What canUseTool was told (`decisionReason`), when it was asked. */
     told?: RegExp;
-    /** The events of the hook_response messages the checked call yielded. */
-    reported?: Event[];
+    /** The events of the hook_response messages the checked call yielded (`canUseTool` for its failure). */
+    reported?: Array<Event | "canUseTool">;
   };
 }
 
@@ -182,13 +184,14 @@ const CASES: GateCase[] = [
     expected: { behavior: "defer", reason: /no rule allows ledger/, input: entry, log: ["canUseTool:permission"] },
   },
   {
-    name: "canUseTool throws: denied",
+    name: "canUseTool throws: denied, and the caller is told",
     answer: { throws: "callback crashed" },
     expected: {
       behavior: "deny",
       denial: true,
       message: /Permission check failed: callback crashed/,
       log: ["canUseTool:permission"],
+      reported: ["canUseTool"],
     },
   },
   // PreToolUse hooks come before the policy.
@@ -276,15 +279,41 @@ const CASES: GateCase[] = [
     },
   },
   {
-    name: "a failing PreToolUse hook denies, whatever another hook allowed, and is reported",
+    name: 'a failing PreToolUse hook with onFailure "block" denies, whatever another hook allowed, and is reported',
     permissions: allowLedger,
-    hooks: [preDecision("allow"), { event: "PreToolUse", throws: "policy service down" }],
+    hooks: [preDecision("allow"), { event: "PreToolUse", throws: "policy service down", onFailure: "block" }],
     answer: { behavior: "allow" },
     expected: {
       behavior: "deny",
       denial: true,
       message: /PreToolUse hook "callback guard" failed: .*policy service down/s,
       log: ["PreToolUse", "PreToolUse"],
+      reported: ["PreToolUse"],
+    },
+  },
+  {
+    name: "a failing PreToolUse hook under the default onFailure counts for nothing: the allow rule decides",
+    permissions: allowLedger,
+    hooks: [{ event: "PreToolUse", throws: "policy service down" }],
+    answer: { behavior: "deny", message: "never asked" },
+    expected: { behavior: "allow", input: entry, log: ["PreToolUse"], reported: ["PreToolUse"] },
+  },
+  {
+    name: 'a failing PreToolUse hook under onFailure "continue" never turns a deny rule into an allow',
+    permissions: { deny: ["ledger"] },
+    hooks: [{ event: "PreToolUse", throws: "policy service down", onFailure: "continue" }],
+    answer: { behavior: "allow" },
+    expected: { behavior: "deny", denial: true, message: /denied by/, log: ["PreToolUse"], reported: ["PreToolUse"] },
+  },
+  {
+    name: 'a failing PreToolUse hook under onFailure "continue" approves nothing: canUseTool is still asked',
+    hooks: [{ event: "PreToolUse", throws: "policy service down", onFailure: "continue" }],
+    answer: { behavior: "deny", message: "not today" },
+    expected: {
+      behavior: "deny",
+      denial: true,
+      message: /^not today$/,
+      log: ["PreToolUse", "canUseTool:permission"],
       reported: ["PreToolUse"],
     },
   },
@@ -346,7 +375,10 @@ const CASES: GateCase[] = [
   },
   {
     name: "a failing PermissionRequest hook voids another's allow and, with no one to ask, denies",
-    hooks: [permissionRequest({ behavior: "allow" }), { event: "PermissionRequest", throws: "approver offline" }],
+    hooks: [
+      permissionRequest({ behavior: "allow" }),
+      { event: "PermissionRequest", throws: "approver offline", onFailure: "block" },
+    ],
     expected: {
       behavior: "deny",
       denial: true,
@@ -357,7 +389,10 @@ const CASES: GateCase[] = [
   },
   {
     name: "a failing PermissionRequest hook leaves the question to canUseTool, told of the failure",
-    hooks: [permissionRequest({ behavior: "allow" }), { event: "PermissionRequest", throws: "approver offline" }],
+    hooks: [
+      permissionRequest({ behavior: "allow" }),
+      { event: "PermissionRequest", throws: "approver offline", onFailure: "block" },
+    ],
     answer: { behavior: "deny", message: "not without the approver" },
     expected: {
       behavior: "deny",
@@ -365,6 +400,17 @@ const CASES: GateCase[] = [
       message: /^not without the approver$/,
       log: ["PermissionRequest", "PermissionRequest", "canUseTool:permission"],
       told: /no rule allows ledger\. PermissionRequest hook "callback guard" failed/,
+      reported: ["PermissionRequest"],
+    },
+  },
+  {
+    name: 'a failing PermissionRequest hook under onFailure "continue" counts for nothing: another\'s allow answers',
+    hooks: [permissionRequest({ behavior: "allow" }), { event: "PermissionRequest", throws: "approver offline" }],
+    answer: { behavior: "deny", message: "never asked" },
+    expected: {
+      behavior: "allow",
+      input: entry,
+      log: ["PermissionRequest", "PermissionRequest"],
       reported: ["PermissionRequest"],
     },
   },
@@ -530,7 +576,7 @@ function hooksFor(specs: HookSpec[], log: string[]): HookCallbacks {
             log.push(spec.event);
             throw new Error(spec.throws);
           };
-    (hooks[spec.event] ??= []).push({ hooks: [callback] });
+    (hooks[spec.event] ??= []).push({ hooks: [callback], ...(spec.onFailure && { onFailure: spec.onFailure }) });
   }
   return hooks;
 }
@@ -683,7 +729,7 @@ describe("ToolGate.check beyond the table", () => {
     expect(value).toMatchObject({ behavior: "allow", input: { entry: "safe", times: 1 } });
   });
 
-  it("reports a failing hook as a stamped hook_response naming it", async () => {
+  it("reports a failing hook as a stamped hook_response naming it, in the SDK's shape", async () => {
     const h = harness({
       tools: [ledger],
       hooks: {
@@ -703,9 +749,15 @@ describe("ToolGate.check beyond the table", () => {
       {
         type: "system",
         subtype: "hook_response",
+        hook_id: expect.stringMatching(/^uuid-\d+$/),
+        hook_name: "callback guard",
         hook_event: "PreToolUse",
-        system_messages: [],
-        errors: [{ hook: "callback guard", kind: "threw", message: expect.stringContaining("disk full") }],
+        output: "Hook callback guard threw: disk full",
+        stdout: "",
+        stderr: "",
+        outcome: "error",
+        tool_use_id: "call-1",
+        error: { kind: "threw", message: "Hook callback guard threw: disk full", on_failure: "continue" },
         uuid: expect.stringMatching(/^uuid-\d+$/),
         session_id: "session-test",
       },

@@ -1,9 +1,10 @@
 import { errorMessage } from "../errors/index.js";
-import type { HookOutcome, HookRunner } from "../hooks/index.js";
+import type { HookRunner } from "../hooks/index.js";
 import { type PermissionDecision, type PermissionResult, PermissionUpdate } from "../permissions/index.js";
 import type { SDKMessage, TerminalReason } from "../protocol/index.js";
 import type { AnyTool, ToolCall } from "../tools/index.js";
 import type { MessageStamp } from "./messages.js";
+import { canUseToolFailure, hookReports } from "./hook-reports.js";
 import type { CanUseTool } from "./options.js";
 import type { RunState } from "./run-state.js";
 
@@ -37,10 +38,13 @@ type Ask = { reason: string; suggestions?: PermissionUpdate[]; kind: "permission
  * Decides whether one validated tool call runs, in Claude Code's order: doom-loop check,
  * PreToolUse hooks (which may allow, deny, ask or rewrite the input), the permission
  * policy, then — when someone must be asked — PermissionRequest hooks and `canUseTool`.
- * When nobody can be asked, the answer is no. A hook that fails never approves: a failed
- * PreToolUse hook denies the call (`aggregate` makes it a deny), a failed PermissionRequest
- * hook leaves the question to `canUseTool`. Hook reports are yielded for the caller; the
- * gate keeps nothing between calls (rules, mode and the repetition streak are run state).
+ * When nobody can be asked, the answer is no. A hook that fails never approves: under
+ * `onFailure: "block"` (settings-file commands always) a failed PreToolUse hook denies the
+ * call (`aggregate` makes it a deny) and a failed PermissionRequest hook leaves the question
+ * to `canUseTool`; under `continue` the failed hook counts for nothing and the rest of the
+ * gate decides. A `canUseTool` that throws denies. Every failure is yielded to the caller as
+ * a `hook_response` message; the gate keeps nothing between calls (rules, mode and the
+ * repetition streak are run state).
  */
 export class ToolGate {
   constructor(readonly config: ToolGateConfig) {}
@@ -75,7 +79,7 @@ export class ToolGate {
         { tool_name: tool.name, tool_input: current, tool_use_id: call.id },
         { signal: this.config.signal },
       );
-      yield* report(this.config.stamp, outcome);
+      yield* hookReports(this.config.stamp, outcome);
       context.push(...outcome.additionalContext);
       if (!outcome.continue) {
         return {
@@ -150,7 +154,7 @@ export class ToolGate {
         { tool_name: tool.name, tool_input: input, permission_suggestions: ask.suggestions ?? [] },
         { signal: this.config.signal },
       );
-      yield* report(this.config.stamp, outcome);
+      yield* hookReports(this.config.stamp, outcome, call.id);
       hookFailure = outcome.failure;
       const decision = outcome.permissionRequest;
       if (decision?.behavior === "allow") {
@@ -195,7 +199,7 @@ export class ToolGate {
         { message: `Gyre needs your permission to use ${tool.name}`, notification_type: "permission_prompt" },
         { signal: this.config.signal },
       );
-      yield* report(this.config.stamp, outcome);
+      yield* hookReports(this.config.stamp, outcome, call.id);
     }
     try {
       const result = await canUseTool(tool.name, input as Record<string, unknown>, {
@@ -208,7 +212,10 @@ export class ToolGate {
       if (result.behavior === "defer") return { behavior: "defer", reason: result.message ?? ask.reason, input };
       return this.answer(state, tool, input, result);
     } catch (error) {
-      return { behavior: "deny", denial: true, message: `Permission check failed: ${errorMessage(error)}` };
+      // A permission callback that fails approves nothing; the caller is told, not only the model.
+      const why = errorMessage(error);
+      yield canUseToolFailure(this.config.stamp, call.id, `canUseTool threw: ${why}`);
+      return { behavior: "deny", denial: true, message: `Permission check failed: ${why}` };
     }
   }
 
@@ -240,22 +247,4 @@ export class ToolGate {
       message: `The approved input for ${tool.name} is not valid for the tool.`,
     };
   }
-}
-
-/** Hook system messages and failures go to the caller as a message, never to the model. */
-function* report(stamp: MessageStamp, outcome: HookOutcome): Generator<SDKMessage> {
-  const message = reportHookOutcome(stamp, outcome);
-  if (message) yield message;
-}
-
-/** A `hook_response` message when hooks had something to tell the caller. */
-export function reportHookOutcome(stamp: MessageStamp, outcome: HookOutcome): SDKMessage | undefined {
-  if (outcome.systemMessages.length === 0 && outcome.errors.length === 0) return undefined;
-  return stamp.stamp({
-    type: "system",
-    subtype: "hook_response",
-    hook_event: outcome.event,
-    system_messages: outcome.systemMessages,
-    errors: outcome.errors.map((e) => ({ hook: e.hook, kind: e.kind, message: e.message })),
-  });
 }

@@ -108,14 +108,41 @@ export const SDKTodoMessage = z.object({
 });
 export type SDKTodoMessage = z.infer<typeof SDKTodoMessage>;
 
-/** Gyre addition: what hooks said to the caller (system messages) and hooks that failed. */
+/**
+ * What one hook had to tell the caller, in the Claude Agent SDK's `hook_response` shape: its
+ * `systemMessage` (`outcome: "success"`), or its failure (`outcome: "error"`, or `"cancelled"`
+ * when the run was interrupted) — reported whether the failure blocked or not. Gyre sends one
+ * only for a hook that failed or had a message, never for every hook that ran; a `canUseTool`
+ * callback that throws is reported the same way, as `hook_name: "canUseTool"`.
+ */
 export const SDKHookResponseMessage = z.object({
   type: z.literal("system"),
   subtype: z.literal("hook_response"),
   ...Base,
+  /** Unique per report (Gyre sends no `hook_started` to pair it with). */
+  hook_id: z.string(),
+  /** The command text, `callback <function name>`, or `canUseTool`. */
+  hook_name: z.string(),
+  /** The hook event (`PreToolUse`, ...), or `canUseTool`. */
   hook_event: z.string(),
-  system_messages: z.array(z.string()),
-  errors: z.array(z.object({ hook: z.string(), kind: z.string(), message: z.string() })),
+  /** The hook's system message, or what went wrong. */
+  output: z.string(),
+  /** Gyre does not echo a hook's stdout (it can be megabytes of hook JSON): always empty. */
+  stdout: z.string(),
+  /** A failed command's stderr (its start). */
+  stderr: z.string(),
+  exit_code: z.number().int().optional(),
+  outcome: z.enum(["success", "error", "cancelled"]),
+  /** Gyre addition: the tool call the hook ran for. */
+  tool_use_id: z.string().optional(),
+  /** Gyre addition: the hook's `systemMessage`. */
+  system_message: z.string().optional(),
+  /**
+   * Gyre addition, on failures: why (`threw`, `timeout`, `exit_code`, `invalid_output`, ...)
+   * and what the failure did — `block`: what the event guards was blocked (a tool call denied,
+   * ...); `continue`: the run went on as if the hook were not there.
+   */
+  error: z.object({ kind: z.string(), message: z.string(), on_failure: z.enum(["continue", "block"]) }).optional(),
 });
 export type SDKHookResponseMessage = z.infer<typeof SDKHookResponseMessage>;
 

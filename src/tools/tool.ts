@@ -25,7 +25,10 @@ export interface ToolContext {
   toolUseId: string;
   /** Per-session state shared between tools (files read, background shells, todos). */
   session: ToolSession;
-  /** Report progress; the loop turns it into a `tool_progress` message. */
+  /**
+   * Report progress. The loop sends the latest report with its next `tool_progress` message:
+   * one a second once the call has run for a second (a call that ends sooner sends none).
+   */
   reportProgress(data: unknown): void;
   /** Surface a structured event (e.g. the todo list) to the caller. */
   emit(event: ToolEvent): void;

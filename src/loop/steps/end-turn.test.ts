@@ -217,7 +217,7 @@ describe("endTurnStep: Stop hooks", () => {
       /Stop hook "callback verifier" failed: .*linter missing/s,
     );
     expect(hookResponses(messages)).toEqual([
-      expect.objectContaining({ hook_event: "Stop", errors: [expect.objectContaining({ hook: "callback verifier" })] }),
+      expect.objectContaining({ hook_event: "Stop", hook_name: "callback verifier", outcome: "error" }),
     ]);
   });
 
@@ -226,7 +226,7 @@ describe("endTurnStep: Stop hooks", () => {
     const h = harness(hook.options);
     const { messages } = await endTurn(h);
     expect(messages.map((message) => message.type)).toEqual(["system", "user"]);
-    expect(hookResponses(messages)[0]?.system_messages).toEqual(["one more check"]);
+    expect(hookResponses(messages)[0]).toMatchObject({ outcome: "success", system_message: "one more check" });
   });
 
   it("runs Stop hooks only after the reminders are used up", async () => {

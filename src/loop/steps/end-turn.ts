@@ -3,7 +3,7 @@ import { CONTINUE, type NextStep, stop } from "../next-step.js";
 import { joinedText, recordText } from "../record.js";
 import type { RunContext } from "../run-context.js";
 import type { RunState } from "../run-state.js";
-import { reportHookOutcome } from "../tool-gate.js";
+import { hookReports } from "../hook-reports.js";
 
 const TOOL_REMINDER =
   "You answered without calling a tool. Call task_completion when the task is done, ask_question when you need " +
@@ -69,8 +69,7 @@ async function* stopHooks(context: RunContext, state: RunState): AsyncGenerator<
     { stop_hook_active: runs > 0, last_assistant_message: joinedText(state.lastAssistant?.content) },
     { signal: context.signal },
   );
-  const report = reportHookOutcome(context.stamp, outcome);
-  if (report) yield report;
+  yield* hookReports(context.stamp, outcome);
   if (!outcome.continue) return stop("hook_stopped", { errors: [outcome.stopReason ?? "A Stop hook ended the run."] });
   if (!outcome.block) return stop("completed");
   state.counters.stopHookContinuations++;
