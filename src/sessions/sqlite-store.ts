@@ -245,11 +245,18 @@ export class SqliteSessionStore implements SessionStore {
    * Returns the number of sessions copied.
    */
   async importDatabase(path: string, project: string): Promise<number> {
-    return this.#run(() => {
+    try {
       const source = realpathSync(path);
       if (this.path !== ":memory:" && source === realpathSync(this.path)) return 0;
       return importSqliteDatabase(this.#db, source, project, this.#now());
-    });
+    } catch (error) {
+      throw new GyreError(
+        "session_store_error",
+        `Session database ${path} could not be imported into ${this.path}: ${errorMessage(error)} ` +
+          "(move the file away to go on without its sessions)",
+        { cause: error },
+      );
+    }
   }
 
   async close(): Promise<void> {
