@@ -65,6 +65,8 @@ function cliEnv(server, baseEnv) {
     ANTHROPIC_API_KEY: "bench",
     ANTHROPIC_BASE_URL: server.baseURL,
     NODE_COMPILE_CACHE: codeCache,
+    // Sessions stay in the scratch project (as before the user-wide default), not in ~/.gyre.
+    GYRE_HOME: join(project, ".gyre"),
   };
 }
 

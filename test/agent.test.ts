@@ -15,6 +15,7 @@ import {
 } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { FORMATS, mockEnv, withMock } from "./helpers.js";
+import { openTestPostgresStore } from "./sessions-postgres-helper.js";
 
 let dir: string;
 let store: SessionStore;
@@ -87,44 +88,118 @@ describe("Agent sessions", () => {
       expect(JSON.stringify(server.requests[1]?.body)).toContain("first");
     });
   });
+});
 
-  it("a send while another exchange runs is session_busy", async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started: () => void = () => {};
-    const toolStarted = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const wait = defineTool({
-      name: "wait",
-      description: "Waits.",
-      inputSchema: z.object({}),
-      readOnly: true,
-      execute: async () => {
-        started();
-        await gate;
-        return "done";
-      },
-    });
-    const script = { turns: [mockTurn.toolUse("wait", {}), mockTurn.text("finished")] };
-    await withMock(script, async (server) => {
-      const agent = new Agent({
-        model: format.model,
-        env: mockEnv(server),
-        tools: [wait],
-        sessionStore: store,
-        cwd: dir,
+/** A tool that reports when it starts and finishes only when the test opens its gate. */
+function gatedTool() {
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let started: () => void = () => {};
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const tool = defineTool({
+    name: "wait",
+    description: "Waits.",
+    inputSchema: z.object({}),
+    readOnly: true,
+    execute: async () => {
+      started();
+      await gate;
+      return "done";
+    },
+  });
+  return { tool, running, open };
+}
+
+const stores: Array<{ name: string; open: () => Promise<{ store: SessionStore; cleanup: () => Promise<void> }> }> = [
+  {
+    name: "SQLite",
+    open: async () => {
+      const own = openSqliteSessionStore({ path: join(dir, "overlap.db") });
+      return { store: own, cleanup: () => own.close() };
+    },
+  },
+  { name: "PostgreSQL", open: () => openTestPostgresStore() },
+];
+
+describe.each(stores)("overlapping sends on one AgentSession ($name)", ({ open }) => {
+  const format = FORMATS[0];
+
+  it("the second send waits for the first and then runs on its history; neither fails", async () => {
+    const { tool, running, open: finishTool } = gatedTool();
+    const script = { turns: [mockTurn.toolUse("wait", {}), mockTurn.text("first done"), mockTurn.text("second done")] };
+    const { store: sessionStore, cleanup } = await open();
+    try {
+      await withMock(script, async (server) => {
+        const agent = new Agent({ model: format.model, env: mockEnv(server), tools: [tool], sessionStore, cwd: dir });
+        const chat = agent.session();
+        const first = collect(chat.send("go"));
+        await running;
+        // Started while the first is inside its tool call: it must wait, not take the session.
+        const second = collect(chat.send("again"));
+        const requestsWhileWaiting = server.requests.length;
+        finishTool();
+        const [one, two] = await Promise.all([first, second]);
+        expect(requestsWhileWaiting).toBe(1);
+        expect(resultText(one)).toBe("first done");
+        expect(resultText(two)).toBe("second done");
+        expect(two.every((m) => m.session_id === chat.id)).toBe(true);
+        // The second exchange was sent the whole first one.
+        const body = JSON.stringify(server.requests[2]?.body);
+        for (const text of ["go", "first done", "again"]) expect(body).toContain(text);
+        const stored = await sessionStore.getSessionMessages(chat.id!);
+        expect(stored.filter((m) => m.type === "result")).toHaveLength(2);
       });
-      const chat = agent.session();
-      const first = collect(chat.send("go"));
-      await toolStarted;
-      const error = await collect(chat.send("again")).catch((caught: unknown) => caught);
-      expect(isGyreError(error, "session_busy")).toBe(true);
-      release();
-      expect(resultText(await first)).toBe("finished");
-    });
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("sends made before any is iterated run in the order they were made, in one session", async () => {
+    const script = { turns: [mockTurn.text("one"), mockTurn.text("two"), mockTurn.text("three")] };
+    const { store: sessionStore, cleanup } = await open();
+    try {
+      await withMock(script, async (server) => {
+        const agent = new Agent({ model: format.model, env: mockEnv(server), tools: [], sessionStore, cwd: dir });
+        const chat = agent.session();
+        const runs = [chat.send("a"), chat.send("b"), chat.send("c")];
+        // Iterated last-first: each still waits for the sends made before it.
+        const results = await Promise.all([...runs].reverse().map((run) => collect(run)));
+        expect(results.map(resultText)).toEqual(["three", "two", "one"]);
+        const prompts = (await sessionStore.getSessionMessages(chat.id!))
+          .filter((m) => m.type === "user")
+          .map((m) => (m.type === "user" ? m.message.content : ""));
+        expect(prompts).toEqual(["a", "b", "c"]);
+      });
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("a plain second query on a busy session fails itself, naming the session and not our pid as a foreign holder", async () => {
+    const { tool, running, open: finishTool } = gatedTool();
+    const script = { turns: [mockTurn.toolUse("wait", {}), mockTurn.text("finished")] };
+    const { store: sessionStore, cleanup } = await open();
+    try {
+      await withMock(script, async (server) => {
+        const options = { model: format.model, env: mockEnv(server), tools: [tool], sessionStore, cwd: dir };
+        const chat = new Agent(options).session();
+        const first = collect(chat.send("go"));
+        await running;
+        const error = await collect(query({ prompt: "again", options: { ...options, resume: chat.id! } })).catch(
+          (caught: unknown) => caught,
+        );
+        expect(isGyreError(error, "session_busy")).toBe(true);
+        expect((error as Error).message).toBe(`Session ${chat.id} is in use by another run in this process`);
+        finishTool();
+        expect(resultText(await first)).toBe("finished");
+      });
+    } finally {
+      await cleanup();
+    }
   });
 });
 

@@ -4,8 +4,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SDKMessage, SessionInfo } from "../src/index.js";
+import { openSqliteSessionStore, SDKMessage, SessionInfo } from "../src/index.js";
 import { type MockLLMServer, startMockLLM } from "../src/testing/index.js";
+import { cliEnv } from "./helpers.js";
+import { assistant, prompt, toolResults, toolUse } from "./sessions-fixtures.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const execFileAsync = promisify(execFile);
 const CLI = resolve("dist/bin/gyre.js");
@@ -38,22 +42,20 @@ afterAll(async () => {
 
 let project = 0;
 beforeEach(() => {
-  // Each test is its own project: its own .gyre/sessions.db, found through the cwd.
+  // Each test is its own project: its sessions are listed by the cwd's real path.
   workdir = join(root, `project-${++project}`);
   mkdirSync(workdir);
+  extraEnv = {};
 });
+
+let extraEnv: Record<string, string> = {};
 
 /** Runs the built CLI as a child process in the test's project directory. */
 async function gyre(...args: string[]): Promise<Outcome> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, [CLI, ...args], {
       cwd: workdir,
-      env: {
-        ...process.env,
-        HOME: root,
-        ANTHROPIC_API_KEY: "mock",
-        ANTHROPIC_BASE_URL: server.baseURL,
-      },
+      env: cliEnv({ HOME: root, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: server.baseURL, ...extraEnv }),
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -100,13 +102,15 @@ function promptsSentLast(): string[] {
 }
 
 describe("gyre sessions and gyre run --resume/--continue, as real processes", () => {
-  it("a run is stored in <cwd>/.gyre; sessions list and show print it, as text and as JSON", async () => {
+  it("a run is stored in the user's database, not the project; sessions list and show print it, as text and as JSON", async () => {
     const result = await run("What is 6*7?");
     expect(result.result).toBe(ANSWERS[0]);
-    expect(existsSync(join(workdir, ".gyre", "sessions.db"))).toBe(true);
+    expect(result.session_id).toMatch(UUID);
+    expect(existsSync(join(process.env.GYRE_HOME!, "sessions.db"))).toBe(true);
+    expect(existsSync(join(workdir, ".gyre"))).toBe(false);
 
     expect(await list()).toMatchObject([
-      { id: result.session_id, cwd: workdir, title: "What is 6*7?", messageCount: 4, runs: 1 },
+      { id: result.session_id, cwd: workdir, project: workdir, title: "What is 6*7?", messageCount: 4, runs: 1 },
     ]);
     const text = await gyre("sessions", "list");
     expect(text.stdout).toContain(result.session_id);
@@ -147,10 +151,17 @@ describe("gyre sessions and gyre run --resume/--continue, as real processes", ()
 
     const forked = await run("and then?", "--continue", "--fork-session");
     expect(forked.session_id).not.toBe(latest.session_id);
+    // One form of id for every session, and a title of its own.
+    expect(forked.session_id).toMatch(UUID);
     expect(forked.result).toBe(ANSWERS[2]);
     expect(promptsSentLast()).toEqual(["What is 6*7?", "What did I ask?", "and then?"]);
     expect((await show(latest.session_id)).session).toMatchObject({ runs: 2 });
-    expect((await show(forked.session_id)).session).toMatchObject({ runs: 3, parentId: latest.session_id });
+    expect((await show(forked.session_id)).session).toMatchObject({
+      runs: 3,
+      parentId: latest.session_id,
+      title: "What is 6*7? (fork)",
+    });
+    expect((await show(latest.session_id)).session.title).toBe("What is 6*7?");
     expect((await list()).map((session) => session.id)).toEqual([
       forked.session_id,
       latest.session_id,
@@ -185,11 +196,68 @@ describe("gyre sessions and gyre run --resume/--continue, as real processes", ()
     expect(started.result).toBe(ANSWERS[0]);
     expect((await list()).map((session) => session.id)).toEqual([started.session_id]);
 
-    rmSync(join(workdir, ".gyre"), { recursive: true });
     await run("not kept", "--no-session-persistence");
-    expect(existsSync(join(workdir, ".gyre"))).toBe(false);
+    expect((await list()).map((session) => session.id)).toEqual([started.session_id]);
     const refused = await gyre("run", "x", "--continue", "--no-session-persistence");
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("persistSession is false");
+  });
+
+  it("sessions list with no database creates none and says there are no sessions", async () => {
+    const home = join(root, `empty-home-${project}`);
+    extraEnv = { GYRE_HOME: home };
+    expect(await gyre("sessions", "list")).toMatchObject({ code: 0, stdout: `no sessions in ${workdir}\n` });
+    expect(await gyre("sessions", "list", "--json")).toMatchObject({ code: 0, stdout: "[]\n" });
+    expect(await gyre("sessions", "show", "nope")).toMatchObject({ code: 1, stderr: expect.stringContaining("nope") });
+    expect(existsSync(home)).toBe(false);
+    expect(existsSync(join(workdir, ".gyre"))).toBe(false);
+
+    // A database holding only other projects' sessions: still none here, and --all shows them.
+    await run("in another project");
+    const elsewhere = workdir;
+    workdir = join(root, `project-${++project}`);
+    mkdirSync(workdir);
+    expect(await gyre("sessions", "list")).toMatchObject({ code: 0, stdout: `no sessions in ${workdir}\n` });
+    const all = await gyre("sessions", "list", "--all");
+    expect(all.stdout).toContain("in another project");
+    expect(all.stdout).toContain(elsewhere);
+  });
+
+  it("sessions show prints each tool result: a preview, --full for all of it, --json the raw messages", async () => {
+    const home = join(root, `show-home-${project}`);
+    extraEnv = { GYRE_HOME: home };
+    const long = Array.from({ length: 25 }, (_, i) => `line ${i + 1}`).join("\n");
+    const store = openSqliteSessionStore({ path: join(home, "sessions.db") });
+    await store.createSession({ id: "s1", cwd: workdir });
+    const messages = [
+      prompt("s1", "list the files"),
+      assistant("s1", [toolUse("t1", "Bash", { command: "ls" }), toolUse("t2", "Read", { file_path: "/nope" })]),
+      toolResults("s1", [
+        { tool_use_id: "t1", content: long },
+        { tool_use_id: "t2", content: "File does not exist.", is_error: true },
+      ]),
+    ];
+    for (const message of messages) await store.append("s1", message);
+    await store.close();
+
+    const shown = await gyre("sessions", "show", "s1");
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("  ← Bash\n    line 1\n");
+    expect(shown.stdout).toContain("    line 10\n    … 15 more lines");
+    expect(shown.stdout).not.toContain("line 11");
+    expect(shown.stdout).toContain("  ← Read (error)\n    File does not exist.\n");
+
+    const full = await gyre("sessions", "show", "s1", "--full");
+    expect(full.stdout).toContain("    line 24\n    line 25\n");
+    expect(full.stdout).not.toContain("more lines");
+
+    const json = await show("s1");
+    expect(json.messages).toEqual(messages);
+
+    const unknown = await gyre("sessions", "show", "s1", "--verbose");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("config_error");
+    expect(unknown.stderr).toContain("--verbose");
+    expect(unknown.stderr).toContain("usage: gyre sessions");
   });
 });

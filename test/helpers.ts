@@ -11,6 +11,16 @@ export const FORMATS = [
 
 export type Format = (typeof FORMATS)[number];
 
+/**
+ * The environment for a `gyre` a test spawns: this process's, whose GYRE_HOME is the
+ * throwaway folder of test/global-setup.ts (so sessions never land in the real home), plus `extra`.
+ */
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const gyreHome = process.env.GYRE_HOME;
+  if (!gyreHome) throw new Error("GYRE_HOME is not set: run the tests through vitest (test/global-setup.ts)");
+  return { ...process.env, GYRE_HOME: gyreHome, ...extra };
+}
+
 /** Environment that points every provider at the mock server. */
 export function mockEnv(server: MockLLMServer): Record<string, string> {
   return {

@@ -67,6 +67,8 @@ const factories: Factory[] = [
   { name: "postgres", open: (clock) => openTestPostgresStore(clock) },
 ];
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => {
@@ -114,7 +116,8 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     const error = await rejection(store.createSession({ id: "s1", cwd: "/repo" }));
     expect(isGyreError(error, "session_store_error")).toBe(true);
     const generated = await store.createSession({ cwd: "/repo" });
-    expect(generated.id).toMatch(/^ses_/);
+    expect(generated.id).toMatch(UUID);
+    expect(generated.project).toBe("/repo");
   });
 
   it("returns exactly the messages appended, skipping stream events and repeated uuids", async () => {
@@ -257,6 +260,22 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     expect(await store.latestSession("/nowhere")).toBeUndefined();
   });
 
+  it("lists and continues by project, which defaults to the cwd", async () => {
+    await store.createSession({ id: "a", cwd: "/link/app", project: "/real/app" });
+    clock.advance(1);
+    await store.createSession({ id: "b", cwd: "/real/app/sub", project: "/real/app" });
+    clock.advance(1);
+    await store.createSession({ id: "c", cwd: "/real/app" });
+    expect(await store.getSession("a")).toMatchObject({ cwd: "/link/app", project: "/real/app" });
+    expect((await store.listSessions({ project: "/real/app" })).map((s) => s.id)).toEqual(["c", "b", "a"]);
+    expect((await store.listSessions({ project: "/link/app" })).map((s) => s.id)).toEqual([]);
+    expect((await store.listSessions({ cwd: "/link/app" })).map((s) => s.id)).toEqual(["a"]);
+    expect((await store.latestSession("/real/app"))?.id).toBe("c");
+    clock.advance(1);
+    await store.append("a", prompt("a", "again"));
+    expect((await store.latestSession("/real/app"))?.id).toBe("a");
+  });
+
   it("renames and deletes", async () => {
     await store.createSession({ id: "s1", cwd: "/repo" });
     await appendAll("s1", sampleTurn("s1"));
@@ -294,6 +313,35 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     expect(await store.getSessionMessages("s1")).toEqual(turn);
     const whole = await store.forkSession("s1", { title: "copy" });
     expect(whole).toMatchObject({ title: "copy", messageCount: turn.length, costUsd: 0.03 });
+  });
+
+  it("gives a fork a UUID like any new session, or the id asked for, and its own title", async () => {
+    await store.createSession({ id: "s1", cwd: "/repo", project: "/real/repo" });
+    const turn = sampleTurn("s1");
+    await appendAll("s1", turn);
+    const parentTitle = (await store.getSession("s1"))!.title;
+    expect(parentTitle).toEqual(expect.any(String));
+
+    const fork = await store.forkSession("s1");
+    expect(fork.id).toMatch(UUID);
+    expect(fork).toMatchObject({ title: `${parentTitle} (fork)`, cwd: "/repo", project: "/real/repo" });
+    expect((await store.getSession("s1"))!.title).toBe(parentTitle);
+
+    const named = await store.forkSession("s1", { id: "fork-2" });
+    expect(named.id).toBe("fork-2");
+    expect(await store.getSessionMessages("fork-2")).toEqual(turn.map((m) => ({ ...m, session_id: "fork-2" })));
+    // A fork of a fork is titled after its own parent.
+    expect((await store.forkSession("fork-2")).title).toBe(`${parentTitle} (fork) (fork)`);
+  });
+
+  it("says a lock held by another run of this process is, without naming our pid as a foreign holder", async () => {
+    await store.createSession({ id: "s1", cwd: "/repo" });
+    const lock = await store.acquireLock("s1");
+    const error = await rejection(store.acquireLock("s1"));
+    expect(isGyreError(error, "session_busy")).toBe(true);
+    expect((error as Error).message).toBe("Session s1 is in use by another run in this process");
+    expect((error as Error).message).not.toContain(String(process.pid));
+    await lock.release();
   });
 
   it("gives a session lock to one holder at a time", async () => {

@@ -1,7 +1,8 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { isGyreError } from "../src/errors/index.js";
-import { openPostgresSessionStore, type PostgresSessionStore } from "../src/sessions/index.js";
+import { initialDeriveState, openPostgresSessionStore, type PostgresSessionStore } from "../src/sessions/index.js";
+import { migratePostgres, POSTGRES_MIGRATIONS } from "../src/sessions/postgres-migrations.js";
 import { prompt, sampleTurn } from "./sessions-fixtures.js";
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from "./sessions-postgres-helper.js";
 
@@ -49,9 +50,29 @@ describe("PostgreSQL session store", () => {
     await Promise.all([open(schema), open(schema), open(schema)]);
     const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await client.connect();
-    const { rows } = await client.query(`SELECT version FROM "${schema}".gyre_migrations`);
+    const { rows } = await client.query(`SELECT version FROM "${schema}".gyre_migrations ORDER BY version`);
     await client.end();
-    expect(rows).toEqual([{ version: 1 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+  });
+
+  it("migration 2 keys the sessions of a version 1 schema by their cwd", async () => {
+    const schema = newSchema();
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL });
+    const client = await pool.connect();
+    try {
+      await migratePostgres(client, schema, POSTGRES_MIGRATIONS.slice(0, 1));
+      await client.query(
+        `INSERT INTO "${schema}".sessions (id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state)
+         VALUES ('old', '/repo', NULL, 1, 1, NULL, NULL, $1)`,
+        [JSON.stringify(initialDeriveState(null))],
+      );
+    } finally {
+      client.release();
+      await pool.end();
+    }
+    const store = await open(schema);
+    expect(await store.getSession("old")).toMatchObject({ cwd: "/repo", project: "/repo" });
+    expect((await store.latestSession("/repo"))?.id).toBe("old");
   });
 
   it("shares sessions between instances: appends from both keep order and derived rows", async () => {

@@ -148,7 +148,7 @@ describe("resume options", () => {
     });
   });
 
-  it("defaults to SQLite in <cwd>/.gyre/sessions.db; persistSession false writes nothing", async () => {
+  it("defaults to the user's SQLite database ($GYRE_HOME), not the project; persistSession false writes nothing", async () => {
     await withMock(script, async (server) => {
       const off = join(dir, "off");
       mkdirSync(off);
@@ -156,7 +156,8 @@ describe("resume options", () => {
       expect(existsSync(join(off, ".gyre"))).toBe(false);
 
       const messages = await runQuery(server, format, "kept", { tools: [], cwd: dir, persistSession: true });
-      expect(existsSync(join(dir, ".gyre", "sessions.db"))).toBe(true);
+      expect(existsSync(join(dir, ".gyre"))).toBe(false);
+      expect(existsSync(join(process.env.GYRE_HOME!, "sessions.db"))).toBe(true);
       const sessions = await listSessions({ cwd: dir });
       expect(sessions.map((s) => s.id)).toEqual([messages[0]!.session_id]);
       expect(sessions[0]).toMatchObject({ title: "kept", runs: 1 });

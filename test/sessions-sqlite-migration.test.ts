@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isGyreError } from "../src/errors/index.js";
 import type { SDKMessage } from "../src/protocol/index.js";
 import {
   applyMessage,
@@ -10,6 +11,7 @@ import {
   type IdGenerator,
   initialDeriveState,
   openSqliteSessionStore,
+  projectSqlitePath,
   type SessionStore,
 } from "../src/sessions/index.js";
 import { migrateSqlite, SQLITE_MIGRATIONS } from "../src/sessions/sqlite-migrations.js";
@@ -102,5 +104,58 @@ describe("SQLite migration 2 (derived rows kept with their raw message)", () => 
     expect(tables).not.toContain("parts");
     expect(tables).not.toContain("messages");
     db.close();
+  });
+});
+
+describe("importing a project's database of an earlier Gyre into the user's store", () => {
+  it("copies a version 1 project database once, as that project's sessions, leaving the file as it was", async () => {
+    const messages = [...sampleTurn("s1"), compactBoundary("s1"), ...sampleTurn("s1", "again")];
+    const project = join(dir, "project");
+    const oldPath = projectSqlitePath(project);
+    mkdirSync(join(project, ".gyre"), { recursive: true });
+    writeVersion1(oldPath, "s1", messages);
+    const oldBytes = readFileSync(oldPath);
+
+    const reference = openSqliteSessionStore({ path: join(dir, "reference.db"), ...deterministic() });
+    await reference.createSession({ id: "s1", cwd: CWD });
+    for (const message of messages) await reference.append("s1", message);
+    const expected = await snapshot(reference, "s1");
+    await reference.close();
+
+    const user = openSqliteSessionStore({ path: join(dir, "home", "sessions.db"), ...deterministic() });
+    await user.createSession({ id: "elsewhere", cwd: "/other" });
+    expect(await user.importDatabase(oldPath, project)).toBe(1);
+    expect(await snapshot(user, "s1")).toEqual({ ...expected, session: { ...expected.session, project } });
+    expect((await user.listSessions({ project })).map((session) => session.id)).toEqual(["s1"]);
+    // Once per file: a second import (or another process's) copies nothing again.
+    expect(await user.importDatabase(oldPath, project)).toBe(0);
+    expect(await user.getSessionMessages("s1")).toHaveLength(messages.length);
+    await user.close();
+    // Nothing lost and nothing changed: the old file is still a version 1 database, byte for byte.
+    expect(readFileSync(oldPath).equals(oldBytes)).toBe(true);
+  });
+
+  it("copies checkpoints and times of a database written by the store itself, and refuses a file that is not one", async () => {
+    const oldPath = join(dir, "old.db");
+    const old = openSqliteSessionStore({ path: oldPath, now: () => NOW });
+    await old.createSession({ id: "s1", cwd: CWD });
+    const first = prompt("s1", "edit a");
+    await old.append("s1", first);
+    await old.saveCheckpoint("s1", first.uuid, "/repo/a", Buffer.from([0, 1, 2]));
+    await old.close();
+
+    const user = openSqliteSessionStore({ path: join(dir, "user.db") });
+    expect(await user.importDatabase(oldPath, "/real/repo")).toBe(1);
+    expect(await user.getSession("s1")).toMatchObject({ createdAt: NOW, updatedAt: NOW, project: "/real/repo" });
+    expect(await user.getCheckpoints("s1", first.uuid)).toEqual([
+      { messageUuid: first.uuid, filePath: "/repo/a", contentBefore: Buffer.from([0, 1, 2]), createdAt: NOW },
+    ]);
+
+    const garbage = join(dir, "garbage.db");
+    writeFileSync(garbage, "not a database ".repeat(100));
+    const error = await user.importDatabase(garbage, "/x").catch((caught: unknown) => caught);
+    expect(isGyreError(error, "session_store_error")).toBe(true);
+    expect(await user.listSessions()).toHaveLength(1);
+    await user.close();
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type GyreError, isGyreError } from "../src/errors/index.js";
-import { defaultSqlitePath, openSqliteSessionStore } from "../src/sessions/index.js";
+import { openSqliteSessionStore } from "../src/sessions/index.js";
 import { assistant, progress, prompt, toolResults, toolUse } from "./sessions-fixtures.js";
 
 let dir: string;
@@ -26,10 +26,12 @@ function openError(path: string): GyreError {
 }
 
 describe("SQLite session store", () => {
-  it("creates <cwd>/.gyre/sessions.db in WAL mode by default", async () => {
-    const store = openSqliteSessionStore({ cwd: dir });
-    expect(store.path).toBe(defaultSqlitePath(dir));
-    expect(store.path).toBe(join(dir, ".gyre", "sessions.db"));
+  it("creates the user's sessions.db ($GYRE_HOME) in WAL mode by default", async () => {
+    const shared = process.env.GYRE_HOME;
+    process.env.GYRE_HOME = join(dir, "home");
+    const store = openSqliteSessionStore();
+    process.env.GYRE_HOME = shared;
+    expect(store.path).toBe(join(dir, "home", "sessions.db"));
     await store.createSession({ id: "s1", cwd: dir });
     await store.close();
     const db = new Database(store.path, { readonly: true });
@@ -37,6 +39,7 @@ describe("SQLite session store", () => {
     expect(db.prepare("SELECT version, name FROM gyre_migrations").all()).toEqual([
       { version: 1, name: expect.any(String) },
       { version: 2, name: expect.any(String) },
+      { version: 3, name: expect.any(String) },
     ]);
     db.close();
   });
@@ -81,7 +84,7 @@ describe("SQLite session store", () => {
     const path = join(dir, "sessions.db");
     for (let i = 0; i < 3; i++) await openSqliteSessionStore({ path }).close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT count(*) AS n FROM gyre_migrations").get()).toEqual({ n: 2 });
+    expect(db.prepare("SELECT count(*) AS n FROM gyre_migrations").get()).toEqual({ n: 3 });
     db.close();
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Query, type QueryOptions, type QueryPrompt, query } from "../loop/index.js";
 import { MemorySessionStore } from "../sessions/index.js";
+import { QueuedRun } from "./queued-run.js";
 
 /** Options that pick a conversation; they belong to `agent.session()` or one `agent.query()`, not the agent. */
 type ConversationKeys = "resume" | "continue" | "forkSession" | "resumeSessionAt" | "sessionId" | "abortController";
@@ -38,12 +39,17 @@ export class Agent {
  * history (it resumes the stored session), so the conversation is persisted like any run
  * and can be picked up later with `resume: session.id`. With `persistSession: false` the
  * history lives in memory for this object's lifetime. One exchange at a time: a `send`
- * while another runs fails with `session_busy`.
+ * made while another is under way waits for it to end (its messages come once it has),
+ * then goes on in the session as that one left it, so overlapping sends run in the order
+ * they were made and none fails for the other. A send that is never iterated holds up the
+ * later ones until it is closed (`return()`).
  */
 export class AgentSession {
   readonly #agent: Agent;
   readonly #options: AgentSessionOptions;
   #last: Query | undefined;
+  /** Settles when the latest send has ended: the next one starts after it. */
+  #previous: Promise<void> = Promise.resolve();
 
   constructor(agent: Agent, options: AgentSessionOptions = {}) {
     this.#agent = agent;
@@ -53,30 +59,47 @@ export class AgentSession {
     this.#options = {
       ...options,
       ...(memory && { sessionStore: new MemorySessionStore() }),
-      ...(options.resume === undefined && !options.continue && { sessionId: options.sessionId ?? randomUUID() }),
+      // A new conversation, or a fork (which takes the id it is given), has its id from the start.
+      ...(((options.resume === undefined && !options.continue) ||
+        options.forkSession ||
+        options.resumeSessionAt !== undefined) && { sessionId: options.sessionId ?? randomUUID() }),
     };
   }
 
-  /** The session id; known from the start for a new conversation, after the first exchange for a fork or `continue`. */
+  /** The session id; known from the start for a new conversation or a fork, after the first exchange for `continue`. */
   get id(): string | undefined {
-    return this.#last?.sessionId ?? this.#options.resume ?? this.#options.sessionId;
+    return this.#last?.sessionId ?? this.#options.sessionId ?? this.#options.resume;
   }
 
   /** Streams the messages of one exchange: the prompt, the agent's work, and a `result`. */
   send(prompt: QueryPrompt, options: QueryOptions = {}): Query {
-    const { resume, continue: _continue, forkSession, resumeSessionAt, sessionId, ...rest } = this.#options;
-    const where: QueryOptions =
-      this.#last === undefined
-        ? {
-            ...(resume !== undefined && { resume }),
-            ...(_continue !== undefined && { continue: _continue }),
-            ...(forkSession !== undefined && { forkSession }),
-            ...(resumeSessionAt !== undefined && { resumeSessionAt }),
-            ...(sessionId !== undefined && { sessionId }),
-          }
-        : { resume: this.#last.sessionId };
-    const run = this.#agent.query(prompt, { ...rest, ...options, ...where });
+    const { resume: _r, continue: _c, forkSession: _f, resumeSessionAt: _a, sessionId: _s, ...rest } = this.#options;
+    const previous = this.#last;
+    const make = () => this.#agent.query(prompt, { ...rest, ...options, ...this.#where(previous) });
+    // Made now so bad options fail here, as a plain query's do; nothing runs until a message is pulled.
+    const checked = make();
+    // A later exchange is made when it starts: the session it resumes is the one the previous left.
+    const start = previous === undefined ? () => checked : make;
+    let finish: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const run = new QueuedRun(start, this.#previous, finish, () => previous?.sessionId ?? checked.sessionId);
+    this.#previous = finished;
     this.#last = run;
     return run;
+  }
+
+  /** Where the next exchange runs: where the conversation starts, or the session `previous` ran in. */
+  #where(previous: Query | undefined): QueryOptions {
+    if (previous !== undefined) return { resume: previous.sessionId };
+    const { resume, continue: _continue, forkSession, resumeSessionAt, sessionId } = this.#options;
+    return {
+      ...(resume !== undefined && { resume }),
+      ...(_continue !== undefined && { continue: _continue }),
+      ...(forkSession !== undefined && { forkSession }),
+      ...(resumeSessionAt !== undefined && { resumeSessionAt }),
+      ...(sessionId !== undefined && { sessionId }),
+    };
   }
 }

@@ -4,7 +4,8 @@ const USAGE = `gyre — an agent runtime
 
 Usage:
   gyre run "<prompt>" [options]      run the agent once and print the outcome
-  gyre sessions list|show ID|rm ID   list, print or delete the sessions of this project
+  gyre sessions list|show ID|rm ID   list this project's sessions (--all: every project's), print one
+                                     (tool results in preview; --full: whole; --json: raw), delete one
   gyre trust [PATH]                  let the settings files of PATH (default: here) and its
                                      subfolders grant permissions, run hooks and set env
   gyre trust --list  gyre untrust [PATH]

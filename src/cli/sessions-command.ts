@@ -1,35 +1,35 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { GyreError } from "../errors/index.js";
-import type { SDKMessage } from "../protocol/index.js";
+import { errorMessage, GyreError } from "../errors/index.js";
 import { deleteSession, getSession, getSessionMessages, listSessions, type SessionInfo } from "../sessions/index.js";
+import { transcript } from "./session-transcript.js";
 
-const USAGE = "usage: gyre sessions list [--json] [--limit N] | show ID [--json] | rm ID [--cwd DIR]";
+const USAGE =
+  "usage: gyre sessions list [--all] [--json] [--limit N] | show ID [--full] [--json] | rm ID   [--cwd DIR]";
 
-/** `gyre sessions list|show|rm`: the sessions of the project's store (`<cwd>/.gyre/sessions.db`). */
+/**
+ * `gyre sessions list|show|rm`: the sessions of the user's store (see `defaultSqlitePath`);
+ * `list` shows this project's (`--cwd`, default the current folder; `--all`: every project's).
+ * Looking creates no database.
+ */
 export async function sessionsCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      cwd: { type: "string" },
-      json: { type: "boolean", default: false },
-      limit: { type: "string" },
-    },
-  });
+  const { values, positionals } = parseSessionsArgs(args);
   const [action, id] = positionals;
   const cwd = resolve(values.cwd ?? process.cwd());
   switch (action) {
     case "list":
     case undefined: {
       const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
+        throw new GyreError("config_error", `--limit must be a positive whole number, not "${values.limit}"`);
       const sessions = await listSessions({
         cwd,
         ...(limit !== undefined && { limit }),
-        allDirectories: true,
+        allDirectories: values.all,
       });
       if (values.json) write(`${JSON.stringify(sessions)}\n`);
-      else for (const session of sessions) write(`${listLine(session)}\n`);
+      else if (sessions.length === 0) write(values.all ? "no sessions\n" : `no sessions in ${cwd}\n`);
+      else for (const session of sessions) write(`${listLine(session, values.all)}\n`);
       return 0;
     }
     case "show": {
@@ -40,11 +40,8 @@ export async function sessionsCommand(args: string[]): Promise<number> {
         write(`${JSON.stringify({ session: info, messages })}\n`);
         return 0;
       }
-      write(`${listLine(info)}\n\n`);
-      for (const message of messages) {
-        const line = transcriptLine(message);
-        if (line) write(`${line}\n`);
-      }
+      write(`${listLine(info, true)}\n\n`);
+      for (const line of transcript(messages, values.full)) write(`${line}\n`);
       return 0;
     }
     case "rm": {
@@ -60,42 +57,34 @@ export async function sessionsCommand(args: string[]): Promise<number> {
   }
 }
 
+function parseSessionsArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        cwd: { type: "string" },
+        json: { type: "boolean", default: false },
+        full: { type: "boolean", default: false },
+        all: { type: "boolean", default: false },
+        limit: { type: "string" },
+      },
+    });
+  } catch (error) {
+    throw new GyreError("config_error", `${errorMessage(error)}; ${USAGE}`, { cause: error });
+  }
+}
+
 function needId(id: string | undefined): string {
   if (!id) throw new GyreError("config_error", `a session id is needed; ${USAGE}`);
   return id;
 }
 
-function listLine(session: SessionInfo): string {
+function listLine(session: SessionInfo, withProject: boolean): string {
   const when = new Date(session.updatedAt).toISOString().replace("T", " ").slice(0, 19);
   const cost = `$${session.costUsd.toFixed(4)}`;
-  return `${session.id}  ${when}  ${session.messageCount} msgs  ${cost}  ${session.title ?? "(untitled)"}`;
-}
-
-function transcriptLine(message: SDKMessage): string | undefined {
-  switch (message.type) {
-    case "user": {
-      const content = message.message.content;
-      if (typeof content === "string") return `> ${content}`;
-      const text = content.map((block) => (block.type === "text" ? block.text : "")).join("");
-      const results = content.filter((block) => block.type === "tool_result").length;
-      return text ? `> ${text}` : results > 0 ? `  (${results} tool result${results > 1 ? "s" : ""})` : undefined;
-    }
-    case "assistant":
-      return message.message.content
-        .map((block) =>
-          block.type === "text"
-            ? block.text
-            : block.type === "tool_use"
-              ? `  [${block.name}] ${JSON.stringify(block.input)}`
-              : "",
-        )
-        .filter(Boolean)
-        .join("\n");
-    case "result":
-      return `-- ${message.subtype} (${message.num_turns} turns, $${message.total_cost_usd.toFixed(4)})`;
-    default:
-      return undefined;
-  }
+  const where = withProject ? `  ${session.project}` : "";
+  return `${session.id}  ${when}  ${session.messageCount} msgs  ${cost}  ${session.title ?? "(untitled)"}${where}`;
 }
 
 function write(text: string): void {

@@ -8,7 +8,9 @@ import {
   conversationFromMessages,
   defaultSqlitePath,
   FILE_EDIT_TOOLS,
-  openSqliteSessionStore,
+  openDefaultSessionStore,
+  projectOf,
+  projectSqlitePath,
   type SessionLock,
   type SessionStore,
 } from "../sessions/index.js";
@@ -66,9 +68,11 @@ export class Persistence {
 
   /**
    * Opens the store and the session the options ask for: a new one (`proposedId`),
-   * `resume`, `continue` (latest in `cwd`), forked with `forkSession` or at
-   * `resumeSessionAt` (which always continues in a fork, so the original keeps its later
-   * messages). Takes the session's lock; a loop already running on it is `session_busy`.
+   * `resume`, `continue` (latest of the project: the real path of `cwd`), forked with
+   * `forkSession` or at `resumeSessionAt` (which always continues in a fork, with the id
+   * `proposedId`, so the original keeps its later messages). Takes the session's lock; a
+   * loop already running on it is `session_busy`. Without `sessionStore` the store is the
+   * user's default SQLite file (see `openDefaultSessionStore`).
    */
   static async open(options: QueryOptions, cwd: string, proposedId: string): Promise<Persistence> {
     const wantsResume = options.resume !== undefined || options.continue === true;
@@ -77,27 +81,27 @@ export class Persistence {
         throw new GyreError("config_error", "resume and continue need a session store; persistSession is false");
       return new Persistence(proposedId, [], undefined, undefined, false);
     }
+    const where = { cwd, project: projectOf(cwd) };
     // A new session (random id) in the default store: opened once the first request is out.
     const fresh = !wantsResume && options.sessionId === undefined && options.resumeSessionAt === undefined;
-    if (fresh && !options.sessionStore) {
-      const path = defaultSqlitePath(cwd);
-      if (canOpenLater(path))
-        return new Persistence(proposedId, [], undefined, () => openNewSession(path, proposedId, cwd), true);
-    }
+    if (fresh && !options.sessionStore && canOpenDefaultLater(cwd))
+      return new Persistence(proposedId, [], undefined, () => openNewSession(proposedId, where), true);
     const ownsStore = !options.sessionStore;
-    const store = options.sessionStore ?? openSqliteSessionStore({ cwd });
+    const store = options.sessionStore ?? (await openDefaultSessionStore(cwd));
     let lock: SessionLock | undefined;
     try {
-      const sourceId = options.resume ?? (options.continue ? (await store.latestSession(cwd))?.id : undefined);
+      const sourceId =
+        options.resume ?? (options.continue ? (await store.latestSession(where.project))?.id : undefined);
       if (sourceId === undefined) {
         if (options.resumeSessionAt !== undefined)
           throw new GyreError("config_error", "resumeSessionAt needs resume or continue");
-        const session = await createLocked(store, proposedId, cwd);
+        const session = await createLocked(store, proposedId, where);
         return new Persistence(session.lock.sessionId, [], session, undefined, ownsStore);
       }
       let sessionId = sourceId;
       if (options.forkSession || options.resumeSessionAt !== undefined) {
         const fork = await store.forkSession(sourceId, {
+          id: proposedId,
           ...(options.resumeSessionAt !== undefined ? { upTo: options.resumeSessionAt } : {}),
         });
         sessionId = fork.id;
@@ -201,21 +205,33 @@ export class Persistence {
   }
 }
 
+/** Where a session runs: its cwd, and the project it is listed under. */
+interface SessionPlace {
+  cwd: string;
+  project: string;
+}
+
 /** Creates the session `id` in `store` and locks it. */
-async function createLocked(store: SessionStore, id: string, cwd: string): Promise<OpenedSession> {
-  const sessionId = (await store.createSession({ id, cwd })).id;
+async function createLocked(store: SessionStore, id: string, where: SessionPlace): Promise<OpenedSession> {
+  const sessionId = (await store.createSession({ id, ...where })).id;
   return { store, lock: await store.acquireLock(sessionId) };
 }
 
-/** Opens the SQLite store at `path` with the new session `id` in it, locked; closed again on failure. */
-async function openNewSession(path: string, id: string, cwd: string): Promise<OpenedSession> {
-  const store = openSqliteSessionStore({ path });
+/** Opens the default store with the new session `id` in it, locked; closed again on failure. */
+async function openNewSession(id: string, where: SessionPlace): Promise<OpenedSession> {
+  const store = await openDefaultSessionStore(where.cwd);
   try {
-    return await createLocked(store, id, cwd);
+    return await createLocked(store, id, where);
   } catch (error) {
     await store.close();
     throw error;
   }
+}
+
+/** True when the default store can be opened later: its file and the project's old one to import look fine. */
+function canOpenDefaultLater(cwd: string): boolean {
+  const legacy = projectSqlitePath(cwd);
+  return canOpenLater(defaultSqlitePath()) && (!existsSync(legacy) || canOpenLater(legacy));
 }
 
 /**

@@ -1,15 +1,19 @@
 import type { SDKMessage } from "../protocol/index.js";
+import { projectOf } from "./default-location.js";
 import { type StoreLocation, withStore } from "./open-store.js";
 import type { UpToOptions } from "./store.js";
 import type { SessionInfo } from "./types.js";
 
-/** Sessions of a store, most recently updated first. `cwd` also filters when given. */
+/**
+ * Sessions of a store, most recently updated first. With `cwd`, only that project's (its
+ * real path, as the loop records it); `allDirectories: true` lists every project's.
+ */
 export async function listSessions(
   options: StoreLocation & { limit?: number; allDirectories?: boolean } = {},
 ): Promise<SessionInfo[]> {
   return withStore(options, (store) =>
     store.listSessions({
-      ...(options.cwd !== undefined && !options.allDirectories ? { cwd: options.cwd } : {}),
+      ...(options.cwd !== undefined && !options.allDirectories ? { project: projectOf(options.cwd) } : {}),
       ...(options.limit !== undefined ? { limit: options.limit } : {}),
     }),
   );

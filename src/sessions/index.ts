@@ -5,7 +5,8 @@ export { initialDeriveState } from "./derive-state.js";
 export { FILE_EDIT_TOOLS } from "./derive-tools.js";
 export { createIdGenerator, type IdGenerator, type IdPrefix } from "./ids.js";
 export { MemorySessionStore, type StoreClockOptions } from "./memory-store.js";
-export type { StoreLocation } from "./open-store.js";
+export { defaultSqlitePath, projectOf, projectSqlitePath } from "./default-location.js";
+export { defaultStoreIsEmpty, openDefaultSessionStore, type StoreLocation } from "./open-store.js";
 export {
   CompactionPart,
   Part,
@@ -21,14 +22,10 @@ export {
 export { openPostgresSessionStore, PostgresSessionStore, type PostgresSessionStoreOptions } from "./postgres-store.js";
 export { type RewindFilesResult, rewindFiles } from "./rewind-files.js";
 export { assembleMessages } from "./session-record.js";
-export {
-  defaultSqlitePath,
-  openSqliteSessionStore,
-  SqliteSessionStore,
-  type SqliteSessionStoreOptions,
-} from "./sqlite-store.js";
+export { openSqliteSessionStore, SqliteSessionStore, type SqliteSessionStoreOptions } from "./sqlite-store.js";
 export {
   filesToRestore,
+  type ForkOptions,
   type ListSessionsFilter,
   type SessionLock,
   type SessionStore,

@@ -30,8 +30,16 @@ export function isLockStale(holder: LockHolder, now: number, ttlMs: number): boo
   return now - holder.heartbeatAt > ttlMs;
 }
 
-export function describeHolder(holder: LockHolder): string {
-  return `${holder.owner} (pid ${holder.pid} on ${holder.host})`;
+/**
+ * Who holds a lock, for `session_busy`. A holder in this very process (another run on the
+ * same session) is said to be one, never named as a foreign process by our own pid.
+ */
+export function describeHolder(holder: Omit<LockHolder, "heartbeatAt">): string {
+  const customOwner = holder.owner !== `pid ${holder.pid}`;
+  if (holder.pid === process.pid && holder.host === currentHost())
+    return `another run in this process${customOwner ? ` (${holder.owner})` : ""}`;
+  const where = `pid ${holder.pid} on ${holder.host}`;
+  return customOwner ? `${holder.owner} (${where})` : where;
 }
 
 export function currentHost(): string {

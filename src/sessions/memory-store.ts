@@ -2,9 +2,11 @@ import type { SDKMessage } from "../protocol/index.js";
 import { applyMessage } from "./derive.js";
 import { createIdGenerator, type IdGenerator } from "./ids.js";
 import type { Part } from "./parts.js";
+import { currentHost, describeHolder } from "./lock-liveness.js";
 import {
   assembleMessages,
   cutAt,
+  forkInput,
   lockOwner,
   messageNotFound,
   newSessionRecord,
@@ -15,7 +17,7 @@ import {
   toSessionInfo,
   withSessionId,
 } from "./session-record.js";
-import type { ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
+import type { ForkOptions, ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
 import type { CreateSessionInput, FileCheckpoint, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
 
 export interface StoreClockOptions {
@@ -50,7 +52,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async createSession(input: CreateSessionInput): Promise<SessionInfo> {
-    const record = newSessionRecord(input, this.#now(), this.#newId);
+    const record = newSessionRecord(input, this.#now());
     if (this.#sessions.has(record.id)) throw sessionExists(record.id);
     this.#sessions.set(record.id, {
       record,
@@ -71,13 +73,17 @@ export class MemorySessionStore implements SessionStore {
   async listSessions(filter: ListSessionsFilter = {}): Promise<SessionInfo[]> {
     const records = [...this.#sessions.values()]
       .map((session) => session.record)
-      .filter((record) => filter.cwd === undefined || record.cwd === filter.cwd)
+      .filter((record) =>
+        filter.project !== undefined
+          ? record.project === filter.project
+          : filter.cwd === undefined || record.cwd === filter.cwd,
+      )
       .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     return records.slice(0, filter.limit ?? records.length).map(toSessionInfo);
   }
 
-  async latestSession(cwd: string): Promise<SessionInfo | undefined> {
-    return (await this.listSessions({ cwd, limit: 1 }))[0];
+  async latestSession(project: string): Promise<SessionInfo | undefined> {
+    return (await this.listSessions({ project, limit: 1 }))[0];
   }
 
   async append(sessionId: string, message: SDKMessage): Promise<void> {
@@ -111,16 +117,10 @@ export class MemorySessionStore implements SessionStore {
     this.#sessions.delete(id);
   }
 
-  async forkSession(id: string, options: UpToOptions & { title?: string } = {}): Promise<SessionInfo> {
+  async forkSession(id: string, options: ForkOptions = {}): Promise<SessionInfo> {
     const source = this.#require(id);
     const history = cutAt(source.raw, id, options.upTo);
-    const fork = await this.createSession({
-      cwd: source.record.cwd,
-      ...(options.title !== undefined ? { title: options.title } : {}),
-      ...(source.record.state.model !== null ? { model: source.record.state.model } : {}),
-      parentId: id,
-      ...(history.length > 0 ? { forkedFromMessage: history[history.length - 1]!.uuid } : {}),
-    });
+    const fork = await this.createSession(forkInput(source.record, options, history.at(-1)?.uuid));
     for (const message of history) await this.append(fork.id, withSessionId(message, fork.id));
     return toSessionInfo(this.#require(fork.id).record);
   }
@@ -128,7 +128,8 @@ export class MemorySessionStore implements SessionStore {
   async acquireLock(sessionId: string, owner?: string): Promise<SessionLock> {
     this.#require(sessionId);
     const holder = this.#locks.get(sessionId);
-    if (holder !== undefined) throw sessionBusy(sessionId, holder);
+    if (holder !== undefined)
+      throw sessionBusy(sessionId, describeHolder({ owner: holder, pid: process.pid, host: currentHost() }));
     const label = lockOwner(owner);
     this.#locks.set(sessionId, label);
     let released = false;

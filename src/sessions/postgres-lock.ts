@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
-import { currentHost } from "./lock-liveness.js";
+import { currentHost, describeHolder } from "./lock-liveness.js";
 import { lockOwner, sessionBusy } from "./session-record.js";
 import type { SessionLock } from "./store.js";
 
@@ -89,6 +89,6 @@ export class PostgresLocks {
       [sessionId],
     );
     const row = found.rows[0];
-    return row ? `${row.owner} (pid ${row.pid} on ${row.host})` : "another process";
+    return row ? describeHolder(row) : "another process";
   }
 }

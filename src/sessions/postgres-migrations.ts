@@ -73,6 +73,16 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "sessions keyed by project",
+    sql: (s) => `
+      ALTER TABLE ${s}.sessions ADD COLUMN project text;
+      UPDATE ${s}.sessions SET project = cwd;
+      ALTER TABLE ${s}.sessions ALTER COLUMN project SET NOT NULL;
+      CREATE INDEX sessions_by_project ON ${s}.sessions (project, updated_at DESC, id DESC);
+    `,
+  },
 ];
 
 /** A transaction-scoped advisory lock key, so instances starting together migrate one at a time. */

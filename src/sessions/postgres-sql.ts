@@ -2,6 +2,7 @@
 export interface SessionRow {
   id: string;
   cwd: string;
+  project: string;
   title: string | null;
   created_at: string;
   updated_at: string;
@@ -10,7 +11,7 @@ export interface SessionRow {
   state: string;
 }
 
-const SESSION_COLUMNS = "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state";
+const SESSION_COLUMNS = "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state, project";
 
 /** `($1, $2), ($3, $4)` for `rows` rows of `columns` parameters each. */
 export function valuesList(rows: number, columns: number): string {
@@ -27,7 +28,8 @@ export function postgresSql(s: string) {
     lockSession: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
     listSessions: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions ORDER BY updated_at DESC, id DESC LIMIT $1`,
     listSessionsByCwd: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE cwd = $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
-    insertSession: `INSERT INTO ${s}.sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+    listSessionsByProject: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE project = $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
+    insertSession: `INSERT INTO ${s}.sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
     updateState: `UPDATE ${s}.sessions SET updated_at = $1, state = $2 WHERE id = $3`,
     renameSession: `UPDATE ${s}.sessions SET title = $1, updated_at = $2 WHERE id = $3 RETURNING ${SESSION_COLUMNS}`,
     deleteSession: [

@@ -13,6 +13,7 @@ import {
   assembleMessages,
   decodeState,
   messageNotFound,
+  forkInput,
   newSessionRecord,
   sessionRecordFromRow,
   sessionRowValues,
@@ -22,7 +23,7 @@ import {
   toSessionInfo,
   withSessionId,
 } from "./session-record.js";
-import type { ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
+import type { ForkOptions, ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
 import type { CreateSessionInput, FileCheckpoint, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
 
 export interface PostgresSessionStoreOptions extends StoreClockOptions {
@@ -104,15 +105,17 @@ export class PostgresSessionStore implements SessionStore {
     return this.#with(async (client) => {
       const limit = filter.limit ?? null;
       const { rows } =
-        filter.cwd === undefined
-          ? await client.query<SessionRow>(this.#sql.listSessions, [limit])
-          : await client.query<SessionRow>(this.#sql.listSessionsByCwd, [filter.cwd, limit]);
+        filter.project !== undefined
+          ? await client.query<SessionRow>(this.#sql.listSessionsByProject, [filter.project, limit])
+          : filter.cwd !== undefined
+            ? await client.query<SessionRow>(this.#sql.listSessionsByCwd, [filter.cwd, limit])
+            : await client.query<SessionRow>(this.#sql.listSessions, [limit]);
       return rows.map((row) => toSessionInfo(this.#decode(row)));
     });
   }
 
-  async latestSession(cwd: string): Promise<SessionInfo | undefined> {
-    return (await this.listSessions({ cwd, limit: 1 }))[0];
+  async latestSession(project: string): Promise<SessionInfo | undefined> {
+    return (await this.listSessions({ project, limit: 1 }))[0];
   }
 
   async append(sessionId: string, message: SDKMessage): Promise<void> {
@@ -161,17 +164,11 @@ export class PostgresSessionStore implements SessionStore {
     });
   }
 
-  async forkSession(id: string, options: UpToOptions & { title?: string } = {}): Promise<SessionInfo> {
+  async forkSession(id: string, options: ForkOptions = {}): Promise<SessionInfo> {
     const history = await this.getSessionMessages(id, options.upTo !== undefined ? { upTo: options.upTo } : {});
     return this.#transaction(async (client) => {
       const source = await this.#require(client, id);
-      const fork = await this.#create(client, {
-        cwd: source.cwd,
-        ...(options.title !== undefined ? { title: options.title } : {}),
-        ...(source.state.model !== null ? { model: source.state.model } : {}),
-        parentId: id,
-        ...(history.length > 0 ? { forkedFromMessage: history[history.length - 1]!.uuid } : {}),
-      });
+      const fork = await this.#create(client, forkInput(source, options, history.at(-1)?.uuid));
       for (const message of history) await this.#append(client, fork.id, withSessionId(message, fork.id));
       return toSessionInfo(await this.#require(client, fork.id));
     });
@@ -235,7 +232,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async #create(client: PoolClient, input: CreateSessionInput): Promise<SessionRecord> {
-    const record = newSessionRecord(input, this.#now(), this.#newId);
+    const record = newSessionRecord(input, this.#now());
     const inserted = await client.query(this.#sql.insertSession, sessionRowValues(record));
     if (inserted.rowCount === 0) throw sessionExists(record.id);
     return record;

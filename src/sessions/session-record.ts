@@ -1,15 +1,18 @@
+import { randomUUID } from "node:crypto";
 import { GyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import { DeriveState, derivedSessionFields, initialDeriveState } from "./derive-state.js";
-import type { IdGenerator } from "./ids.js";
 import { parseStored } from "./json.js";
 import type { Part } from "./parts.js";
+import type { ForkOptions } from "./store.js";
 import type { CreateSessionInput, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
 
 /** What every store keeps per session: a few columns plus the reducer's state. */
 export interface SessionRecord {
   id: string;
   cwd: string;
+  /** What listing and `continue` go by: the project the session belongs to. */
+  project: string;
   /** The explicit title (`renameSession` or `createSession`), not the derived one. */
   title: string | null;
   createdAt: number;
@@ -19,10 +22,11 @@ export interface SessionRecord {
   state: DeriveState;
 }
 
-export function newSessionRecord(input: CreateSessionInput, now: number, newId: IdGenerator): SessionRecord {
+export function newSessionRecord(input: CreateSessionInput, now: number): SessionRecord {
   return {
-    id: input.id ?? newId("ses"),
+    id: input.id ?? randomUUID(),
     cwd: input.cwd,
+    project: input.project ?? input.cwd,
     title: input.title ?? null,
     createdAt: now,
     updatedAt: now,
@@ -43,6 +47,7 @@ export function sessionRowValues(record: SessionRecord): Array<string | number |
     record.parentId,
     record.forkedFromMessage,
     JSON.stringify(record.state),
+    record.project,
   ];
 }
 
@@ -50,6 +55,7 @@ export function sessionRowValues(record: SessionRecord): Array<string | number |
 export interface SessionRowLike {
   id: string;
   cwd: string;
+  project: string;
   title: string | null;
   created_at: number | string;
   updated_at: number | string;
@@ -62,6 +68,7 @@ export function sessionRecordFromRow(row: SessionRowLike, state: DeriveState): S
   return {
     id: row.id,
     cwd: row.cwd,
+    project: row.project,
     title: row.title,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
@@ -85,6 +92,7 @@ export function toSessionInfo(record: SessionRecord): SessionInfo {
   return {
     id: record.id,
     cwd: record.cwd,
+    project: record.project,
     title: record.title ?? derivedTitle,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -124,6 +132,31 @@ export function replayDerived(appends: Iterable<DerivedRows>): StoredMessage[] {
     for (const part of append.parts) parts.set(part.id, part);
   }
   return assembleMessages(messages, [...parts.values()]);
+}
+
+/**
+ * The session a fork of `source` creates: the source's cwd, project and model, a new UUID
+ * (as every session gets) and its own title, "<source title> (fork)" unless one is given.
+ */
+export function forkInput(
+  source: SessionRecord,
+  options: ForkOptions,
+  lastUuid: string | undefined,
+): CreateSessionInput {
+  const title = options.title ?? forkTitle(toSessionInfo(source).title);
+  return {
+    id: options.id ?? randomUUID(),
+    cwd: source.cwd,
+    project: source.project,
+    ...(title !== null ? { title } : {}),
+    ...(source.state.model !== null ? { model: source.state.model } : {}),
+    parentId: source.id,
+    ...(lastUuid !== undefined ? { forkedFromMessage: lastUuid } : {}),
+  };
+}
+
+function forkTitle(sourceTitle: string | null): string | null {
+  return sourceTitle === null ? null : `${sourceTitle} (fork)`;
 }
 
 /** The message rewritten into another session, for forks. */

@@ -106,6 +106,24 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       DROP TABLE parts;
     `,
   },
+  {
+    version: 3,
+    name: "sessions keyed by project; imported project databases",
+    // One database in the user's data folder holds the sessions of every project; a session
+    // made before belongs to the project it ran in. imported_databases records the old
+    // per-project files already copied in, so each is imported once.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN project TEXT;
+      UPDATE sessions SET project = cwd;
+      CREATE INDEX sessions_by_project ON sessions (project);
+      CREATE TABLE imported_databases (
+        path TEXT PRIMARY KEY,
+        project TEXT NOT NULL,
+        sessions INTEGER NOT NULL,
+        imported_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

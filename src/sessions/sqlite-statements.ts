@@ -3,6 +3,7 @@ import type { Database, Statement } from "better-sqlite3";
 export interface SessionRow {
   id: string;
   cwd: string;
+  project: string;
   title: string | null;
   created_at: number;
   updated_at: number;
@@ -33,7 +34,7 @@ export interface DerivedRow {
   derived_parts: string | null;
 }
 
-const SESSION_COLUMNS = "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state";
+const SESSION_COLUMNS = "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state, project";
 
 /** Every statement the SQLite store runs, prepared once when the store opens. */
 export interface Statements {
@@ -42,6 +43,7 @@ export interface Statements {
   sessionState: Statement<[string], string>;
   listSessions: Statement<[number], SessionRow>;
   listSessionsByCwd: Statement<[string, number], SessionRow>;
+  listSessionsByProject: Statement<[string, number], SessionRow>;
   insertSession: Statement<unknown[]>;
   updateState: Statement<unknown[]>;
   renameSession: Statement<unknown[]>;
@@ -73,7 +75,10 @@ export function prepareStatements(db: Database): Statements {
     listSessionsByCwd: db.prepare<[string, number], SessionRow>(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
-    insertSession: db.prepare(`INSERT OR IGNORE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    listSessionsByProject: db.prepare<[string, number], SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE project = ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    ),
+    insertSession: db.prepare(`INSERT OR IGNORE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     updateState: db.prepare("UPDATE sessions SET updated_at = ?, state = ? WHERE id = ?"),
     renameSession: db.prepare("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?"),
     deleteSession: [

@@ -1,8 +1,9 @@
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, realpathSync } from "node:fs";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
+import { defaultSqlitePath } from "./default-location.js";
 import { applyMessage } from "./derive.js";
 import type { DeriveState } from "./derive-state.js";
 import { createIdGenerator, type IdGenerator } from "./ids.js";
@@ -11,6 +12,7 @@ import type { StoreClockOptions } from "./memory-store.js";
 import type { Part } from "./parts.js";
 import {
   decodeState,
+  forkInput,
   messageNotFound,
   newSessionRecord,
   sessionRecordFromRow,
@@ -22,18 +24,17 @@ import {
   toSessionInfo,
   withSessionId,
 } from "./session-record.js";
+import { importSqliteDatabase } from "./sqlite-import.js";
 import { SqliteLocks } from "./sqlite-lock.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { prepareStatements, type SessionRow, type Statements } from "./sqlite-statements.js";
-import type { ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
+import type { ForkOptions, ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
 import type { CreateSessionInput, FileCheckpoint, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
 
 export interface SqliteSessionStoreOptions extends StoreClockOptions {
-  /** The database file (default `<cwd>/.gyre/sessions.db`). */
+  /** The database file (default {@link defaultSqlitePath}: the user's, shared by all projects). */
   path?: string;
-  /** Where the default file goes (default `process.cwd()`). */
-  cwd?: string;
   /** A lock whose holder has not sent a heartbeat for this long is taken over (default 60 s). */
   lockTtlMs?: number;
   /**
@@ -45,17 +46,12 @@ export interface SqliteSessionStoreOptions extends StoreClockOptions {
   synchronous?: "full" | "normal";
 }
 
-/** The default database file for a project directory. */
-export function defaultSqlitePath(cwd: string): string {
-  return join(cwd, ".gyre", "sessions.db");
-}
-
 /**
  * Opens (creating if needed) a SQLite session store in WAL mode and migrates its schema.
  * A file that is not a readable Gyre database is a `session_store_error` naming the file.
  */
 export function openSqliteSessionStore(options: SqliteSessionStoreOptions = {}): SqliteSessionStore {
-  const path = options.path ?? defaultSqlitePath(options.cwd ?? process.cwd());
+  const path = options.path ?? defaultSqlitePath();
   let db: Database.Database | undefined;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -126,15 +122,17 @@ export class SqliteSessionStore implements SessionStore {
     return this.#run(() => {
       const limit = filter.limit ?? -1;
       const rows =
-        filter.cwd === undefined
-          ? this.#sql.listSessions.all(limit)
-          : this.#sql.listSessionsByCwd.all(filter.cwd, limit);
+        filter.project !== undefined
+          ? this.#sql.listSessionsByProject.all(filter.project, limit)
+          : filter.cwd !== undefined
+            ? this.#sql.listSessionsByCwd.all(filter.cwd, limit)
+            : this.#sql.listSessions.all(limit);
       return rows.map((row) => toSessionInfo(this.#decode(row)));
     });
   }
 
-  async latestSession(cwd: string): Promise<SessionInfo | undefined> {
-    return (await this.listSessions({ cwd, limit: 1 }))[0];
+  async latestSession(project: string): Promise<SessionInfo | undefined> {
+    return (await this.listSessions({ project, limit: 1 }))[0];
   }
 
   async append(sessionId: string, message: SDKMessage): Promise<void> {
@@ -188,21 +186,14 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  async forkSession(id: string, options: UpToOptions & { title?: string } = {}): Promise<SessionInfo> {
+  async forkSession(id: string, options: ForkOptions = {}): Promise<SessionInfo> {
     const history = await this.getSessionMessages(id, {
       ...(options.upTo !== undefined ? { upTo: options.upTo } : {}),
     });
     return this.#run(() =>
       this.#db
         .transaction(() => {
-          const source = this.#require(id);
-          const fork = this.#create({
-            cwd: source.cwd,
-            ...(options.title !== undefined ? { title: options.title } : {}),
-            ...(source.state.model !== null ? { model: source.state.model } : {}),
-            parentId: id,
-            ...(history.length > 0 ? { forkedFromMessage: history[history.length - 1]!.uuid } : {}),
-          });
+          const fork = this.#create(forkInput(this.#require(id), options, history.at(-1)?.uuid));
           for (const message of history) this.#append(fork.id, withSessionId(message, fork.id));
           return toSessionInfo(this.#require(fork.id));
         })
@@ -247,13 +238,34 @@ export class SqliteSessionStore implements SessionStore {
     });
   }
 
+  /**
+   * Copies the sessions of another Gyre SQLite database file (such as the per-project
+   * `<project>/.gyre/sessions.db` of earlier versions) into this store as sessions of
+   * `project`, once per file: later calls return 0. The file itself is not changed.
+   * Returns the number of sessions copied.
+   */
+  async importDatabase(path: string, project: string): Promise<number> {
+    try {
+      const source = realpathSync(path);
+      if (this.path !== ":memory:" && source === realpathSync(this.path)) return 0;
+      return importSqliteDatabase(this.#db, source, project, this.#now());
+    } catch (error) {
+      throw new GyreError(
+        "session_store_error",
+        `Session database ${path} could not be imported into ${this.path}: ${errorMessage(error)} ` +
+          "(move the file away to go on without its sessions)",
+        { cause: error },
+      );
+    }
+  }
+
   async close(): Promise<void> {
     this.#locks.releaseAll();
     if (this.#db.open) this.#db.close();
   }
 
   #create(input: CreateSessionInput): SessionRecord {
-    const record = newSessionRecord(input, this.#now(), this.#newId);
+    const record = newSessionRecord(input, this.#now());
     const inserted = this.#sql.insertSession.run(...sessionRowValues(record));
     if (inserted.changes === 0) throw sessionExists(record.id);
     return record;

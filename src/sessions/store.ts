@@ -2,13 +2,24 @@ import type { SDKMessage } from "../protocol/index.js";
 import type { CreateSessionInput, FileCheckpoint, SessionInfo, StoredMessage } from "./types.js";
 
 export interface ListSessionsFilter {
+  /** Only sessions run in this directory (when no `project` is given). */
   cwd?: string;
+  /** Only sessions of this project (see `CreateSessionInput.project`). */
+  project?: string;
   limit?: number;
 }
 
 export interface UpToOptions {
   /** Only messages up to and including the one with this uuid. */
   upTo?: string;
+}
+
+/** How `forkSession` copies a session. */
+export interface ForkOptions extends UpToOptions {
+  /** The fork's id (default a new UUID). */
+  id?: string;
+  /** The fork's title (default "<source title> (fork)"). */
+  title?: string;
 }
 
 /** Exclusive right to run the loop on a session, until `release()`. */
@@ -35,8 +46,8 @@ export interface SessionStore {
   getSession(id: string): Promise<SessionInfo | undefined>;
   /** Most recently updated first. */
   listSessions(filter?: ListSessionsFilter): Promise<SessionInfo[]>;
-  /** The most recently updated session in `cwd` (for "continue"). */
-  latestSession(cwd: string): Promise<SessionInfo | undefined>;
+  /** The most recently updated session of `project` (for "continue"). */
+  latestSession(project: string): Promise<SessionInfo | undefined>;
   /**
    * Stores `message` and its derived rows in one transaction. Appending a uuid the session
    * already holds does nothing, so a retried append is safe. `stream_event`s are transient
@@ -52,9 +63,10 @@ export interface SessionStore {
   deleteSession(id: string): Promise<void>;
   /**
    * A new session holding a copy of the history (up to `upTo`), with `session_id`
-   * rewritten to the new id and derived rows rebuilt by the same reducer.
+   * rewritten to the new id and derived rows rebuilt by the same reducer. Its id is
+   * `options.id` or a new UUID; its title `options.title` or "<source title> (fork)".
    */
-  forkSession(id: string, options?: UpToOptions & { title?: string }): Promise<SessionInfo>;
+  forkSession(id: string, options?: ForkOptions): Promise<SessionInfo>;
   /** Exclusive across processes (and, for PostgreSQL, server instances). */
   acquireLock(sessionId: string, owner?: string): Promise<SessionLock>;
   /**

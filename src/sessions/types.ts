@@ -6,6 +6,8 @@ import { Part } from "./parts.js";
 export const SessionInfo = z.object({
   id: z.string(),
   cwd: z.string(),
+  /** The project the session belongs to: listing and `continue` go by it (default: `cwd`). */
+  project: z.string(),
   /** The title set with `renameSession`, else the start of the first user prompt. */
   title: z.string().nullable(),
   /** The model of the latest model call (or of the `init` message). */
@@ -27,9 +29,11 @@ export const SessionInfo = z.object({
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
 export const CreateSessionInput = z.object({
-  /** Use this id (e.g. the loop's `session_id`); default a new sortable `ses_...` id. */
+  /** Use this id (e.g. the loop's `session_id`); default a new UUID. */
   id: z.string().min(1).optional(),
   cwd: z.string(),
+  /** The project the session belongs to (default `cwd`); the loop gives the real path of its cwd. */
+  project: z.string().optional(),
   title: z.string().optional(),
   model: z.string().optional(),
   parentId: z.string().optional(),

@@ -1,0 +1,70 @@
+import type { SDKMessage } from "../protocol/index.js";
+
+/** How much of a tool result `gyre sessions show` prints without `--full`. */
+export const PREVIEW_LINES = 10;
+export const PREVIEW_CHARS = 1000;
+
+/**
+ * The transcript of a session as text: prompts (`> `), the assistant's text and tool calls
+ * (`[Name] input`), each tool result under `← Name` (a preview of its first lines, or all
+ * of it with `full`), and a line per run result.
+ */
+export function transcript(messages: readonly SDKMessage[], full: boolean): string[] {
+  const toolNames = new Map<string, string>();
+  const lines: string[] = [];
+  for (const message of messages) {
+    if (message.type === "assistant")
+      for (const block of message.message.content) if (block.type === "tool_use") toolNames.set(block.id, block.name);
+    lines.push(...messageLines(message, toolNames, full));
+  }
+  return lines;
+}
+
+function messageLines(message: SDKMessage, toolNames: ReadonlyMap<string, string>, full: boolean): string[] {
+  switch (message.type) {
+    case "user": {
+      const content = message.message.content;
+      if (typeof content === "string") return [`> ${content}`];
+      return content.flatMap((block) => {
+        if (block.type === "text") return [`> ${block.text}`];
+        if (block.type !== "tool_result") return [];
+        const name = toolNames.get(block.tool_use_id) ?? block.tool_use_id;
+        const text =
+          typeof block.content === "string"
+            ? block.content
+            : block.content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
+        return [`  ← ${name}${block.is_error ? " (error)" : ""}`, ...indent(full ? text : preview(text))];
+      });
+    }
+    case "assistant":
+      return message.message.content.flatMap((block) =>
+        block.type === "text"
+          ? [block.text]
+          : block.type === "tool_use"
+            ? [`  [${block.name}] ${JSON.stringify(block.input)}`]
+            : [],
+      );
+    case "result":
+      return [`-- ${message.subtype} (${message.num_turns} turns, $${message.total_cost_usd.toFixed(4)})`];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The start of `text`: at most {@link PREVIEW_LINES} lines and {@link PREVIEW_CHARS}
+ * characters, then a line saying how much is left out.
+ */
+export function preview(text: string): string {
+  const lines = text.split("\n");
+  const head = lines.slice(0, PREVIEW_LINES).join("\n");
+  const shown = head.slice(0, PREVIEW_CHARS);
+  if (shown === text) return text;
+  const hiddenLines = lines.length - shown.split("\n").length;
+  const more = hiddenLines > 0 ? `${hiddenLines} more line${hiddenLines > 1 ? "s" : ""}` : "the rest of the line";
+  return `${shown}${shown.length < head.length ? " …" : ""}\n… ${more}, ${text.length - shown.length} more characters (--full shows all)`;
+}
+
+function indent(text: string): string[] {
+  return text.split("\n").map((line) => `    ${line}`);
+}
