@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import { applyMessage } from "./derive.js";
@@ -22,6 +22,7 @@ import {
   toSessionInfo,
   withSessionId,
 } from "./session-record.js";
+import { openDatabase } from "./sqlite-driver.js";
 import { SqliteLocks } from "./sqlite-lock.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -61,7 +62,7 @@ export function openSqliteSessionStore(options: SqliteSessionStoreOptions = {}):
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     // Kept alive, with every statement prepared on it, for the reason in sqlite-keep-alive.ts;
     // pragmas go through exec, which makes no statement object (db.pragma() would).
-    db = keepAlive(new Database(path));
+    db = keepAlive(openDatabase(path));
     db.exec("PRAGMA journal_mode = WAL");
     db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     db.exec("PRAGMA busy_timeout = 10000");

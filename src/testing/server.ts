@@ -38,6 +38,19 @@ export interface MockLLMOptions {
   onRequest?: (request: MockRequest) => void;
 }
 
+/**
+ * Environment variables that point Gyre's `anthropic/`, `openai/`, `openai-chat/` and
+ * `openai-compatible/` models at a mock server, with placeholder API keys.
+ */
+export interface MockLLMEnv {
+  ANTHROPIC_API_KEY: string;
+  ANTHROPIC_BASE_URL: string;
+  OPENAI_API_KEY: string;
+  OPENAI_BASE_URL: string;
+  OPENAI_COMPATIBLE_API_KEY: string;
+  OPENAI_COMPATIBLE_BASE_URL: string;
+}
+
 /** A running mock LLM server. */
 export interface MockLLMServer {
   /** `http://HOST:PORT` */
@@ -47,6 +60,12 @@ export interface MockLLMServer {
   readonly port: number;
   /** The request log; the same array for the server's lifetime, appended live. */
   readonly requests: readonly MockRequest[];
+  /**
+   * The provider variables that point models at this server: pass them as `query()`'s `env`
+   * option (`{ model: "anthropic/claude-sonnet-4-5", env: server.env() }`), or add them to the
+   * environment of a `gyre run` process.
+   */
+  env(): MockLLMEnv;
   /** Replace the script (validated) and restart turn counting; the log is kept. */
   setScript(script: MockScript): void;
   /** Clear the request log, attempt counters and the sequential cursor. */
@@ -161,6 +180,14 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
     baseURL: `${url}/v1`,
     port,
     requests,
+    env: () => ({
+      ANTHROPIC_API_KEY: "mock-key",
+      ANTHROPIC_BASE_URL: `${url}/v1`,
+      OPENAI_API_KEY: "mock-key",
+      OPENAI_BASE_URL: `${url}/v1`,
+      OPENAI_COMPATIBLE_API_KEY: "mock-key",
+      OPENAI_COMPATIBLE_BASE_URL: `${url}/v1`,
+    }),
     setScript(next) {
       script = parseMockScript(next);
       selector.reset();
