@@ -40,16 +40,17 @@ export interface MockLLMOptions {
 
 /**
  * Environment variables that point Gyre's `anthropic/`, `openai/`, `openai-chat/` and
- * `openai-compatible/` models at a mock server, with placeholder API keys.
+ * `openai-compatible/` models at a mock server, with placeholder API keys. A type alias, not an
+ * interface, so that it fits `env: Record<string, string | undefined>`.
  */
-export interface MockLLMEnv {
+export type MockLLMEnv = {
   ANTHROPIC_API_KEY: string;
   ANTHROPIC_BASE_URL: string;
   OPENAI_API_KEY: string;
   OPENAI_BASE_URL: string;
   OPENAI_COMPATIBLE_API_KEY: string;
   OPENAI_COMPATIBLE_BASE_URL: string;
-}
+};
 
 /** A running mock LLM server. */
 export interface MockLLMServer {
