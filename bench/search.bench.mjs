@@ -6,7 +6,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { glob } from "tinyglobby";
 import { crawlGlob } from "../dist/tools/builtin/glob-crawl.js";
-import { globOptions, globTool, skippedFolders } from "../dist/tools/builtin/glob-tool.js";
+import { globOptions, skippedFolders } from "../dist/tools/builtin/glob-run.js";
+import { globTool } from "../dist/tools/builtin/glob-tool.js";
 import { grepTool } from "../dist/tools/builtin/grep/index.js";
 import { ToolSession } from "../dist/tools/index.js";
 

@@ -2,7 +2,9 @@
 // CommonJS file, cli-<hash>.cjs: one file loads far quicker than hundreds of small modules,
 // and, unlike an ES module on Node 20, a script can be compiled with V8's code cache.
 // dist/bin/gyre.js (src/cli/launch.ts) starts it through that cache (bench/cli.bench.mjs
-// measures both). Native addons and pg stay external.
+// measures both). Native addons and pg stay external; better-sqlite3 is required at the
+// first open of a SQLite store (src/sessions/sqlite-driver.ts), web-tree-sitter at the first
+// Bash permission check.
 import { chmodSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -48,32 +50,6 @@ const zod3EnumOnly = {
     );
     build.onLoad({ filter: /.*/, namespace: "zod3-enum-only" }, () => ({
       contents: `export const ZodFirstPartyTypeKind = ${JSON.stringify(ZodFirstPartyTypeKind)};`,
-      loader: "js",
-    }));
-  },
-};
-
-/**
- * better-sqlite3 stays external (a native addon), and a bundled `import Database from
- * "better-sqlite3"` would require its JavaScript at start. Gyre only ever calls
- * `new Database(...)`, so the CLI gets a stand-in that requires the package at the first
- * open: a run opens its session store after the first model request is sent.
- */
-const lazySqlite = {
-  name: "lazy-better-sqlite3",
-  setup(build) {
-    build.onResolve({ filter: /^better-sqlite3$/ }, (args) =>
-      args.namespace === "lazy-better-sqlite3"
-        ? { path: args.path, external: true }
-        : { path: "lazy", namespace: "lazy-better-sqlite3" },
-    );
-    build.onLoad({ filter: /.*/, namespace: "lazy-better-sqlite3" }, () => ({
-      contents:
-        "let Database;\n" +
-        "export default function LazyDatabase(...args) {\n" +
-        '  Database ??= require("better-sqlite3");\n' +
-        "  return new Database(...args);\n" +
-        "}\n",
       loader: "js",
     }));
   },
@@ -130,7 +106,7 @@ const cli = await build({
   // Bundled ES modules that read import.meta.url (fdir's createRequire) get the bundle's URL.
   define: { "import.meta.url": "__gyreImportMetaUrl" },
   banner: { js: 'var __gyreImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [zodEnglishOnly, zod3EnumOnly, lazySqlite, fdirBundledPicomatch, webTreeSitterCommonJs],
+  plugins: [zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, webTreeSitterCommonJs],
   minify: true,
   metafile: true,
   logLevel: "warning",

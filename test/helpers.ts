@@ -21,14 +21,9 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...process.env, GYRE_HOME: gyreHome, ...extra };
 }
 
-/** Environment that points every provider at the mock server. */
+/** Environment that points every provider at the mock server (`server.env()`, as the README shows). */
 export function mockEnv(server: MockLLMServer): Record<string, string> {
-  return {
-    ANTHROPIC_API_KEY: "test-key",
-    ANTHROPIC_BASE_URL: server.baseURL,
-    OPENAI_API_KEY: "test-key",
-    OPENAI_BASE_URL: server.baseURL,
-  };
+  return { ...server.env() };
 }
 
 export async function withMock<T>(script: MockScript, fn: (server: MockLLMServer) => Promise<T>): Promise<T> {

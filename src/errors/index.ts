@@ -76,6 +76,11 @@ export type GyreErrorCode =
   | "session_message_not_found"
   /** A session store cannot read or write its storage, or finds data it cannot read. */
   | "session_store_error"
+  /**
+   * An optional peer dependency the feature needs is not installed (`pg` for
+   * `openPostgresSessionStore`); the message names the package to install.
+   */
+  | "missing_dependency"
   /** A message of a streamed prompt is not a user message (`{ type: "user", message: { role, content } }`). */
   | "invalid_prompt"
   /** A prompt that resumes a paused run does not answer exactly its pending tool calls; nothing was changed. */

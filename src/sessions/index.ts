@@ -19,6 +19,7 @@ export {
   ToolPart,
   ToolState,
 } from "./parts.js";
+export type { PgClientLike, PgPoolLike, PgQueryResult } from "./postgres-driver.js";
 export { openPostgresSessionStore, PostgresSessionStore, type PostgresSessionStoreOptions } from "./postgres-store.js";
 export { type RewindFilesResult, rewindFiles } from "./rewind-files.js";
 export { assembleMessages } from "./session-record.js";

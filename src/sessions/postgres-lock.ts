@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Pool, PoolClient } from "pg";
+import type { PgClientLike, PgPoolLike } from "./postgres-driver.js";
 import { currentHost, describeHolder } from "./lock-liveness.js";
 import { lockOwner, sessionBusy } from "./session-record.js";
 import type { SessionLock } from "./store.js";
@@ -11,13 +11,13 @@ import type { SessionLock } from "./store.js";
  * `session_lock_owners` only says who holds it, for the `session_busy` message.
  */
 export class PostgresLocks {
-  readonly #pool: Pool;
+  readonly #pool: PgPoolLike;
   readonly #schema: string;
   readonly #s: string;
   readonly #now: () => number;
   readonly #held = new Map<string, () => Promise<void>>();
 
-  constructor(pool: Pool, schema: string, quotedSchema: string, now: () => number) {
+  constructor(pool: PgPoolLike, schema: string, quotedSchema: string, now: () => number) {
     this.#pool = pool;
     this.#schema = schema;
     this.#s = quotedSchema;
@@ -65,7 +65,7 @@ export class PostgresLocks {
     await Promise.all([...this.#held.values()].map((release) => release()));
   }
 
-  async #release(client: PoolClient, sessionId: string, token: string, key: string, ignore: () => void) {
+  async #release(client: PgClientLike, sessionId: string, token: string, key: string, ignore: () => void) {
     this.#held.delete(token);
     let broken: Error | undefined;
     try {
@@ -83,7 +83,7 @@ export class PostgresLocks {
     }
   }
 
-  async #holder(client: PoolClient, sessionId: string): Promise<string> {
+  async #holder(client: PgClientLike, sessionId: string): Promise<string> {
     const found = await client.query<{ owner: string; pid: number; host: string }>(
       `SELECT owner, pid, host FROM ${this.#s}.session_lock_owners WHERE session_id = $1`,
       [sessionId],

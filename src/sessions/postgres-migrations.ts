@@ -1,4 +1,4 @@
-import type { PoolClient } from "pg";
+import type { PgClientLike } from "./postgres-driver.js";
 import { GyreError } from "../errors/index.js";
 
 export interface PostgresMigration {
@@ -94,7 +94,7 @@ const MIGRATION_LOCK = "gyre:migrations:";
  * several server instances starting at once neither collide nor run a migration twice.
  */
 export async function migratePostgres(
-  client: PoolClient,
+  client: PgClientLike,
   schema: string,
   migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
 ): Promise<void> {
@@ -129,7 +129,7 @@ export async function migratePostgres(
   }
 }
 
-async function inTransaction(client: PoolClient, schema: string, work: () => Promise<void>): Promise<void> {
+async function inTransaction(client: PgClientLike, schema: string, work: () => Promise<void>): Promise<void> {
   await client.query("BEGIN");
   try {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [MIGRATION_LOCK + schema]);

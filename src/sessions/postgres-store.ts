@@ -1,4 +1,3 @@
-import type { Pool, PoolClient } from "pg";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import { applyMessage } from "./derive.js";
@@ -6,6 +5,7 @@ import { createIdGenerator, type IdGenerator } from "./ids.js";
 import { parseStored } from "./json.js";
 import type { StoreClockOptions } from "./memory-store.js";
 import type { Part } from "./parts.js";
+import { createPgPool, type PgClientLike, type PgPoolLike } from "./postgres-driver.js";
 import { PostgresLocks } from "./postgres-lock.js";
 import { migratePostgres, quoteIdentifier } from "./postgres-migrations.js";
 import { type PostgresSql, postgresSql, type SessionRow, valuesList } from "./postgres-sql.js";
@@ -29,8 +29,8 @@ import type { CreateSessionInput, FileCheckpoint, MessageInfo, SessionInfo, Stor
 export interface PostgresSessionStoreOptions extends StoreClockOptions {
   /** e.g. `postgres://user@host:5432/db`; or pass `pool`. */
   connectionString?: string;
-  /** An existing pool; the store does not end it on `close()`. */
-  pool?: Pool;
+  /** An existing pool (a `pg` `Pool` fits); the store does not end it on `close()`. */
+  pool?: PgPoolLike;
   /** Schema holding the tables, created if missing (default `public`). */
   schema?: string;
 }
@@ -45,8 +45,8 @@ export async function openPostgresSessionStore(options: PostgresSessionStoreOpti
   const schema = options.schema ?? "public";
   const ownsPool = options.pool === undefined;
   // pg is loaded only when a PostgreSQL store is opened: most runs use SQLite, and
-  // loading pg costs tens of milliseconds of start-up.
-  const pool = options.pool ?? new (await import("pg")).default.Pool({ connectionString: options.connectionString });
+  // loading pg costs tens of milliseconds of start-up. It is an optional peer dependency.
+  const pool = options.pool ?? (await createPgPool(options.connectionString));
   if (ownsPool) pool.on("error", () => {}); // idle clients that drop are replaced on next use
   try {
     const client = await pool.connect();
@@ -72,7 +72,7 @@ function storeError(schema: string, error: unknown): GyreError {
 /** Use {@link openPostgresSessionStore} to create one. */
 export class PostgresSessionStore implements SessionStore {
   readonly schema: string;
-  readonly #pool: Pool;
+  readonly #pool: PgPoolLike;
   readonly #ownsPool: boolean;
   readonly #sql: PostgresSql;
   readonly #now: () => number;
@@ -80,7 +80,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly #locks: PostgresLocks;
 
   /** @internal */
-  constructor(pool: Pool, ownsPool: boolean, schema: string, options: StoreClockOptions) {
+  constructor(pool: PgPoolLike, ownsPool: boolean, schema: string, options: StoreClockOptions) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.schema = schema;
@@ -231,7 +231,7 @@ export class PostgresSessionStore implements SessionStore {
     if (this.#ownsPool && !this.#pool.ended) await this.#pool.end();
   }
 
-  async #create(client: PoolClient, input: CreateSessionInput): Promise<SessionRecord> {
+  async #create(client: PgClientLike, input: CreateSessionInput): Promise<SessionRecord> {
     const record = newSessionRecord(input, this.#now());
     const inserted = await client.query(this.#sql.insertSession, sessionRowValues(record));
     if (inserted.rowCount === 0) throw sessionExists(record.id);
@@ -239,7 +239,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   /** Runs inside a transaction; the session row lock orders concurrent appends. */
-  async #append(client: PoolClient, sessionId: string, message: SDKMessage): Promise<void> {
+  async #append(client: PgClientLike, sessionId: string, message: SDKMessage): Promise<void> {
     const locked = (await client.query<SessionRow>(this.#sql.lockSession, [sessionId])).rows[0];
     if (!locked) throw sessionNotFound(sessionId);
     const record = this.#decode(locked);
@@ -271,7 +271,7 @@ export class PostgresSessionStore implements SessionStore {
     await client.query(this.#sql.updateState, [now, JSON.stringify(state), sessionId]);
   }
 
-  async #require(client: PoolClient, sessionId: string): Promise<SessionRecord> {
+  async #require(client: PgClientLike, sessionId: string): Promise<SessionRecord> {
     const row = (await client.query<SessionRow>(this.#sql.getSession, [sessionId])).rows[0];
     if (!row) throw sessionNotFound(sessionId);
     return this.#decode(row);
@@ -285,8 +285,8 @@ export class PostgresSessionStore implements SessionStore {
     return `PostgreSQL schema ${this.schema} (session ${sessionId})`;
   }
 
-  async #with<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
+  async #with<T>(work: (client: PgClientLike) => Promise<T>): Promise<T> {
+    let client: PgClientLike;
     try {
       client = await this.#pool.connect();
     } catch (error) {
@@ -301,7 +301,7 @@ export class PostgresSessionStore implements SessionStore {
     }
   }
 
-  async #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  async #transaction<T>(work: (client: PgClientLike) => Promise<T>): Promise<T> {
     return this.#with(async (client) => {
       await client.query("BEGIN");
       try {

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openDatabase } from "./sqlite-driver.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 
@@ -23,13 +24,13 @@ export function importSqliteDatabase(db: Database.Database, source: string, proj
   const folder = mkdtempSync(join(tmpdir(), "gyre-import-"));
   const snapshot = join(folder, "sessions.db");
   try {
-    const original = keepAlive(new Database(source, { readonly: true, fileMustExist: true }));
+    const original = keepAlive(openDatabase(source, { readonly: true, fileMustExist: true }));
     try {
       keepAlive(original.prepare("VACUUM INTO ?")).run(snapshot);
     } finally {
       original.close();
     }
-    const copy = keepAlive(new Database(snapshot));
+    const copy = keepAlive(openDatabase(snapshot));
     try {
       migrateSqlite(copy);
     } finally {

@@ -1,6 +1,6 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import { defaultSqlitePath } from "./default-location.js";
@@ -25,6 +25,7 @@ import {
   withSessionId,
 } from "./session-record.js";
 import { importSqliteDatabase } from "./sqlite-import.js";
+import { openDatabase } from "./sqlite-driver.js";
 import { SqliteLocks } from "./sqlite-lock.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
@@ -57,7 +58,7 @@ export function openSqliteSessionStore(options: SqliteSessionStoreOptions = {}):
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     // Kept alive, with every statement prepared on it, for the reason in sqlite-keep-alive.ts;
     // pragmas go through exec, which makes no statement object (db.pragma() would).
-    db = keepAlive(new Database(path));
+    db = keepAlive(openDatabase(path));
     db.exec("PRAGMA journal_mode = WAL");
     db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     db.exec("PRAGMA busy_timeout = 10000");

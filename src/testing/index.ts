@@ -12,5 +12,5 @@ export {
   MockUsage,
   parseMockScript,
 } from "./script.js";
-export { type MockLLMOptions, type MockLLMServer, type MockRequest, startMockLLM } from "./server.js";
+export { type MockLLMEnv, type MockLLMOptions, type MockLLMServer, type MockRequest, startMockLLM } from "./server.js";
 export type { MockFormat } from "./wire-format.js";

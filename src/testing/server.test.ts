@@ -25,6 +25,19 @@ describe("startMockLLM", () => {
     expect(server.baseURL).toBe(`${server.url}/v1`);
   });
 
+  it("env() points each provider's base URL at the server, with placeholder keys", () => {
+    expect(server.env()).toEqual({
+      ANTHROPIC_API_KEY: "mock-key",
+      ANTHROPIC_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: "mock-key",
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_COMPATIBLE_API_KEY: "mock-key",
+      OPENAI_COMPATIBLE_BASE_URL: server.baseURL,
+      GOOGLE_GENERATIVE_AI_API_KEY: "mock-key",
+      GOOGLE_GENERATIVE_AI_BASE_URL: `${server.url}/v1beta`,
+    });
+  });
+
   it("rejects an invalid script with mock_script_error", async () => {
     const invalid = { turns: [{ content: [{ type: "video" }] }] } as never;
     const error = await startMockLLM({ script: invalid }).catch((thrown: unknown) => thrown);

@@ -41,6 +41,22 @@ export interface MockLLMOptions {
   onRequest?: (request: MockRequest) => void;
 }
 
+/**
+ * Environment variables that point Gyre's `anthropic/`, `openai/`, `openai-chat/` and
+ * `openai-compatible/` models at a mock server, with placeholder API keys. A type alias, not an
+ * interface, so that it fits `env: Record<string, string | undefined>`.
+ */
+export type MockLLMEnv = {
+  ANTHROPIC_API_KEY: string;
+  ANTHROPIC_BASE_URL: string;
+  OPENAI_API_KEY: string;
+  OPENAI_BASE_URL: string;
+  OPENAI_COMPATIBLE_API_KEY: string;
+  OPENAI_COMPATIBLE_BASE_URL: string;
+  GOOGLE_GENERATIVE_AI_API_KEY: string;
+  GOOGLE_GENERATIVE_AI_BASE_URL: string;
+};
+
 /** A running mock LLM server. */
 export interface MockLLMServer {
   /** `http://HOST:PORT` */
@@ -50,6 +66,12 @@ export interface MockLLMServer {
   readonly port: number;
   /** The request log; the same array for the server's lifetime, appended live. */
   readonly requests: readonly MockRequest[];
+  /**
+   * The provider variables that point models at this server: pass them as `query()`'s `env`
+   * option (`{ model: "anthropic/claude-sonnet-4-5", env: server.env() }`), or add them to the
+   * environment of a `gyre run` process.
+   */
+  env(): MockLLMEnv;
   /** Replace the script (validated) and restart turn counting; the log is kept. */
   setScript(script: MockScript): void;
   /** Clear the request log, attempt counters and the sequential cursor. */
@@ -189,6 +211,16 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
     baseURL: `${url}/v1`,
     port,
     requests,
+    env: () => ({
+      ANTHROPIC_API_KEY: "mock-key",
+      ANTHROPIC_BASE_URL: `${url}/v1`,
+      OPENAI_API_KEY: "mock-key",
+      OPENAI_BASE_URL: `${url}/v1`,
+      OPENAI_COMPATIBLE_API_KEY: "mock-key",
+      OPENAI_COMPATIBLE_BASE_URL: `${url}/v1`,
+      GOOGLE_GENERATIVE_AI_API_KEY: "mock-key",
+      GOOGLE_GENERATIVE_AI_BASE_URL: `${url}/v1beta`,
+    }),
     setScript(next) {
       script = parseMockScript(next);
       selector.reset();

@@ -2,7 +2,7 @@ import { evaluates, isDangerousVariable, programName, shellScript, WRAPPERS } fr
 import { readLiteral } from "./literal.js";
 import { parseShell } from "./parser.js";
 import type { ShellAnalysis, ShellCommand, ShellRedirect, ShellWord } from "./shell-command.js";
-import { childForField, copyTree, namedChildren, type SyntaxNode } from "./syntax-tree.js";
+import { childForField, namedChildren, type SyntaxNode } from "./syntax-tree.js";
 import { wordValues } from "./shell-command.js";
 
 /**
@@ -108,15 +108,10 @@ export function analyzeShell(source: string, home: string, depth = 0): ShellAnal
     return unreadable(`the command is longer than ${MAX_ANALYZED_LENGTH / 1024} KiB`);
   // bash reads NUL and CR differently from the grammar; such lines are never judged by rules.
   if (/[\0\r]/.test(source)) return unreadable("control characters in the command");
-  const tree = parseShell(source);
-  if (!tree) return unreadable("the shell parser is not loaded");
-  let root: SyntaxNode;
-  try {
-    if (tree.rootNode.hasError) unreadable("the command does not parse as bash");
-    root = copyTree(tree);
-  } finally {
-    tree.delete();
-  }
+  const parsed = parseShell(source);
+  if (!parsed) return unreadable("the shell parser is not loaded");
+  if (parsed.hasError) unreadable("the command does not parse as bash");
+  const root = parsed.root;
   new Analyzer(source, home, depth, result).visit(root);
   checkCoverage(source, root, result);
   return result;

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
-import { Language, Parser, type Tree } from "web-tree-sitter";
+import type { Language, Parser, Tree } from "web-tree-sitter";
+import type { SyntaxNode } from "./syntax-tree.js";
 
 /**
  * Bash syntax trees from tree-sitter-bash, run as WebAssembly through web-tree-sitter: a
@@ -9,6 +10,8 @@ import { Language, Parser, type Tree } from "web-tree-sitter";
  * (about 40 ms, once per process) but parsing is synchronous (tens of microseconds), so
  * the permission policy stays synchronous: whoever evaluates Bash calls awaits
  * `loadShellParser()` first, and until it has loaded every command is treated as unparsed.
+ * web-tree-sitter itself is imported by that first load, not with Gyre: most programs that
+ * import Gyre never judge a Bash command.
  */
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
@@ -20,12 +23,26 @@ export function loadShellParser(): Promise<void> {
   return loading;
 }
 
-/** Parse a command line; `undefined` when the parser has not loaded. The caller deletes the tree. */
-export function parseShell(source: string): Tree | undefined {
-  return parser?.parse(source) ?? undefined;
+/** A command line's syntax tree, copied out of WebAssembly. */
+export interface ParsedShell {
+  root: SyntaxNode;
+  /** The grammar met something it could not read (an `ERROR` or `MISSING` node). */
+  hasError: boolean;
+}
+
+/** Parse a command line; `undefined` when the parser has not loaded. */
+export function parseShell(source: string): ParsedShell | undefined {
+  const tree = parser?.parse(source);
+  if (!tree) return undefined;
+  try {
+    return { root: copyTree(tree), hasError: tree.rootNode.hasError };
+  } finally {
+    tree.delete();
+  }
 }
 
 async function load(): Promise<void> {
+  const { Language, Parser } = await import("web-tree-sitter");
   // Resolved from the package rather than from this file's URL, so the bundled CLI finds them too.
   const require = createRequire(import.meta.url);
   const runtime = readFileSync(require.resolve("web-tree-sitter/web-tree-sitter.wasm"));
@@ -44,4 +61,42 @@ async function load(): Promise<void> {
   const instance = new Parser();
   instance.setLanguage(grammar);
   parser = instance;
+}
+
+/** Copy a tree-sitter tree into `SyntaxNode`s. */
+function copyTree(tree: Tree): SyntaxNode {
+  const cursor = tree.walk();
+  const make = (parent: SyntaxNode | null): SyntaxNode => {
+    const node: SyntaxNode = {
+      type: cursor.nodeType,
+      named: cursor.nodeIsNamed,
+      start: cursor.startIndex,
+      end: cursor.endIndex,
+      field: cursor.currentFieldName,
+      children: [],
+      parent,
+    };
+    parent?.children.push(node);
+    return node;
+  };
+  try {
+    const root = make(null);
+    let current = root;
+    for (;;) {
+      if (cursor.gotoFirstChild()) {
+        current = make(current);
+        continue;
+      }
+      for (;;) {
+        if (cursor.gotoNextSibling()) {
+          current = make(current.parent);
+          break;
+        }
+        if (!cursor.gotoParent()) return root;
+        current = current.parent!;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
 }

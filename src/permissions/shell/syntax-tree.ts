@@ -1,5 +1,3 @@
-import type { Tree } from "web-tree-sitter";
-
 /**
  * A node of a bash syntax tree as plain data. Reading web-tree-sitter's nodes crosses into
  * WebAssembly and allocates on every property access; one cursor walk that copies the tree
@@ -15,44 +13,6 @@ export interface SyntaxNode {
   field: string | null;
   children: SyntaxNode[];
   parent: SyntaxNode | null;
-}
-
-/** Copy a tree-sitter tree into `SyntaxNode`s. */
-export function copyTree(tree: Tree): SyntaxNode {
-  const cursor = tree.walk();
-  const make = (parent: SyntaxNode | null): SyntaxNode => {
-    const node: SyntaxNode = {
-      type: cursor.nodeType,
-      named: cursor.nodeIsNamed,
-      start: cursor.startIndex,
-      end: cursor.endIndex,
-      field: cursor.currentFieldName,
-      children: [],
-      parent,
-    };
-    parent?.children.push(node);
-    return node;
-  };
-  try {
-    const root = make(null);
-    let current = root;
-    for (;;) {
-      if (cursor.gotoFirstChild()) {
-        current = make(current);
-        continue;
-      }
-      for (;;) {
-        if (cursor.gotoNextSibling()) {
-          current = make(current.parent);
-          break;
-        }
-        if (!cursor.gotoParent()) return root;
-        current = current.parent!;
-      }
-    }
-  } finally {
-    cursor.delete();
-  }
 }
 
 /** The named children of a node. */

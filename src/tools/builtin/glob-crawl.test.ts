@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { glob } from "tinyglobby";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CrawlOptions, crawlGlob } from "./glob-crawl.js";
-import { globOptions, skippedFolders } from "./glob-tool.js";
+import { globOptions, skippedFolders } from "./glob-run.js";
 
 let root: string;
 
