@@ -10,7 +10,7 @@ export const FILE_EDIT_TOOLS: Readonly<Record<string, string>> = {
   NotebookEdit: "notebook_path",
 };
 
-/** `tool_progress` with a pending call: the call is now running. */
+/** `tool_progress` with a pending call: the call is running, since `elapsed_time_seconds` ago. */
 export function applyToolProgress(
   state: DeriveState,
   message: SDKToolProgressMessage,
@@ -18,10 +18,9 @@ export function applyToolProgress(
 ): { state: DeriveState; parts: Part[] } {
   const part = state.openTools[message.tool_use_id];
   if (part?.state.status !== "pending") return { state, parts: [] };
-  const running: ToolPart = {
-    ...part,
-    state: { status: "running", input: part.state.input, startedAt: ctx.now },
-  };
+  // Progress comes only once a call has run past a threshold: its start is that long ago.
+  const startedAt = ctx.now - Math.round(message.elapsed_time_seconds * 1000);
+  const running: ToolPart = { ...part, state: { status: "running", input: part.state.input, startedAt } };
   return { state: { ...state, openTools: { ...state.openTools, [part.callId]: running } }, parts: [running] };
 }
 

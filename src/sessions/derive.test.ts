@@ -62,6 +62,14 @@ describe("applyMessage", () => {
     expect(changes.slice(2)).toEqual([[], []]);
   });
 
+  it("dates a running tool's start back by the elapsed time its first progress reports", () => {
+    const { messages } = fold([
+      assistant("s", [toolUse("t1", "Bash", { command: "make" })]),
+      progress("s", "t1", "Bash", 0.008),
+    ]);
+    expect(partsOf(messages[0], "tool")).toMatchObject([{ state: { status: "running", startedAt: 12 } }]);
+  });
+
   it("closes a tool that never reported progress with its start at its end", () => {
     const { messages } = fold([
       assistant("s", [toolUse("t1", "Glob", { pattern: "*" })]),
