@@ -45,10 +45,19 @@ function messageLines(message: SDKMessage, toolNames: ReadonlyMap<string, string
             : [],
       );
     case "result":
-      return [`-- ${message.subtype} (${message.num_turns} turns, $${message.total_cost_usd.toFixed(4)})`];
+      return [`-- ${message.subtype} (${message.num_turns} turns, ${costText(message)})`];
     default:
       return [];
   }
+}
+
+/** The run's cost, saying so when some of its models had no price (their tokens are not in it). */
+function costText(result: Extract<SDKMessage, { type: "result" }>): string {
+  const priced = `$${result.total_cost_usd.toFixed(4)}`;
+  const unpriced = result.unpriced_models ?? [];
+  if (unpriced.length === 0) return priced;
+  const names = unpriced.join(", ");
+  return result.total_cost_usd === 0 ? `cost unknown: no price for ${names}` : `${priced} + unknown for ${names}`;
 }
 
 /**
