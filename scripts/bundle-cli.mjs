@@ -103,9 +103,14 @@ const cli = await build({
   platform: "node",
   target: "node20",
   external: ["better-sqlite3", "@lydell/node-pty", "pg"],
-  // Bundled ES modules that read import.meta.url (fdir's createRequire) get the bundle's URL.
-  define: { "import.meta.url": "__gyreImportMetaUrl" },
-  banner: { js: 'var __gyreImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // Bundled ES modules that read import.meta.url (fdir's createRequire) get the bundle's URL;
+  // import.meta.resolve (createSdkMcpServer's lazy load) resolves as require does.
+  define: { "import.meta.url": "__gyreImportMetaUrl", "import.meta.resolve": "__gyreImportMetaResolve" },
+  banner: {
+    js:
+      'var __gyreImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' +
+      'var __gyreImportMetaResolve = (s) => require("node:url").pathToFileURL(require.resolve(s)).href;',
+  },
   plugins: [zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, webTreeSitterCommonJs],
   minify: true,
   metafile: true,

@@ -87,6 +87,22 @@ export {
   type OutputFormat,
 } from "./tools/builtin/index.js";
 
+// ── MCP: servers whose tools a run uses (`mcpServers`), in-process servers ───────────
+export {
+  type CreateSdkMcpServerOptions,
+  createSdkMcpServer,
+  type InferShape,
+  type McpHttpServerConfig,
+  type McpSdkServerConfigWithInstance,
+  type McpServerConfig,
+  type McpServerStatus,
+  type McpSSEServerConfig,
+  type McpStdioServerConfig,
+  type SdkMcpToolDefinition,
+  tool,
+  type ZodRawShape,
+} from "./mcp/index.js";
+
 // ── Permissions: `canUseTool` answers and the updates they may carry ──────────────────
 export {
   PermissionRuleValue,

@@ -27,7 +27,7 @@ describe("query() options are checked before anything runs", () => {
       1024,
       /`maxThinkingTokens` is a Claude Agent SDK option Gyre does not support; use `thinking/,
     ],
-    ["mcpServers", { fs: { command: "x" } }, /`mcpServers` is a Claude Agent SDK option Gyre does not support/],
+    ["strictMcpConfig", true, /`strictMcpConfig` is a Claude Agent SDK option Gyre does not support/],
     ["agents", { reviewer: {} }, /`agents` is a Claude Agent SDK option Gyre does not support; subagents/],
     ["stderr", () => {}, /`stderr` is a Claude Agent SDK option Gyre does not support/],
   ])("names the Claude Agent SDK option %s that Gyre lacks, and what to use", async (key, value, message) => {
@@ -69,6 +69,13 @@ describe("query() options are checked before anything runs", () => {
     [{ providers: { local: { type: "ollama" } } }, "options.providers.local.type", '"ollama"'],
     [{ sessionStore: {} }, "options.sessionStore", "an object"],
     [{ abortController: { abort() {} } }, "options.abortController", "an object"],
+    [{ mcpServers: { calc: { type: "http" } } }, "options.mcpServers.calc", "an object"],
+    [{ mcpServers: { calc: { command: "x", argv: [] } } }, "options.mcpServers.calc", "an object"],
+    [
+      { mcpServers: { calc: { type: "http", url: "file:///etc/passwd" } } },
+      "options.mcpServers.calc.url",
+      '"file:///etc/passwd"',
+    ],
   ])("rejects %j, naming %s and the value", async (options, path, shown) => {
     const error = await rejected(options);
     expect(error.message).toContain(`${path}:`);
@@ -76,10 +83,10 @@ describe("query() options are checked before anything runs", () => {
   });
 
   it("lists every problem at once", async () => {
-    const error = await rejected({ maxTurns: -1, permissionMode: "yolo", mcpServers: {} });
+    const error = await rejected({ maxTurns: -1, permissionMode: "yolo", agents: {} });
     expect(error.message).toContain("options.maxTurns");
     expect(error.message).toContain("options.permissionMode");
-    expect(error.message).toContain("`mcpServers`");
+    expect(error.message).toContain("`agents`");
   });
 
   it("accepts every option of QueryOptions with a value of the right kind", async () => {
@@ -96,6 +103,7 @@ describe("query() options are checked before anything runs", () => {
         maxBudgetTokens: 1_000_000,
         cwd: process.cwd(),
         tools: ["Read"],
+        mcpServers: {},
         allowedTools: ["Read"],
         disallowedTools: ["Bash(rm:*)"],
         abortController: new AbortController(),

@@ -19,7 +19,7 @@ beforeAll(() => {
 describe('what import("gyre") loads', () => {
   // Each is loaded when its feature is first used: a PostgreSQL or SQLite store opened, a Bash
   // command judged, a model of that provider resolved, a Bash command run under a terminal, a
-  // Glob or Grep call.
+  // Glob or Grep call, an MCP server connected or created.
   const lazy = [
     "tinyglobby",
     "fdir",
@@ -32,6 +32,7 @@ describe('what import("gyre") loads', () => {
     "@ai-sdk/openai-compatible",
     "@ai-sdk/provider-utils",
     "@lydell/node-pty",
+    "@modelcontextprotocol/sdk",
   ];
 
   it("leaves out the packages only some runs need", async () => {

@@ -61,6 +61,17 @@ export type GyreErrorCode =
   | "tool_error"
   /** The reason a tool call's signal aborts when the call runs past its timeout. */
   | "tool_timeout"
+  /**
+   * An MCP server (`mcpServers`) could not be started or connected, or did not list its tools.
+   * The run goes on without it: the `system`/`init` message reports it with status `failed`.
+   */
+  | "mcp_connection_failed"
+  /**
+   * A call to an MCP server's tool failed: the transport broke, the server crashed, or it
+   * answered with a protocol error. The message names the server and the tool; the loop shows
+   * it to the model as an `is_error` result.
+   */
+  | "mcp_tool_error"
   /** A callback that feeds the run failed: the system prompt's `retrieveContext`. */
   | "hook_error"
   /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { GyreError } from "../errors/index.js";
+import { McpServersOption } from "../mcp/index.js";
 import { ProviderConfig } from "../model/index.js";
 import { PermissionMode } from "../protocol/index.js";
 import type { QueryOptions } from "./options.js";
@@ -11,8 +12,7 @@ import type { QueryOptions } from "./options.js";
  */
 const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   maxThinkingTokens: 'use `thinking: { type: "enabled", budgetTokens }` (or `{ type: "adaptive" }`)',
-  mcpServers: "MCP servers are not supported yet; wrap their tools with `defineTool`",
-  strictMcpConfig: "MCP servers are not supported yet",
+  strictMcpConfig: "Gyre reads MCP servers only from `mcpServers`",
   agents: "subagents are not supported yet",
   agent: "subagents are not supported yet",
   stderr: "Gyre runs no CLI subprocess, so there is no stderr to forward; errors arrive as messages and exceptions",
@@ -33,7 +33,7 @@ const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   debug: "Gyre has no debug log; every step is a message",
   debugFile: "Gyre has no debug log; every step is a message",
   title: "rename a session with `renameSession`",
-  onElicitation: "MCP servers are not supported yet",
+  onElicitation: "MCP elicitation is not supported yet",
 };
 
 const fn = <T>(what: string) =>
@@ -144,6 +144,7 @@ const shape = {
   maxBudgetTokens: positiveInt.optional(),
   cwd: z.string().min(1).optional(),
   tools: z.array(ToolOption).optional(),
+  mcpServers: McpServersOption.optional(),
   allowedTools: stringList.optional(),
   disallowedTools: stringList.optional(),
   abortController: z.instanceof(AbortController).optional(),

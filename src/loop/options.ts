@@ -2,6 +2,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
+import type { McpServerConfig } from "../mcp/index.js";
 import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
@@ -43,6 +44,15 @@ export interface QueryOptions {
   cwd?: string;
   /** Tools offered to the model: tool objects and names of built-in tools. Default: the built-in set. */
   tools?: Array<AnyTool | string>;
+  /**
+   * MCP servers whose tools the model may use, by name (as in the Claude Agent SDK): stdio
+   * `{ command, args?, env?, cwd? }`, `{ type: "http", url, headers? }` (streamable HTTP),
+   * `{ type: "sse", url, headers? }`, or an in-process `createSdkMcpServer(...)`. They are
+   * connected when the run starts and closed when it ends; the model sees a server's tools as
+   * `mcp__<server>__<tool>`, and permission rules `mcp__<server>` cover all of them. A server
+   * that fails to connect is reported in `system`/`init`'s `mcp_servers` as `failed`; the run goes on.
+   */
+  mcpServers?: Record<string, McpServerConfig>;
   /** Tools that run without asking `canUseTool`. */
   allowedTools?: string[];
   /** Tools removed from the model's view; calls to them are refused. */

@@ -199,7 +199,7 @@ async function* runSession(
       claude_code_version: CLAUDE_CODE_TOOLS_VERSION,
       cwd,
       tools: context.registry.names(),
-      mcp_servers: [],
+      mcp_servers: setup.mcpServers.map(({ name, status, error }) => ({ name, status, ...(error && { error }) })),
       model: state.model.id,
       // A mode set before the run started is the one it starts in.
       permissionMode: state.permissions.mode,

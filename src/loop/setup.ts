@@ -3,6 +3,7 @@ import { systemTimers } from "../async/index.js";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
+import { connectMcpServers, type McpServers, type McpServerStatus } from "../mcp/index.js";
 import {
   CostTracker,
   type JsonObject,
@@ -36,6 +37,8 @@ export interface RunSetup {
   switchModel: (spec: string | undefined) => Promise<void>;
   /** What an untrusted folder's settings files asked for that did not apply (see `requireProjectTrust`). */
   ignoredSettings?: IgnoredProjectSettings;
+  /** The run's MCP servers (`mcpServers`), connected or failed, in the order given. */
+  mcpServers: McpServerStatus[];
 }
 
 export interface SetupInput {
@@ -82,6 +85,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const pendingPrompt = quiet(
     new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
   );
+  const pendingMcp = connectMcp(options, cwd, signal);
+  // Registered at once, so the servers close when the run ends even if setup fails further on.
+  if (pendingMcp) session.onDispose(async () => (await pendingMcp).close());
   const model = await pendingModel;
   const fallbackModel = await pendingFallback;
   for (const candidate of [model, fallbackModel]) if (candidate) assertBudgetPriced(options, candidate);
@@ -95,6 +101,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
   if (options.loopControlTools) tools.push(...loopControlTools());
   if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
+  const mcp = await pendingMcp;
+  if (mcp) tools.push(...mcp.tools);
   const registry = new ToolRegistry(tools, {
     disallowed: disallowed.filter((rule) => !rule.includes("(")),
   });
@@ -173,8 +181,18 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     state,
     permissionMode,
     switchModel,
+    mcpServers: mcp?.statuses ?? [],
     ...(settings.ignored && { ignoredSettings: settings.ignored }),
   };
+}
+
+/** Starts connecting the run's MCP servers (the MCP SDK is loaded only for runs that have some). */
+function connectMcp(options: QueryOptions, cwd: string, signal: AbortSignal): Promise<McpServers> | undefined {
+  const servers = options.mcpServers;
+  if (!servers || Object.keys(servers).length === 0) return undefined;
+  // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
+  const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
+  return connectMcpServers(servers, { cwd, signal, takenNames });
 }
 
 /**

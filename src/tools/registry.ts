@@ -75,7 +75,7 @@ export class ToolRegistry {
   #jsonSchema(tool: AnyTool): Record<string, unknown> {
     let schema = this.#schemas.get(tool.name);
     if (!schema) {
-      schema = toJsonSchema(tool.inputSchema);
+      schema = tool.jsonSchema ?? toJsonSchema(tool.inputSchema);
       this.#schemas.set(tool.name, schema);
     }
     return schema;

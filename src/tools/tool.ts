@@ -69,6 +69,11 @@ export interface Tool<Input = unknown> {
   /** Written for the model: what the tool does and when to use it. */
   readonly description: string;
   readonly inputSchema: z.ZodType<Input>;
+  /**
+   * The JSON Schema the model sees, when the tool has one of its own (an MCP server's tool):
+   * sent unchanged instead of one derived from `inputSchema`, which still validates calls.
+   */
+  readonly jsonSchema?: Record<string, unknown>;
   readonly sideEffect: SideEffect;
   /** Output longer than this many characters is truncated (default 30,000). */
   readonly maxOutputChars?: number;

@@ -1,0 +1,87 @@
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import type { McpSdkServerConfigWithInstance } from "./config.js";
+
+/** A tool's input as a zod raw shape: `{ a: z.number(), b: z.number() }`. */
+export type ZodRawShape = Record<string, z.ZodType>;
+
+/** The parsed input of a raw shape. */
+export type InferShape<Shape extends ZodRawShape> = { [K in keyof Shape]: z.infer<Shape[K]> };
+
+/** A tool of an in-process MCP server (the Claude Agent SDK's `SdkMcpToolDefinition`). */
+export interface SdkMcpToolDefinition<Shape extends ZodRawShape = ZodRawShape> {
+  name: string;
+  description: string;
+  inputSchema: Shape;
+  annotations?: ToolAnnotations;
+  handler: (args: InferShape<Shape>, extra: unknown) => Promise<CallToolResult>;
+}
+
+/**
+ * A tool for {@link createSdkMcpServer}, with the Claude Agent SDK's signature. Mark a tool
+ * that changes nothing with `{ annotations: { readOnlyHint: true } }`: only then does Gyre
+ * treat it as read-only (run without asking, in parallel with other read-only calls).
+ */
+export function tool<Shape extends ZodRawShape>(
+  name: string,
+  description: string,
+  inputSchema: Shape,
+  handler: (args: InferShape<Shape>, extra: unknown) => Promise<CallToolResult>,
+  extras?: { annotations?: ToolAnnotations },
+): SdkMcpToolDefinition<Shape> {
+  return { name, description, inputSchema, handler, ...(extras?.annotations && { annotations: extras.annotations }) };
+}
+
+/** Options of {@link createSdkMcpServer}. */
+export interface CreateSdkMcpServerOptions {
+  name: string;
+  version?: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input shape live on one server.
+  tools?: Array<SdkMcpToolDefinition<any>>;
+}
+
+/**
+ * An MCP server that runs in this process (the Claude Agent SDK's `createSdkMcpServer`):
+ * pass it in `mcpServers` (`{ calc: createSdkMcpServer({ name: "calc", tools }) }`) and the
+ * model sees its tools as `mcp__calc__<tool>`. The run talks to it over an in-memory
+ * transport; one run at a time may use an instance.
+ */
+export function createSdkMcpServer(options: CreateSdkMcpServerOptions): McpSdkServerConfigWithInstance {
+  const server = new (loadMcpServer())(
+    { name: options.name, version: options.version ?? "1.0.0" },
+    { capabilities: { tools: {} } },
+  );
+  for (const definition of options.tools ?? []) {
+    server.registerTool(
+      definition.name,
+      {
+        description: definition.description,
+        inputSchema: definition.inputSchema,
+        ...(definition.annotations && { annotations: definition.annotations }),
+      },
+      // The MCP SDK parsed the arguments against the same shape before calling this.
+      (args: unknown, extra: unknown) => definition.handler(args as InferShape<ZodRawShape>, extra),
+    );
+  }
+  return { type: "sdk", name: options.name, instance: server };
+}
+
+let mcpServerClass: typeof McpServer | undefined;
+
+/**
+ * The MCP SDK's `McpServer`, loaded on first use: importing it costs ~115 ms, which
+ * `import("gyre")` must not pay for programs without in-process servers, and
+ * `createSdkMcpServer` is synchronous (as in the Claude Agent SDK). `require` of the ES module
+ * (Node 20.19+) shares the module instance that `import` gives everyone else.
+ */
+function loadMcpServer(): typeof McpServer {
+  if (!mcpServerClass) {
+    const path = fileURLToPath(import.meta.resolve("@modelcontextprotocol/sdk/server/mcp.js"));
+    const loaded = createRequire(import.meta.url)(path) as typeof import("@modelcontextprotocol/sdk/server/mcp.js");
+    mcpServerClass = loaded.McpServer;
+  }
+  return mcpServerClass;
+}
