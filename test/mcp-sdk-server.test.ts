@@ -4,9 +4,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createSdkMcpServer, type SDKMessage, tool } from "../src/index.js";
+import { createSdkMcpServer, query, type SDKMessage, tool } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
-import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 const anthropic = FORMATS[0];
 
@@ -188,6 +188,48 @@ describe("in-process MCP servers (createSdkMcpServer, tool)", () => {
       expect(toolResults(messages)[0]).toMatchObject({ is_error: true });
       expect(String(toolResults(messages)[0]?.content)).toContain("kaput");
       expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "oh well" });
+    });
+  });
+
+  it("interrupting the run cancels a running call: the server's handler sees its signal abort", async () => {
+    let started: () => void = () => {};
+    const running = new Promise<void>((done) => {
+      started = done;
+    });
+    let cancelled: () => void = () => {};
+    const serverSawAbort = new Promise<void>((done) => {
+      cancelled = done;
+    });
+    const slow = createSdkMcpServer({
+      name: "slow",
+      tools: [
+        tool("wait", "Waits until cancelled.", {}, (_args, extra) => {
+          const { signal } = extra as { signal: AbortSignal };
+          signal.addEventListener("abort", () => cancelled());
+          started();
+          return new Promise(() => {});
+        }),
+      ],
+    });
+    await withMock({ turns: [mockTurn.toolUse("mcp__slow__wait"), mockTurn.text("never")] }, async (server) => {
+      const q = query({
+        prompt: "wait",
+        options: {
+          model: anthropic.model,
+          env: mockEnv(server),
+          persistSession: false,
+          tools: [],
+          mcpServers: { slow },
+          allowedTools: ["mcp__slow"],
+        },
+      });
+      void running.then(() => q.interrupt());
+      const messages: SDKMessage[] = [];
+      for await (const message of q) messages.push(message);
+      await serverSawAbort;
+      expect(toolResults(messages)[0]).toMatchObject({ is_error: true });
+      expect(String(toolResults(messages)[0]?.content)).toContain("interrupted");
+      expect(resultOf(messages).terminal_reason).toBe("interrupted");
     });
   });
 

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage, GyreError } from "../errors/index.js";
 import type { McpServerConfig } from "./config.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */
@@ -30,10 +31,14 @@ export interface ConnectOptions {
 }
 
 /**
- * Connects to one server and lists its tools. On failure everything started is closed and the
- * error is thrown, with a stdio server's last stderr output in its message.
+ * Connects to one server and lists its tools. On failure everything started is closed and a
+ * `mcp_connection_failed` error is thrown, with a stdio server's last stderr output in its message.
  */
-export async function connectServer(config: McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
+export async function connectServer(
+  name: string,
+  config: McpServerConfig,
+  options: ConnectOptions,
+): Promise<McpConnection> {
   const stderr = { text: "" };
   const { transport, pair } = createTransport(config, options.cwd, stderr);
   const client = new Client({ name: "gyre", version: "0.1.0" });
@@ -57,8 +62,11 @@ export async function connectServer(config: McpServerConfig, options: ConnectOpt
   } catch (error) {
     await close();
     const detail = stderr.text.trim();
-    if (detail && error instanceof Error) error.message += `\nstderr: ${detail}`;
-    throw error;
+    throw new GyreError(
+      "mcp_connection_failed",
+      `MCP server "${name}" could not be connected: ${errorMessage(error)}${detail ? `\nstderr: ${detail}` : ""}`,
+      { cause: error },
+    );
   }
 }
 

@@ -37,7 +37,7 @@ export class McpServers {
   /** Connects every server in parallel; never rejects (a failure is a `failed` status). */
   static async connect(servers: Record<string, McpServerConfig>, options: McpServersOptions): Promise<McpServers> {
     const entries = Object.entries(servers);
-    const outcomes = await Promise.allSettled(entries.map(([, config]) => connectServer(config, options)));
+    const outcomes = await Promise.allSettled(entries.map(([name, config]) => connectServer(name, config, options)));
     const namer = new ToolNamer(options.takenNames);
     const statuses: McpServerStatus[] = [];
     const tools: AnyTool[] = [];

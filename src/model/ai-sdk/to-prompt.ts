@@ -150,7 +150,8 @@ function toolOutput(block: ToolResultBlock): LanguageModelV3ToolResultOutput {
     value: block.content.map((part) =>
       part.type === "text"
         ? { type: "text", text: part.text }
-        : { type: "file-data", data: part.source.data, mediaType: part.source.media_type },
+        : // Images as images: every provider package drops or mis-sends an image given as file data.
+          { type: "image-data", data: part.source.data, mediaType: part.source.media_type },
     ),
   };
 }
