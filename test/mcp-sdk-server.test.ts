@@ -151,6 +151,23 @@ describe("in-process MCP servers (createSdkMcpServer, tool)", () => {
       });
     });
 
+    it("disallowedTools naming the server hides its tools from the model", async () => {
+      await withMock({ turns: [mockTurn.text("ok")] }, async (server) => {
+        const messages = await runQuery(server, anthropic, "hi", {
+          tools: [],
+          mcpServers: { calc: calcServer() },
+          disallowedTools: ["mcp__calc__add"],
+        });
+        expect(initOf(messages).tools).toEqual(["mcp__calc__peek"]);
+        const hidden = await runQuery(server, anthropic, "hi", {
+          tools: [],
+          mcpServers: { calc: calcServer() },
+          disallowedTools: ["mcp__calc"],
+        });
+        expect(initOf(hidden).tools).toEqual([]);
+      });
+    });
+
     it("a readOnlyHint tool runs without a rule, and PreToolUse hooks see MCP calls", async () => {
       const seen: string[] = [];
       const hook = async (input: unknown) => {

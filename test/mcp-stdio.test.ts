@@ -159,6 +159,26 @@ describe("stdio MCP servers", () => {
     });
   });
 
+  it("a stdio server gets a minimal environment plus its env: none of the caller's secrets", async () => {
+    process.env.GYRE_MCP_TEST_SECRET = "do-not-leak";
+    try {
+      await withMock({ turns: [mockTurn.toolUse("mcp__test__env"), mockTurn.text("ok")] }, async (server) => {
+        const messages = await runQuery(server, anthropic, "env", {
+          tools: [],
+          mcpServers: { test: { ...testServer, env: { GIVEN: "yes" } } },
+          allowedTools: ["mcp__test__env"],
+        });
+        const names = text(toolResults(messages)[0]?.content).split(",");
+        expect(names).toContain("GIVEN");
+        expect(names).toContain("PATH");
+        expect(names).not.toContain("GYRE_MCP_TEST_SECRET");
+        expect(names).not.toContain("GYRE_HOME");
+      });
+    } finally {
+      delete process.env.GYRE_MCP_TEST_SECRET;
+    }
+  });
+
   it("a server that dies mid-call gives an is_error result naming the server and tool; the run goes on", async () => {
     const script = { turns: [mockTurn.toolUse("mcp__test__crash"), mockTurn.text("it crashed")] };
     await withMock(script, async (server) => {

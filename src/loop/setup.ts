@@ -12,7 +12,7 @@ import {
   providerKeyEnvNames,
   resolveModel,
 } from "../model/index.js";
-import { loadShellParser, PermissionPolicy } from "../permissions/index.js";
+import { loadShellParser, PermissionPolicy, ruleAppliesTo } from "../permissions/index.js";
 import type { PermissionMode } from "../protocol/index.js";
 import { type IgnoredProjectSettings, type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
 import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
@@ -102,10 +102,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   if (options.loopControlTools) tools.push(...loopControlTools());
   if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
   const mcp = await pendingMcp;
-  if (mcp) tools.push(...mcp.tools);
-  const registry = new ToolRegistry(tools, {
-    disallowed: disallowed.filter((rule) => !rule.includes("(")),
-  });
+  const wholeToolRules = disallowed.filter((rule) => !rule.includes("("));
+  // `disallowedTools: ["mcp__server"]` hides every tool of that server, as a name hides one tool.
+  if (mcp) tools.push(...mcp.tools.filter((tool) => !wholeToolRules.some((rule) => ruleAppliesTo(rule, tool.name))));
+  const registry = new ToolRegistry(tools, { disallowed: wholeToolRules });
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   const policy = PermissionPolicy.fromSettings(settings, {
     cwd,
