@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type McpStdioServerConfig, type SDKMessage, query } from "../src/index.js";
-import { mockTurn } from "../src/testing/index.js";
+import { mockFault, mockTurn } from "../src/testing/index.js";
 // @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
 import { PIXEL_PNG } from "./fixtures/mcp-test-server.mjs";
 import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
@@ -78,6 +78,21 @@ describe("stdio MCP servers", () => {
     });
   });
 
+  it("servers are closed when the run ends in an error, too", async () => {
+    const marker = `gyre-mcp-error-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const turns = [mockTurn.text("never", { faults: [mockFault.http(401, "bad key")] })];
+    await withMock({ turns }, async (server) => {
+      const messages = await runQuery(server, anthropic, "hi", {
+        tools: [],
+        mcpServers: { test: { command: process.execPath, args: [TEST_SERVER, marker] } },
+        maxRetries: 0,
+      });
+      expect(initOf(messages).mcp_servers).toEqual([{ name: "test", status: "connected" }]);
+      expect(resultOf(messages)).toMatchObject({ is_error: true });
+      expect(processesWith(marker)).toEqual([]);
+    });
+  });
+
   it("a command that does not exist is failed with its error; the run still completes", async () => {
     await withMock({ turns: [mockTurn.text("fine without it")] }, async (server) => {
       const messages = await runQuery(server, anthropic, "hi", {
@@ -141,9 +156,11 @@ describe("stdio MCP servers", () => {
   });
 
   it("a readOnlyHint tool runs without a rule; the server's own process is gone after the run", async () => {
-    const script = { turns: [mockTurn.toolUse("mcp__test__add", { a: 2, b: 3 }), mockTurn.of([])] };
-    script.turns[1] = mockTurn.toolUse("mcp__test__pid");
-    const turns = [...script.turns, mockTurn.text("done")];
+    const turns = [
+      mockTurn.toolUse("mcp__test__add", { a: 2, b: 3 }),
+      mockTurn.toolUse("mcp__test__pid"),
+      mockTurn.text("done"),
+    ];
     await withMock({ turns }, async (server) => {
       const messages = await runQuery(server, anthropic, "add", {
         tools: [],
