@@ -18,8 +18,6 @@ const STDERR_TAIL = 2000;
 export interface McpConnection {
   client: Client;
   tools: McpToolInfo[];
-  /** The child's pid, for stdio servers. */
-  pid: number | undefined;
   /** Closes the client and its transport (a stdio child is ended: stdin closed, then SIGTERM, then SIGKILL). */
   close(): Promise<void>;
 }
@@ -57,8 +55,7 @@ export async function connectServer(
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
-    return { client, tools, pid, close };
+    return { client, tools, close };
   } catch (error) {
     await close();
     const detail = stderr.text.trim();

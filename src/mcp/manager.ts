@@ -18,19 +18,11 @@ export interface McpServersOptions extends ConnectOptions {
 export class McpServers {
   readonly statuses: McpServerStatus[];
   readonly tools: AnyTool[];
-  /** The pids of the stdio servers' child processes, by server name. */
-  readonly pids: ReadonlyMap<string, number>;
   readonly #connections: McpConnection[];
 
-  private constructor(
-    statuses: McpServerStatus[],
-    tools: AnyTool[],
-    pids: Map<string, number>,
-    connections: McpConnection[],
-  ) {
+  private constructor(statuses: McpServerStatus[], tools: AnyTool[], connections: McpConnection[]) {
     this.statuses = statuses;
     this.tools = tools;
-    this.pids = pids;
     this.#connections = connections;
   }
 
@@ -41,7 +33,6 @@ export class McpServers {
     const namer = new ToolNamer(options.takenNames);
     const statuses: McpServerStatus[] = [];
     const tools: AnyTool[] = [];
-    const pids = new Map<string, number>();
     const connections: McpConnection[] = [];
     outcomes.forEach((outcome, index) => {
       const [server, config] = entries[index] as [string, McpServerConfig];
@@ -51,7 +42,6 @@ export class McpServers {
       }
       const connection = outcome.value;
       connections.push(connection);
-      if (connection.pid !== undefined) pids.set(server, connection.pid);
       const info = connection.client.getServerVersion();
       statuses.push({
         name: server,
@@ -61,7 +51,7 @@ export class McpServers {
       const source = { server, client: connection.client, timeoutMs: config.timeout };
       for (const tool of connection.tools) tools.push(mcpTool(namer.name(server, tool.name), tool, source));
     });
-    return new McpServers(statuses, tools, pids, connections);
+    return new McpServers(statuses, tools, connections);
   }
 
   /** Closes every connection (ending stdio servers' processes); safe to call twice. */

@@ -30,7 +30,13 @@ export function tool<Shape extends ZodRawShape>(
   description: string,
   inputSchema: Shape,
   handler: (args: InferShape<Shape>, extra: unknown) => Promise<CallToolResult>,
-  extras?: { annotations?: ToolAnnotations },
+  extras?: {
+    annotations?: ToolAnnotations;
+    /** Accepted for the Claude Agent SDK's sake; Gyre has no tool search, so it is not used. */
+    searchHint?: string;
+    /** Accepted for the Claude Agent SDK's sake; Gyre always offers every tool. */
+    alwaysLoad?: boolean;
+  },
 ): SdkMcpToolDefinition<Shape> {
   return { name, description, inputSchema, handler, ...(extras?.annotations && { annotations: extras.annotations }) };
 }
@@ -39,6 +45,10 @@ export function tool<Shape extends ZodRawShape>(
 export interface CreateSdkMcpServerOptions {
   name: string;
   version?: string;
+  /** Returned by the server's `initialize`. */
+  instructions?: string;
+  /** Accepted for the Claude Agent SDK's sake; Gyre always offers every tool. */
+  alwaysLoad?: boolean;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input shape live on one server.
   tools?: Array<SdkMcpToolDefinition<any>>;
 }
@@ -52,7 +62,7 @@ export interface CreateSdkMcpServerOptions {
 export function createSdkMcpServer(options: CreateSdkMcpServerOptions): McpSdkServerConfigWithInstance {
   const server = new (loadMcpServer())(
     { name: options.name, version: options.version ?? "1.0.0" },
-    { capabilities: { tools: {} } },
+    { capabilities: { tools: {} }, ...(options.instructions !== undefined && { instructions: options.instructions }) },
   );
   for (const definition of options.tools ?? []) {
     server.registerTool(
