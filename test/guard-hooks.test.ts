@@ -215,6 +215,25 @@ describe('a callback PreToolUse hook that throws under onFailure: "continue" (th
     expect(resultOf(messages).permission_denials).toHaveLength(1);
   });
 
+  it("gains a hostile model nothing: input crafted to crash the guard still meets the rules", async () => {
+    // The model learns the guard chokes on `&&` and hides a second command behind an allowed prefix.
+    const guard = async (input: unknown) => {
+      const command = String((input as { tool_input: { command: string } }).tool_input.command);
+      if (command.includes("&&")) throw new Error("cannot parse compound commands");
+      return {};
+    };
+    const smuggled = mockTurn.toolUse("Bash", { command: `echo hi && touch ${JSON.stringify(target())}` });
+    const { messages } = await run(smuggled, {
+      hooks: { PreToolUse: [{ hooks: [guard] }] },
+      allowedTools: ["Bash(echo:*)"],
+      permissionMode: "dontAsk",
+    });
+    expect(existsSync(target())).toBe(false);
+    expect(toolResults(messages)[0]?.is_error).toBe(true);
+    expect(hookErrors(messages)).toEqual([expect.objectContaining({ kind: "threw", onFailure: "continue" })]);
+    expect(resultOf(messages).permission_denials).toHaveLength(1);
+  });
+
   it("approves nothing: a call that needs permission still goes to canUseTool", async () => {
     let asked = 0;
     const { messages } = await run(writeCall(), {
