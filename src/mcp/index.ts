@@ -9,6 +9,7 @@ export {
 } from "./config.js";
 export { connectMcpServers } from "./lazy.js";
 export type { McpServers, McpServersOptions } from "./manager.js";
+export { type RunMcpServers, type RunMcpServersInput, startRunMcpServers } from "./run-servers.js";
 export {
   type CreateSdkMcpServerOptions,
   createSdkMcpServer,
