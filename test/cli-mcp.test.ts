@@ -81,7 +81,9 @@ describe("gyre mcp add, list, get, remove", () => {
     const add = await gyre(["mcp", "add", "srv", "-e", "TOKEN=abc", "--", "node", "server.js", "--port", "3"]);
     expect(add).toMatchObject({ code: 0, stdout: `added stdio MCP server "srv" to local scope: ${gyreJson()}\n` });
     const http = ["mcp", "add", "-t", "http", "-s", "project", "web", "https://example.com/mcp"];
-    expect((await gyre([...http, "-H", "Authorization: Bearer x"])).code).toBe(0);
+    const addHttp = await gyre([...http, "-H", "Authorization: Bearer x"]);
+    expect(addHttp.code).toBe(0);
+    expect(addHttp.stderr).toContain("this folder is not trusted: gyre run starts its .mcp.json servers once it is");
     const sse = JSON.stringify({ type: "sse", url: "https://example.com/sse" });
     expect((await gyre(["mcp", "add-json", "--scope", "user", "old", sse])).code).toBe(0);
 
@@ -161,6 +163,7 @@ describe("gyre mcp add, list, get, remove", () => {
     [["mcp", "frob"], 'unknown subcommand "frob"'],
     [["mcp", "add"], "gyre mcp add needs a server name"],
     [["mcp", "add", "srv"], "gyre mcp add srv needs a command"],
+    [["mcp", "add", "srv", "-e", "A=1", "B=2", "--", "x"], "only the server name goes before --, not B=2"],
     [["mcp", "add", "srv", "node", "-y"], "Unknown option '-y'"],
     [["mcp", "add", "--bogus", "srv", "--", "x"], "Unknown option '--bogus'"],
     [["mcp", "add", "-s", "galaxy", "srv", "--", "x"], '--scope must be one of local, project, user, not "galaxy"'],

@@ -121,6 +121,10 @@ async function addCommand(args: string[]): Promise<number> {
       header: { type: "string", short: "H", multiple: true },
     },
   });
+  // With `--`, only the name comes before it: `-e A=1 B=2 -- cmd` must not make B=2 the command.
+  if (dashes !== -1 && positionals.length > 1) {
+    throw new UsageError(`only the server name goes before --, not ${positionals.slice(1).join(" ")}`);
+  }
   const [name, ...command] = [...positionals, ...(dashes === -1 ? [] : args.slice(dashes + 1))];
   const scope = scopeOf(values.scope);
   const transport = oneOf(values.transport, TRANSPORTS, "--transport");
@@ -145,6 +149,7 @@ async function addCommand(args: string[]): Promise<number> {
   }
   const file = await addMcpServer(name, config, { scope, cwd: process.cwd() });
   write(`added ${transport} MCP server "${name}" to ${scope} scope: ${file}\n`);
+  await noteUntrusted(scope);
   return 0;
 }
 
@@ -172,6 +177,7 @@ async function addJsonCommand(args: string[]): Promise<number> {
   // Written as given: keys Gyre does not use (Claude Code's `oauth`, …) stay for Claude Code.
   const file = await addMcpServer(name, json as McpFileServerConfig, { scope, cwd: process.cwd() });
   write(`added ${parsed.config.type ?? "stdio"} MCP server "${name}" to ${scope} scope: ${file}\n`);
+  await noteUntrusted(scope);
   return 0;
 }
 
@@ -211,6 +217,14 @@ async function removeCommand(args: string[]): Promise<number> {
 
 function notFound(name: string, where: string): GyreError {
   return new GyreError("config_error", `No MCP server named "${name}"${where}`);
+}
+
+/** A project server added in a folder not trusted will not start yet: say so rather than leave it a surprise. */
+async function noteUntrusted(scope: McpConfigScope): Promise<void> {
+  if (scope !== "project" || (await findTrustedFolder(process.cwd()))) return;
+  process.stderr.write(
+    "gyre: this folder is not trusted: gyre run starts its .mcp.json servers once it is (gyre trust)\n",
+  );
 }
 
 /** Whether project-scope servers among `servers` will be skipped by `gyre run` here (folder not trusted). */
