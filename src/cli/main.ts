@@ -9,9 +9,10 @@ Usage:
   gyre trust [PATH]                  let the settings files of PATH (default: here) and its
                                      subfolders grant permissions, run hooks and set env
   gyre trust --list  gyre untrust [PATH]
-  gyre mcp list|get NAME|remove NAME  the MCP servers of .mcp.json, ~/.gyre/mcp.json, ~/.claude.json
-  gyre mcp add NAME [-s local|project|user] [-e KEY=VALUE] -- COMMAND [ARGS...]
-  gyre mcp add -t http|sse NAME URL [-H "Name: value"]   gyre mcp add-json NAME JSON
+  gyre mcp list|get NAME|remove NAME  MCP servers of .mcp.json, ~/.gyre/mcp.json, ~/.claude.json
+  gyre mcp add NAME [-s local|project|user] [-e KEY=VALUE]... -- COMMAND [ARGS...]
+  gyre mcp add -t http|sse NAME URL [-H "Name: value"]...  gyre mcp add-json NAME JSON
+                                     add a server (default scope local); gyre mcp help: details
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
   gyre --version
