@@ -166,6 +166,25 @@ describe("MCP servers from a project's .mcp.json", () => {
 });
 
 describe("scopes and precedence", () => {
+  it("a .mcp.json server named in Claude Code's disabledMcpjsonServers is not started", async () => {
+    const started = path.join(root, "started");
+    writeMcpJson({ leaves: processLeaving(started), test: testServer });
+    writeJson(path.join(project, ".claude", "settings.local.json"), { disabledMcpjsonServers: ["leaves"] });
+    // A later file's list does not bring the server back: the lists add up.
+    writeJson(path.join(project, ".gyre", "settings.local.json"), { disabledMcpjsonServers: [] });
+    const script = { turns: [mockTurn.toolUse("mcp__test__add", { a: 1, b: 2 }), mockTurn.text("three")] };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, FORMATS[0], "add", {
+        cwd: project,
+        tools: [],
+        settingSources: ["project", "local"],
+      });
+      expect(initOf(messages).mcp_servers).toEqual([{ name: "test", status: "connected" }]);
+      expect(toolResults(messages)[0]).toMatchObject({ content: "3" });
+    });
+    expect(existsSync(started)).toBe(false);
+  });
+
   it("local (~/.claude.json) wins over project over user (~/.gyre/mcp.json); the option wins over all", async () => {
     writeJson(path.join(home, ".gyre", "mcp.json"), { mcpServers: { calc: missingServer, fromUser: testServer } });
     writeMcpJson({ calc: missingServer, byOption: missingServer });

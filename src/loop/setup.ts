@@ -91,7 +91,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const pendingPrompt = quiet(
     new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
   );
-  const pendingMcp = quiet(connectMcp(options, cwd, signal));
+  const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings));
   // Registered at once, so the servers close when the run ends even if setup fails further on.
   session.onDispose(async () => (await pendingMcp.catch(() => undefined))?.servers?.close());
   const model = await pendingModel;
@@ -197,7 +197,12 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
  * Starts connecting the run's MCP servers: the option's and, unless `strictMcpConfig`, those
  * of the MCP config files of `settingSources` (the MCP SDK is loaded only for runs that have some).
  */
-function connectMcp(options: QueryOptions, cwd: string, signal: AbortSignal): Promise<RunMcpServers> {
+function connectMcp(
+  options: QueryOptions,
+  cwd: string,
+  signal: AbortSignal,
+  settings: Promise<LoadedSettings>,
+): Promise<RunMcpServers> {
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
   return startRunMcpServers({
@@ -209,6 +214,7 @@ function connectMcp(options: QueryOptions, cwd: string, signal: AbortSignal): Pr
     env: { ...process.env, ...options.env },
     signal,
     takenNames,
+    settings,
   });
 }
 

@@ -1,5 +1,5 @@
 import { GyreError } from "../errors/index.js";
-import { findTrustedFolder, type IgnoredProjectSettings } from "../settings/index.js";
+import { findTrustedFolder, type IgnoredProjectSettings, type LoadedSettings } from "../settings/index.js";
 import type { McpServerConfig } from "./config.js";
 import type { McpFileServerConfig } from "./config-file-schema.js";
 import {
@@ -30,6 +30,8 @@ export interface RunMcpServersInput {
   takenNames?: Iterable<string>;
   /** Home folder of the user and local files (default: the OS home). */
   home?: string;
+  /** The run's settings: `.mcp.json` servers they disable (`disabledMcpjsonServers`) are not started. */
+  settings?: Promise<LoadedSettings>;
 }
 
 export interface RunMcpServers {
@@ -50,7 +52,7 @@ export async function startRunMcpServers(input: RunMcpServersInput): Promise<Run
   const optionServers = input.servers ?? {};
   // The option's servers will connect whatever the files say: the SDK loads while they are read.
   if (Object.keys(optionServers).length > 0) void import("./manager.js").catch(() => {});
-  const { found, ignored } = await readTrusted(input);
+  const { found, ignored } = await readFileServers(input);
   const servers: Record<string, McpServerConfig | GyreError> = {};
   for (const [name, server] of byPrecedence(found)) {
     if (!Object.hasOwn(optionServers, name)) servers[name] = resolveFileServer(server, input.env);
@@ -65,24 +67,41 @@ export async function startRunMcpServers(input: RunMcpServersInput): Promise<Run
   return { servers: connected, ...(ignored && { ignored }) };
 }
 
-/** The file servers of the run's scopes; a project's are dropped (and reported) when its folder must be and is not trusted. */
-async function readTrusted(
+/**
+ * The file servers of the run's scopes, less the `.mcp.json` servers the settings disable;
+ * a project's are dropped (and reported) when its folder must be and is not trusted.
+ */
+async function readFileServers(
   input: RunMcpServersInput,
 ): Promise<{ found: McpFileServer[]; ignored?: IgnoredProjectSettings }> {
   if (input.strict || input.sources.length === 0) return { found: [] };
   const found = await readMcpConfigFiles({ cwd: input.cwd, home: input.home, sources: input.sources });
-  const fromRepository = found.filter((server) => server.scope === "project");
-  if (!input.requireTrust || fromRepository.length === 0) return { found };
-  if (await findTrustedFolder(input.cwd, { home: input.home })) return { found };
+  const disabled = found.some((server) => server.scope === "project") ? await disabledProjectServers(input) : [];
+  const enabled = found.filter((server) => server.scope !== "project" || !disabled.includes(server.name));
+  const fromRepository = enabled.filter((server) => server.scope === "project");
+  if (!input.requireTrust || fromRepository.length === 0) return { found: enabled };
+  if (await findTrustedFolder(input.cwd, { home: input.home })) return { found: enabled };
   const [folder] = await projectKeysOf(input.cwd);
   const file = fromRepository[0]?.path as string;
   return {
-    found: found.filter((server) => server.scope !== "project"),
+    found: enabled.filter((server) => server.scope !== "project"),
     ignored: {
       folder: folder as string,
       files: [{ path: file, ignored: fromRepository.map((s) => `mcpServers.${s.name}`) }],
     },
   };
+}
+
+/**
+ * Claude Code's `disabledMcpjsonServers`, from every settings file that has it: a list that
+ * only takes servers away, so the lists of all files add up rather than the last one winning.
+ */
+async function disabledProjectServers(input: RunMcpServersInput): Promise<string[]> {
+  const settings = await input.settings;
+  return (settings?.files ?? []).flatMap((file) => {
+    const list = file.settings.disabledMcpjsonServers;
+    return Array.isArray(list) ? list.filter((name): name is string => typeof name === "string") : [];
+  });
 }
 
 /** A file's server with its variables expanded, or the error it is reported `failed` with. */
