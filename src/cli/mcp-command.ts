@@ -62,7 +62,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     }
   } catch (error) {
     if (!(error instanceof UsageError) && !isParseArgsError(error)) throw error;
-    process.stderr.write(`gyre mcp: ${(error as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`gyre mcp: ${(error as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
 }
