@@ -70,6 +70,8 @@ describe("the Agent tool", () => {
         expect(server.requests.map((r) => r.route)).toEqual([undefined, 0, 0, undefined]);
         // The subagent saw its own system prompt, its prompt alone, and only its tools.
         expect(systemOf(server, 2)).toContain("You are scout.");
+        expect(systemOf(server, 2)).toContain(`Working directory: ${dir}`);
+        expect(systemOf(server, 2)).not.toContain("You are Gyre");
         expect(JSON.stringify(server.requests[1]?.body)).toContain("Find the secret in notes.txt");
         expect(JSON.stringify(server.requests[1]?.body)).not.toContain("What is the secret?");
         expect(toolNamesOf(server, 2).sort()).toEqual(["Grep", "Read"]);
@@ -397,5 +399,116 @@ describe("the Agent tool", () => {
       process.env.HOME = previousHome;
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it("SubagentStart adds context to the subagent's prompt; SubagentStop keeps it going once; Stop is the parent's", async () => {
+    const script = {
+      turns: [agentCall("scout", "look"), mockTurn.text("parent done")],
+      routes: [{ system: "You are scout.", turns: [mockTurn.text("first answer"), mockTurn.text("second answer")] }],
+    };
+    const seen: Array<{ event: string; type?: unknown; active?: unknown }> = [];
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "go", {
+        agents: { scout: agent("scout"), other: agent("other") },
+        hooks: {
+          SubagentStart: [
+            {
+              matcher: "scout",
+              hooks: [
+                async (input) => {
+                  seen.push({ event: input.hook_event_name, type: (input as { agent_type?: string }).agent_type });
+                  return {
+                    hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: "Remember: be careful." },
+                  };
+                },
+              ],
+            },
+          ],
+          SubagentStop: [
+            {
+              hooks: [
+                async (input) => {
+                  const active = (input as { stop_hook_active?: boolean }).stop_hook_active;
+                  seen.push({ event: input.hook_event_name, active });
+                  return active ? {} : { decision: "block", reason: "Check once more." };
+                },
+              ],
+            },
+          ],
+          Stop: [{ hooks: [async (input) => (seen.push({ event: input.hook_event_name }), {})] }],
+        },
+      });
+      expect(seen).toEqual([
+        { event: "SubagentStart", type: "scout" },
+        { event: "SubagentStop", active: false },
+        { event: "SubagentStop", active: true },
+        { event: "Stop" },
+      ]);
+      expect(JSON.stringify(server.requests[1]?.body)).toContain("Remember: be careful.");
+      expect(JSON.stringify(server.requests[2]?.body)).toContain("Check once more.");
+      expect(toolResults(messages.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id === null))).toEqual([
+        expect.objectContaining({ content: "second answer" }),
+      ]);
+    });
+  });
+
+  it('answers to its older name Task, and disallowedTools: ["Task"] takes it away', async () => {
+    const script = {
+      turns: [
+        mockTurn.toolUse("Task", { description: "d", prompt: "p", subagent_type: "scout" }),
+        mockTurn.text("done"),
+      ],
+      routes: [{ system: "You are scout.", turns: [mockTurn.text("scouted")] }],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "go", {
+        agents: { scout: agent("scout") },
+        tools: ["Read", "Task"],
+      });
+      expect(toolNamesOf(server, 1)).toEqual(["Read", "Agent"]);
+      expect(toolResults(messages)).toEqual([expect.objectContaining({ content: "scouted" })]);
+      server.reset();
+      await runQuery(server, anthropic, "go", { disallowedTools: ["Task"] });
+      expect(toolNamesOf(server, 1)).not.toContain("Agent");
+    });
+  });
+
+  it("an agent's permissionMode narrows the parent's (plan: no writes under bypassPermissions), never widens it", async () => {
+    const planned = join(dir, "planned");
+    const widened = join(dir, "widened");
+    const script = {
+      turns: [agentCall("planner", "write"), mockTurn.text("done")],
+      routes: [
+        {
+          system: "You are planner.",
+          turns: [mockTurn.toolUse("Write", { file_path: planned, content: "x" }), mockTurn.text("planned")],
+        },
+        {
+          system: "You are wide.",
+          turns: [mockTurn.toolUse("Write", { file_path: widened, content: "x" }), mockTurn.text("wide")],
+        },
+      ],
+    };
+    await withMock(script, async (server) => {
+      // Parent in bypassPermissions: the planner may not write; in dontAsk, the bypassing agent may not either.
+      const first = await runQuery(server, anthropic, "go", {
+        cwd: dir,
+        permissionMode: "bypassPermissions",
+        agents: { planner: agent("planner", { permissionMode: "plan" }), wide: agent("wide") },
+      });
+      const subResults = (messages: SDKMessage[]) =>
+        toolResults(messages.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id !== null));
+      expect(subResults(first)[0]).toMatchObject({ is_error: true });
+      expect(() => writeFileSync(planned, "", { flag: "wx" })).not.toThrow();
+      server.reset();
+      server.setScript({ ...script, turns: [agentCall("wide", "write"), mockTurn.text("done")] });
+      const second = await runQuery(server, anthropic, "go", {
+        cwd: dir,
+        permissionMode: "dontAsk",
+        agents: { wide: agent("wide", { permissionMode: "bypassPermissions" }) },
+      });
+      expect(subResults(second)[0]).toMatchObject({ is_error: true });
+      expect(() => writeFileSync(widened, "", { flag: "wx" })).not.toThrow();
+    });
   });
 });

@@ -65,4 +65,6 @@ export interface RunContext {
    * the subagents together never spend past the parent's budget.
    */
   readonly budgetCosts?: CostTracker;
+  /** Set when this run is a subagent: its end fires SubagentStop hooks instead of Stop. */
+  readonly agent?: { readonly id: string; readonly type: string };
 }

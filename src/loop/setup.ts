@@ -210,10 +210,11 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
 
 /**
  * The Agent tool is there when the run has all default tools, or names it (`Agent`, or its
- * older name `Task`) in `tools`, and `maxSubagentDepth` is not 0.
+ * older name `Task`) in `tools`, and neither `maxSubagentDepth: 0` nor `disallowedTools` takes it away.
  */
 function wantsAgentTool(options: QueryOptions): boolean {
   if (options.maxSubagentDepth === 0) return false;
+  if (options.disallowedTools?.some((rule) => rule === "Agent" || rule === "Task")) return false;
   return options.tools === undefined || options.tools.some((tool) => tool === "Agent" || tool === "Task");
 }
 

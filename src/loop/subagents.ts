@@ -12,6 +12,7 @@ import {
 } from "../subagents/index.js";
 import { type AnyTool, errorResult, ToolRegistry, type ToolContext, type ToolResult } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
+import { hookReports } from "./hook-reports.js";
 import type { RunContext } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
 import { newRunState, type RunState } from "./run-state.js";
@@ -83,10 +84,22 @@ async function runSubagent(
     return errorResult(`Error: The agent's model could not be used: ${(error as Error).message}`);
   }
   const depth = parent.depth + 1;
+  const agent = { id: parent.context.newUuid(), type: call.subagentType };
+  const { hooks } = parent.context;
+  const prompt = [call.prompt];
+  if (hooks?.has("SubagentStart")) {
+    const outcome = await hooks.run(
+      "SubagentStart",
+      { agent_id: agent.id, agent_type: agent.type },
+      { signal: toolContext.signal },
+    );
+    for (const message of hookReports(parent.context.stamp, outcome)) toolContext.emit({ type: "message", message });
+    prompt.push(...outcome.additionalContext);
+  }
   const tools = toolsFor(parent.context.registry, definition);
   const context: RunContext = {
     ...parent.context,
-    systemPrompt: definition.prompt,
+    systemPrompt: subagentPrompt(definition, parent.context.systemPrompt),
     registry: new ToolRegistry(tools),
     signal: toolContext.signal,
     limits: { ...parent.context.limits, maxTurns: definition.maxTurns ?? parent.context.limits.maxTurns },
@@ -95,14 +108,15 @@ async function runSubagent(
     structuredOutput: false,
     // A subagent spends from the parent's budget: the sum of all stays within it.
     budgetCosts: parent.context.budgetCosts ?? parent.state.costs,
+    agent,
   };
   if (depth < settings.maxDepth) context.registry.register(subagentTool(settings, () => child));
   const state = newRunState(context, {
     model,
-    permissions: parent.state.permissions,
+    permissions: parent.state.permissions.narrowedTo(definition.permissionMode),
     doomLoop: new DoomLoopDetector(settings.doomLoopThreshold),
     costs: new CostTracker({ parent: parent.state.costs }),
-    history: [{ role: "user", content: [{ type: "text", text: call.prompt }] }],
+    history: [{ role: "user", content: prompt.map((text) => ({ type: "text" as const, text })) }],
     startedAt: context.now(),
   });
   // Denials show in the top run's result, whichever agent met them.
@@ -132,6 +146,16 @@ function subagentResult(result: SDKResultMessage | undefined, call: SubagentCall
     isError: true,
     data,
   };
+}
+
+/**
+ * The agent's prompt, then the parent's environment section (working directory, platform,
+ * date) when the parent's prompt has one: a caller who wrote their own prompt without it
+ * chose so for the subagents too.
+ */
+function subagentPrompt(definition: AgentDefinition, parentPrompt: string): string {
+  const env = /<env>[\s\S]*?<\/env>/.exec(parentPrompt)?.[0];
+  return env ? `${definition.prompt}\n\n${env}` : definition.prompt;
 }
 
 /** `inherit` or nothing: the parent's current model; an alias or full string: resolved. */

@@ -40,6 +40,7 @@ export function agentTool(
 ): Tool<AgentInput> {
   return {
     name: AGENT_TOOL_NAME,
+    aliases: ["Task"],
     description: describeAgents(agents),
     inputSchema: AgentInput,
     sideEffect: "none",

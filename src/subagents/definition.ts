@@ -24,7 +24,7 @@ export interface AgentDefinition {
   maxTurns?: number;
   /**
    * A mode that narrows the parent's (`"plan"` makes the agent read-only, `"default"` makes it
-   * ask); a mode that would widen it (`"bypassPermissions"`, `"acceptEdits"`) is ignored.
+   * ask where a parent in `acceptEdits` would not); a mode that would widen the parent's is ignored.
    */
   permissionMode?: PermissionMode;
 }

@@ -68,6 +68,8 @@ export type ToolOutput = string | ToolResult;
  */
 export interface Tool<Input = unknown> {
   readonly name: string;
+  /** Older names a model may still call it by (`Task` for `Agent`); such a call runs this tool. */
+  readonly aliases?: readonly string[];
   /** Written for the model: what the tool does and when to use it. */
   readonly description: string;
   readonly inputSchema: z.ZodType<Input>;
