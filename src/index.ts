@@ -103,6 +103,9 @@ export {
   type ZodRawShape,
 } from "./mcp/index.js";
 
+// ── Subagents: agents the model starts with the `Agent` tool (`agents`) ─────────────
+export type { AgentDefinition } from "./subagents/index.js";
+
 // ── Permissions: `canUseTool` answers and the updates they may carry ──────────────────
 export {
   PermissionRuleValue,

@@ -28,7 +28,7 @@ describe("query() options are checked before anything runs", () => {
       /`maxThinkingTokens` is a Claude Agent SDK option Gyre does not support; use `thinking/,
     ],
     ["plugins", [], /`plugins` is a Claude Agent SDK option Gyre does not support; plugins are not supported/],
-    ["agents", { reviewer: {} }, /`agents` is a Claude Agent SDK option Gyre does not support; subagents/],
+    ["agent", "reviewer", /`agent` is a Claude Agent SDK option Gyre does not support; running the main thread/],
     ["stderr", () => {}, /`stderr` is a Claude Agent SDK option Gyre does not support/],
   ])("names the Claude Agent SDK option %s that Gyre lacks, and what to use", async (key, value, message) => {
     const error = await rejected({ [key]: value });
@@ -83,10 +83,11 @@ describe("query() options are checked before anything runs", () => {
   });
 
   it("lists every problem at once", async () => {
-    const error = await rejected({ maxTurns: -1, permissionMode: "yolo", agents: {} });
+    const error = await rejected({ maxTurns: -1, permissionMode: "yolo", agent: "x", agents: { a: { prompt: "" } } });
     expect(error.message).toContain("options.maxTurns");
     expect(error.message).toContain("options.permissionMode");
-    expect(error.message).toContain("`agents`");
+    expect(error.message).toContain("`agent`");
+    expect(error.message).toContain("options.agents.a.description");
   });
 
   it("accepts every option of QueryOptions with a value of the right kind", async () => {
@@ -105,6 +106,9 @@ describe("query() options are checked before anything runs", () => {
         tools: ["Read"],
         mcpServers: {},
         strictMcpConfig: true,
+        agents: { scout: { description: "Finds files.", prompt: "Find files.", tools: ["Read"] } },
+        maxSubagentDepth: 1,
+        maxConcurrentSubagents: 2,
         allowedTools: ["Read"],
         disallowedTools: ["Bash(rm:*)"],
         abortController: new AbortController(),

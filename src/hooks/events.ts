@@ -12,6 +12,7 @@ export const HookEventName = z.enum([
   "SessionStart",
   "SessionEnd",
   "Stop",
+  "SubagentStart",
   "SubagentStop",
   "PreCompact",
   "PostCompact",
@@ -94,6 +95,14 @@ export const StopHookInput = BaseHookInput.extend({
 });
 export type StopHookInput = z.infer<typeof StopHookInput>;
 
+/** A subagent is about to start (the `Agent` tool); `additionalContext` is added to its prompt. */
+export const SubagentStartHookInput = BaseHookInput.extend({
+  hook_event_name: z.literal("SubagentStart"),
+  agent_id: z.string(),
+  agent_type: z.string(),
+});
+export type SubagentStartHookInput = z.infer<typeof SubagentStartHookInput>;
+
 export const SubagentStopHookInput = BaseHookInput.extend({
   hook_event_name: z.literal("SubagentStop"),
   stop_hook_active: z.boolean(),
@@ -139,6 +148,7 @@ export const HookInput = z.discriminatedUnion("hook_event_name", [
   SessionStartHookInput,
   SessionEndHookInput,
   StopHookInput,
+  SubagentStartHookInput,
   SubagentStopHookInput,
   PreCompactHookInput,
   PostCompactHookInput,
@@ -168,6 +178,7 @@ export const MATCH_FIELD: Partial<Record<HookEventName, string>> = {
   PermissionRequest: "tool_name",
   SessionStart: "source",
   SessionEnd: "reason",
+  SubagentStart: "agent_type",
   SubagentStop: "agent_type",
   PreCompact: "trigger",
   PostCompact: "trigger",

@@ -14,6 +14,7 @@ export {
   SessionEndHookInput,
   SessionStartHookInput,
   StopHookInput,
+  SubagentStartHookInput,
   SubagentStopHookInput,
   UserPromptSubmitHookInput,
 } from "./events.js";

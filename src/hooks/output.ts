@@ -50,6 +50,7 @@ export const HookSpecificOutput = z.discriminatedUnion("hookEventName", [
   z.object({ hookEventName: z.literal("PostToolUseFailure"), additionalContext }),
   z.object({ hookEventName: z.literal("UserPromptSubmit"), additionalContext }),
   z.object({ hookEventName: z.literal("SessionStart"), additionalContext }),
+  z.object({ hookEventName: z.literal("SubagentStart"), additionalContext }),
   z.object({ hookEventName: z.literal("Notification"), additionalContext }),
   z.object({ hookEventName: z.literal("PermissionRequest"), decision: PermissionRequestDecision.optional() }),
 ]);

@@ -321,7 +321,7 @@ describe("HookRunner with callbacks", () => {
       ...base,
       settings: [
         { hooks: { Stop: [{ hooks: [{ type: "command", command: "./user.sh" }] }] } },
-        { hooks: { SubagentStart: [{ hooks: [{ type: "command", command: "./x.sh" }] }] } },
+        { hooks: { TeammateIdle: [{ hooks: [{ type: "command", command: "./x.sh" }] }] } },
       ],
     });
     expect(runner.has("Stop")).toBe(true);

@@ -14,14 +14,15 @@ export function checkLimits(context: RunContext, state: RunState): NextStep {
 
 export function checkBudget(context: RunContext, state: RunState): NextStep {
   const { maxBudgetUsd, maxBudgetTokens } = context.limits;
-  if (maxBudgetUsd !== undefined && state.costs.totalCost.greaterThanOrEqualTo(maxBudgetUsd)) {
+  const costs = context.budgetCosts ?? state.costs;
+  if (maxBudgetUsd !== undefined && costs.totalCost.greaterThanOrEqualTo(maxBudgetUsd)) {
     return stop("max_budget", {
-      errors: [`Reached the budget of $${maxBudgetUsd} (spent $${state.costs.totalCostUsd}).`],
+      errors: [`Reached the budget of $${maxBudgetUsd} (spent $${costs.totalCostUsd}).`],
     });
   }
-  if (maxBudgetTokens !== undefined && state.costs.totalTokens >= maxBudgetTokens) {
+  if (maxBudgetTokens !== undefined && costs.totalTokens >= maxBudgetTokens) {
     return stop("max_budget", {
-      errors: [`Reached the budget of ${maxBudgetTokens} tokens (used ${state.costs.totalTokens}).`],
+      errors: [`Reached the budget of ${maxBudgetTokens} tokens (used ${costs.totalTokens}).`],
     });
   }
   return CONTINUE;

@@ -3,6 +3,7 @@ import { GyreError } from "../errors/index.js";
 import { McpServersOption } from "../mcp/index.js";
 import { ProviderConfig } from "../model/index.js";
 import { PermissionMode } from "../protocol/index.js";
+import { AgentsOption } from "../subagents/index.js";
 import type { QueryOptions } from "./options.js";
 
 /**
@@ -12,8 +13,7 @@ import type { QueryOptions } from "./options.js";
  */
 const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   maxThinkingTokens: 'use `thinking: { type: "enabled", budgetTokens }` (or `{ type: "adaptive" }`)',
-  agents: "subagents are not supported yet",
-  agent: "subagents are not supported yet",
+  agent: "running the main thread as one of `agents` is not supported yet; give its prompt as `systemPrompt`",
   stderr: "Gyre runs no CLI subprocess, so there is no stderr to forward; errors arrive as messages and exceptions",
   executable: "Gyre runs in your process; there is no Claude Code executable to choose",
   executableArgs: "Gyre runs in your process; there is no Claude Code executable to pass arguments to",
@@ -145,6 +145,9 @@ const shape = {
   tools: z.array(ToolOption).optional(),
   mcpServers: McpServersOption.optional(),
   strictMcpConfig: z.boolean().optional(),
+  agents: AgentsOption.optional(),
+  maxSubagentDepth: nonNegativeInt.optional(),
+  maxConcurrentSubagents: positiveInt.optional(),
   allowedTools: stringList.optional(),
   disallowedTools: stringList.optional(),
   abortController: z.instanceof(AbortController).optional(),

@@ -3,6 +3,7 @@ import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
 import type { McpServerConfig } from "../mcp/index.js";
+import type { AgentDefinition } from "../subagents/index.js";
 import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
@@ -58,6 +59,17 @@ export interface QueryOptions {
    * `~/.gyre/mcp.json`), which are otherwise read for the scopes in `settingSources`.
    */
   strictMcpConfig?: boolean;
+  /**
+   * Subagents the model may start with the `Agent` tool, by name (the Claude Agent SDK's
+   * `agents`). A built-in `general-purpose` agent is always there; a definition of that name
+   * replaces it. With `settingSources`, agent files (`.claude/agents/*.md`, `.gyre/agents/*.md`,
+   * in the home folder and the project) add to them; these options win on a name clash.
+   */
+  agents?: Record<string, AgentDefinition>;
+  /** How deep subagents may nest. Default 1: subagents cannot start their own; 0 turns the `Agent` tool off. */
+  maxSubagentDepth?: number;
+  /** Subagents that run at once; further `Agent` calls of the same turn wait. Default 4. */
+  maxConcurrentSubagents?: number;
   /** Tools that run without asking `canUseTool`. */
   allowedTools?: string[];
   /** Tools removed from the model's view; calls to them are refused. */

@@ -1,6 +1,6 @@
 import type { Timers } from "../async/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import type { Model } from "../model/index.js";
+import type { CostTracker, Model } from "../model/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
 import type { MessageStamp } from "./messages.js";
 import type { RetryPolicy } from "./retry.js";
@@ -60,4 +60,11 @@ export interface RunContext {
   readonly timers: Timers;
   /** New ids (`crypto.randomUUID` unless the caller injected a source). */
   readonly newUuid: () => string;
+  /**
+   * The costs the budget limits when not the run's own: a subagent's are its top run's, so
+   * the subagents together never spend past the parent's budget.
+   */
+  readonly budgetCosts?: CostTracker;
+  /** Set when this run is a subagent: its end fires SubagentStop hooks instead of Stop. */
+  readonly agent?: { readonly id: string; readonly type: string };
 }

@@ -202,6 +202,7 @@ async function runOne(
         reportProgress: (data) => progress.report(data),
         emit: (event) => {
           if (event.type === "progress") progress.report(event.data);
+          else if (event.type === "message") queue.push(fromSubagent(event.message, call.id));
           else queue.push(context.stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
         },
       },
@@ -300,4 +301,11 @@ async function drain<T>(generator: AsyncGenerator<SDKMessage, T>, queue: AsyncQu
     if (next.done) return next.value;
     queue.push(next.value);
   }
+}
+
+/** A subagent's message as the caller sees it: tagged with the id of the call that started the subagent. */
+function fromSubagent(message: SDKMessage, toolUseId: string): SDKMessage {
+  return "parent_tool_use_id" in message && message.parent_tool_use_id === null
+    ? { ...message, parent_tool_use_id: toolUseId }
+    : message;
 }

@@ -15,12 +15,14 @@ import {
 import { loadShellParser, PermissionPolicy, ruleAppliesTo } from "../permissions/index.js";
 import type { PermissionMode } from "../protocol/index.js";
 import {
+  findTrustedFolder,
   type IgnoredProjectSettings,
   type LoadedSettings,
   loadSettings,
   mergeIgnoredSettings,
   mergeSettings,
 } from "../settings/index.js";
+import { type AgentDefinition, loadAgentFiles } from "../subagents/index.js";
 import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
@@ -30,6 +32,7 @@ import type { Persistence } from "./persistence.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import type { RunContext } from "./run-context.js";
 import { newRunState, type RunState, useModel } from "./run-state.js";
+import { runAgents, type SubagentSettings, subagentTool } from "./subagents.js";
 import { ToolGate } from "./tool-gate.js";
 
 export const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
@@ -92,6 +95,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
   );
   const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings));
+  const pendingAgents = quiet(runAgentDefinitions(options, cwd));
   // Registered at once, so the servers close when the run ends even if setup fails further on.
   session.onDispose(async () => (await pendingMcp.catch(() => undefined))?.servers?.close());
   const model = await pendingModel;
@@ -100,6 +104,18 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const settings = await pendingSettings;
   const disallowed = options.disallowedTools ?? [];
   const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
+  // The Agent tool reads the run's context and state when called: they exist by then.
+  const top = {} as { context: RunContext; state: RunState };
+  if (wantsAgentTool(options)) {
+    const subagents: SubagentSettings = {
+      agents: await pendingAgents,
+      resolveModel: (spec) => resolveModel(spec, resolveOptions(options)),
+      maxConcurrent: options.maxConcurrentSubagents ?? 4,
+      maxDepth: options.maxSubagentDepth ?? 1,
+      doomLoopThreshold: options.doomLoopThreshold ?? 3,
+    };
+    tools.push(subagentTool(subagents, () => ({ ...top, depth: 0 })));
+  }
   // Bash permissions need the shell parser (~50 ms of compiling, once per process). Started
   // here it overlaps the run's start: measured on the 20-turn CLI session, 1.27 s wall
   // against 1.40 s when started after the first request or at the first Bash call, for a
@@ -177,6 +193,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     history: [...persistence.history],
     startedAt: input.startedAt,
   });
+  Object.assign(top, { context, state });
   const ignoredSettings = mergeIgnoredSettings(settings.ignored, ignoredMcp);
   const switchModel = async (spec: string | undefined) => {
     const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
@@ -191,6 +208,29 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     mcpServers: mcp?.statuses ?? [],
     ...(ignoredSettings && { ignoredSettings }),
   };
+}
+
+/**
+ * The Agent tool is there when the run has all default tools, or names it (`Agent`, or its
+ * older name `Task`) in `tools`, and neither `maxSubagentDepth: 0` nor `disallowedTools` takes it away.
+ */
+function wantsAgentTool(options: QueryOptions): boolean {
+  if (options.maxSubagentDepth === 0) return false;
+  if (options.disallowedTools?.some((rule) => rule === "Agent" || rule === "Task")) return false;
+  return options.tools === undefined || options.tools.some((tool) => tool === "Agent" || tool === "Task");
+}
+
+/**
+ * The run's agents: the built-in one, then agent files by `settingSources` (a project's only
+ * in a trusted folder when `requireProjectTrust` is on), then the `agents` option.
+ */
+async function runAgentDefinitions(options: QueryOptions, cwd: string): Promise<Map<string, AgentDefinition>> {
+  const scopes = [...(options.settingSources ?? [])];
+  if (options.requireProjectTrust === true && !(await findTrustedFolder(cwd)))
+    scopes.splice(0, scopes.length, ...scopes.filter((scope) => scope === "user"));
+  const files = scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map();
+  const fromFiles = Object.fromEntries([...files].map(([name, file]) => [name, file.definition]));
+  return runAgents({ ...fromFiles, ...options.agents });
 }
 
 /**
@@ -332,8 +372,9 @@ function resolveTools(options: QueryOptions, cwd: string): AnyTool[] {
   const builtins = defaultTools({ cwd, bash });
   const tools = options.tools;
   if (tools === undefined) return builtins;
-  return tools.map((tool) => {
-    if (typeof tool !== "string") return tool;
+  return tools.flatMap((tool) => {
+    if (typeof tool !== "string") return [tool];
+    if (tool === "Agent" || tool === "Task") return []; // added by setupRun, which knows the run
     const found = builtins.find((candidate) => candidate.name === tool);
     if (!found) {
       throw new GyreError(
@@ -341,6 +382,6 @@ function resolveTools(options: QueryOptions, cwd: string): AnyTool[] {
         `Unknown built-in tool "${tool}". Built-in tools: ${builtins.map((b) => b.name).join(", ") || "(none)"}.`,
       );
     }
-    return found;
+    return [found];
   });
 }

@@ -19,6 +19,12 @@ export class CostTracker {
   readonly #unpriced = new Set<string>();
   #total = new Decimal(0);
   #usage: Usage = emptyUsage();
+  readonly #parent: CostTracker | undefined;
+
+  /** `parent`: a tracker every call is also added to (a subagent's usage rolls up into its parent's). */
+  constructor(options: { parent?: CostTracker } = {}) {
+    this.#parent = options.parent;
+  }
 
   /** Record one model call; returns its cost in dollars, or `undefined` when the model has no price. */
   add(model: string, usage: Usage, info: ModelInfo | undefined): number | undefined {
@@ -37,6 +43,7 @@ export class CostTracker {
     this.#byModel.set(model, entry);
     this.#total = this.#total.plus(cost);
     this.#usage = addUsage(this.#usage, usage);
+    this.#parent?.add(model, usage, info);
     return info ? cost.toNumber() : undefined;
   }
 

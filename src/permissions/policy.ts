@@ -107,6 +107,20 @@ export class PermissionPolicy {
     this.#mode = mode;
   }
 
+  /**
+   * This policy under `mode` when that mode allows less than the current one (`plan` least,
+   * then `dontAsk`, `default`, `acceptEdits`, `bypassPermissions`), else this policy itself: a
+   * subagent's own mode can narrow its parent's, never widen it. The view shares the rules and
+   * directories, so an "always allow" answered in either applies to both.
+   */
+  narrowedTo(mode: PermissionMode | undefined): PermissionPolicy {
+    if (mode === undefined || PERMISSIVENESS[mode] >= PERMISSIVENESS[this.#mode]) return this;
+    const view = new PermissionPolicy({ cwd: this.#cwd, home: this.#home, mode });
+    view.#rules = this.#rules;
+    view.#directories = this.#directories;
+    return view;
+  }
+
   /** Rules that were ignored because they could not be parsed. */
   get warnings(): readonly RuleWarning[] {
     return this.#warnings;
@@ -128,7 +142,9 @@ export class PermissionPolicy {
         return;
       case "removeDirectories": {
         const removed = new Set(update.directories.map((dir) => this.#realDirectory(dir)));
-        this.#directories = this.#directories.filter((dir) => dir === this.#directories[0] || !removed.has(dir));
+        // In place: a narrowed view shares the list.
+        const kept = this.#directories.filter((dir) => dir === this.#directories[0] || !removed.has(dir));
+        this.#directories.splice(0, this.#directories.length, ...kept);
         return;
       }
       case "replaceRules":
@@ -343,6 +359,15 @@ export class PermissionPolicy {
 function allow(reason: string, rule?: CompiledRule): PermissionDecision {
   return rule ? { behavior: "allow", reason, rule: ruleRef(rule) } : { behavior: "allow", reason };
 }
+
+/** How much a mode lets through without asking, for {@link PermissionPolicy.narrowedTo}. */
+const PERMISSIVENESS: Record<PermissionMode, number> = {
+  plan: 0,
+  dontAsk: 1,
+  default: 2,
+  acceptEdits: 3,
+  bypassPermissions: 4,
+};
 
 function isReadOnly(sideEffect: SideEffect): boolean {
   return sideEffect === "none" || sideEffect === "read-only";

@@ -10,6 +10,8 @@ export function ruleAppliesTo(ruleTool: string, toolName: string): boolean {
   if (ruleTool === toolName) return true;
   if (ruleTool === "Edit" && EDIT_TOOLS.has(toolName)) return true;
   if (ruleTool === "Read" && READ_TOOLS.has(toolName)) return true;
+  // Claude Code's subagent tool was called Task: rules written for it still apply.
+  if (ruleTool === "Task" && toolName === "Agent") return true;
   if (!ruleTool.startsWith("mcp__")) return false;
   // `mcp__server` and `mcp__server__*` cover every tool of that server.
   if (ruleTool.endsWith("__*")) return toolName.startsWith(ruleTool.slice(0, -1));

@@ -114,7 +114,7 @@ function applyAssistant(
       };
       openTools[block.id] = tool;
       parts.push(tool);
-      if (block.name === "Task") parts.push(subtaskPart(base, block.id, block.input, ctx));
+      if (block.name === "Agent" || block.name === "Task") parts.push(subtaskPart(base, block.id, block.input, ctx));
     }
   }
   parts.push({

@@ -82,7 +82,7 @@ export const CompactionPart = z.object({
 });
 export type CompactionPart = z.infer<typeof CompactionPart>;
 
-/** A subagent was started with the Task tool; its messages carry `parentToolUseId = callId`. */
+/** A subagent was started with the Agent (formerly Task) tool; its messages carry `parentToolUseId = callId`. */
 export const SubtaskPart = z.object({
   ...PartBase,
   type: z.literal("subtask"),

@@ -1,5 +1,5 @@
 import { type AnswerBlock, type MockAnswer, splitArguments, splitText, toolCallId } from "./answer.js";
-import { countRuns, namedEvent, type WireError, type WireFormat } from "./wire-format.js";
+import { countRuns, namedEvent, plainText, type WireError, type WireFormat } from "./wire-format.js";
 
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
@@ -19,6 +19,8 @@ export const anthropicFormat: WireFormat = {
   assistantRuns(request) {
     return countRuns(request.messages, (message) => message.role === "assistant");
   },
+
+  systemText: (request) => plainText(request.system),
 
   error(status: number, message: string): WireError {
     const type = ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");

@@ -1,6 +1,6 @@
 import { type AnswerBlock, type MockAnswer, splitText } from "./answer.js";
 import type { MockStopReason } from "./script.js";
-import { countRuns, dataEvent, type WireError, type WireFormat } from "./wire-format.js";
+import { countRuns, dataEvent, plainText, type WireError, type WireFormat } from "./wire-format.js";
 
 /** Gemini's `status` names for HTTP statuses (google.rpc.Code). */
 const STATUS_NAMES: Record<number, string> = {
@@ -39,6 +39,8 @@ export const geminiFormat: WireFormat = {
   assistantRuns(request) {
     return countRuns(request.contents, (content) => content.role === "model");
   },
+
+  systemText: (request) => plainText(request.systemInstruction),
 
   error(status: number, message: string): WireError {
     const name = STATUS_NAMES[status] ?? (status >= 500 ? "UNAVAILABLE" : "INVALID_ARGUMENT");

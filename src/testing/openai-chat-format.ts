@@ -1,7 +1,7 @@
 import { type AnswerToolCall, answerText, type MockAnswer, splitArguments, splitText, toolCallId } from "./answer.js";
 import { chatUsage, openaiError } from "./openai-shared.js";
 import type { MockStopReason } from "./script.js";
-import { countRuns, dataEvent, isRecord, type WireFormat } from "./wire-format.js";
+import { countRuns, dataEvent, isRecord, systemMessagesText, type WireFormat } from "./wire-format.js";
 
 /**
  * `refusal` maps to `content_filter`: both @ai-sdk/openai and @ai-sdk/openai-compatible
@@ -23,6 +23,8 @@ export const openaiChatFormat: WireFormat = {
   assistantRuns(request) {
     return countRuns(request.messages, (message) => message.role === "assistant");
   },
+
+  systemText: (request) => systemMessagesText(request.messages),
 
   error: openaiError,
 

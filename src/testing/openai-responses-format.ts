@@ -1,6 +1,6 @@
 import { type AnswerBlock, type MockAnswer, splitArguments, splitText, toolCallId } from "./answer.js";
 import { openaiError, responsesUsage } from "./openai-shared.js";
-import { countRuns, namedEvent, type WireFormat } from "./wire-format.js";
+import { countRuns, namedEvent, plainText, systemMessagesText, type WireFormat } from "./wire-format.js";
 
 /** Input items that are not the model's own output: user-side messages and tool outputs. */
 function isAssistantSide(item: Record<string, unknown>): boolean {
@@ -16,6 +16,8 @@ export const openaiResponsesFormat: WireFormat = {
   assistantRuns(request) {
     return countRuns(request.input, isAssistantSide);
   },
+
+  systemText: (request) => [plainText(request.instructions), systemMessagesText(request.input)].join("\n"),
 
   error: openaiError,
 

@@ -84,13 +84,25 @@ export const MockTurn = z.object({
 export type MockTurn = z.infer<typeof MockTurn>;
 
 /**
+ * Turns for the requests whose system prompt contains `system`: a subagent, which has its own
+ * system prompt and history, follows its own script (in history mode) next to its parent's.
+ */
+export const MockRoute = z.object({
+  system: z.string().min(1),
+  turns: z.array(MockTurn),
+});
+export type MockRoute = z.infer<typeof MockRoute>;
+
+/**
  * A mock LLM script. In `history` mode (default) the turn answered is the number of runs
  * of assistant-side items in the request's conversation, so any client that replays the
  * history gets the right turn; in `sequential` mode each answered request takes the next turn.
+ * A request matching one of `routes` (the first that matches) is answered from its turns instead.
  */
 export const MockScript = z.object({
   mode: z.enum(["history", "sequential"]).optional(),
   turns: z.array(MockTurn),
+  routes: z.array(MockRoute).optional(),
 });
 export type MockScript = z.infer<typeof MockScript>;
 

@@ -19,6 +19,8 @@ export interface MockRequest {
   /** The request path, without the query string (`/v1/messages`, `/v1beta/models/gemini-2.5-pro:generateContent`). */
   path: string;
   stream: boolean;
+  /** The route (index in the script's `routes`) the request was answered from; absent for the main turns. */
+  route?: number;
   /** The turn index the request was matched to (may be past the end of the script). */
   turn: number;
   /** 0-based attempt at that turn. */
@@ -127,7 +129,7 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
       const error = wire.error(400, "mock-llm: the request body is not a JSON object");
       return sendJson(res, error.status, error.body);
     }
-    const selection = selector.select(script, wire.assistantRuns(body));
+    const selection = selector.selectFor(script, wire.assistantRuns(body), wire.systemText(body));
     const stream = route.stream ?? body.stream === true;
     const record: MockRequest = {
       seq: requests.length + 1,
@@ -135,6 +137,7 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
       path,
       stream,
       turn: selection.turn,
+      ...(selection.route !== undefined && { route: selection.route }),
       attempt: selection.attempt,
       ...(selection.fault && { fault: selection.fault }),
       body,
@@ -145,8 +148,10 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
     options.onRequest?.(record);
     const turn = selection.script;
     if (turn === undefined) {
-      const count = script.turns.length;
-      const message = `mock-llm: the script has no turn ${selection.turn} (it has ${count} turn${count === 1 ? "" : "s"})`;
+      const turns = selection.route === undefined ? script.turns : (script.routes?.[selection.route]?.turns ?? []);
+      const count = turns.length;
+      const where = selection.route === undefined ? "the script" : `route ${selection.route} of the script`;
+      const message = `mock-llm: ${where} has no turn ${selection.turn} (it has ${count} turn${count === 1 ? "" : "s"})`;
       const error = wire.error(400, message);
       return sendJson(res, error.status, error.body);
     }

@@ -18,6 +18,19 @@ export class TurnSelector {
   readonly #attempts = new Map<number, number>();
   #cursor = 0;
 
+  /** Selectors of the script's routes, by route index: each counts attempts on its own turns. */
+  readonly #routes = new Map<number, TurnSelector>();
+
+  /** The turn for a request: from the first route whose `system` the request's system prompt contains, else the script's. */
+  selectFor(script: MockScript, assistantRuns: number, systemText: string): TurnSelection & { route?: number } {
+    const route = script.routes?.findIndex((candidate) => systemText.includes(candidate.system)) ?? -1;
+    if (route < 0) return this.select(script, assistantRuns);
+    let selector = this.#routes.get(route);
+    if (!selector) this.#routes.set(route, (selector = new TurnSelector()));
+    const turns = script.routes?.[route]?.turns ?? [];
+    return { ...selector.select({ turns }, assistantRuns), route };
+  }
+
   select(script: MockScript, assistantRuns: number): TurnSelection {
     const turn = script.mode === "sequential" ? this.#cursor : assistantRuns;
     const attempt = this.#attempts.get(turn) ?? 0;
@@ -30,6 +43,7 @@ export class TurnSelector {
   }
 
   reset(): void {
+    this.#routes.clear();
     this.#attempts.clear();
     this.#cursor = 0;
   }

@@ -17,6 +17,8 @@ export interface WireFormat {
   readonly format: MockFormat;
   /** Runs of contiguous assistant-side items in the request's conversation. */
   assistantRuns(request: Record<string, unknown>): number;
+  /** The request's system prompt (instructions), as plain text; "" when it has none. */
+  systemText(request: Record<string, unknown>): string;
   /** The provider's error body for `status` with `message`. */
   error(status: number, message: string): WireError;
   json(answer: MockAnswer): unknown;
@@ -48,4 +50,26 @@ export function countRuns(items: unknown, isAssistantSide: (item: Record<string,
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The text of a prompt part: a string, a list of text parts, or `{ parts: [...] }` (Gemini). */
+export function plainText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return value.map(plainText).join("\n");
+  if (typeof value !== "object" || value === null) return "";
+  const record = value as Record<string, unknown>;
+  if (typeof record.text === "string") return record.text;
+  return plainText(record.parts ?? record.content);
+}
+
+/** The text of the messages in `items` whose role is system or developer (OpenAI's formats). */
+export function systemMessagesText(items: unknown): string {
+  if (!Array.isArray(items)) return "";
+  return items
+    .filter((item) => {
+      const role = (item as Record<string, unknown> | null)?.role;
+      return role === "system" || role === "developer";
+    })
+    .map((item) => plainText((item as Record<string, unknown>).content))
+    .join("\n");
 }

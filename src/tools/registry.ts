@@ -40,8 +40,14 @@ export class ToolRegistry {
 
   /** Look a tool up by name; disabled tools are found, disallowed ones are not. */
   get(name: string): AnyTool | undefined {
-    if (!this.#permitted(name)) return undefined;
-    return this.#tools.get(name);
+    const tool = this.#tools.get(name) ?? this.#byAlias(name);
+    if (!tool || !this.#permitted(tool.name)) return undefined;
+    return tool;
+  }
+
+  #byAlias(name: string): AnyTool | undefined {
+    for (const tool of this.#tools.values()) if (tool.aliases?.includes(name)) return tool;
+    return undefined;
   }
 
   /** Every tool that may be called, in registration order. */

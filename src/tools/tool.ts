@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ImageBlock, TextBlock } from "../protocol/index.js";
+import type { ImageBlock, SDKMessage, TextBlock } from "../protocol/index.js";
 import type { ToolSession } from "./tool-session.js";
 
 /**
@@ -11,6 +11,8 @@ export type SideEffect = "none" | "read-only" | "mutating" | "network";
 /** Events a tool may surface to the caller while it runs, besides its result. */
 export type ToolEvent =
   | { type: "progress"; data: unknown }
+  /** A message of a subagent the tool runs; the loop tags it with the call's id and passes it on. */
+  | { type: "message"; message: SDKMessage }
   | {
       type: "todos";
       todos: Array<{ content: string; status: "pending" | "in_progress" | "completed"; activeForm: string }>;
@@ -66,6 +68,8 @@ export type ToolOutput = string | ToolResult;
  */
 export interface Tool<Input = unknown> {
   readonly name: string;
+  /** Older names a model may still call it by (`Task` for `Agent`); such a call runs this tool. */
+  readonly aliases?: readonly string[];
   /** Written for the model: what the tool does and when to use it. */
   readonly description: string;
   readonly inputSchema: z.ZodType<Input>;

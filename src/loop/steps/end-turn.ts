@@ -59,18 +59,26 @@ export async function* endTurnStep(context: RunContext, state: RunState): AsyncG
   return yield* stopHooks(context, state);
 }
 
-/** Stop hooks may keep the agent going (bounded), with their reason as the next prompt. */
+/**
+ * Stop hooks (SubagentStop hooks for a subagent) may keep the agent going (bounded), with their
+ * reason as the next prompt.
+ */
 async function* stopHooks(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
-  const { hooks } = context;
+  const { hooks, agent } = context;
+  const event = agent ? "SubagentStop" : "Stop";
   const runs = state.counters.stopHookContinuations;
-  if (!hooks?.has("Stop") || runs >= context.limits.maxStopHookContinuations) return stop("completed");
-  const outcome = await hooks.run(
-    "Stop",
-    { stop_hook_active: runs > 0, last_assistant_message: joinedText(state.lastAssistant?.content) },
-    { signal: context.signal },
-  );
+  if (!hooks?.has(event) || runs >= context.limits.maxStopHookContinuations) return stop("completed");
+  const common = { stop_hook_active: runs > 0, last_assistant_message: joinedText(state.lastAssistant?.content) };
+  const outcome = agent
+    ? await hooks.run(
+        "SubagentStop",
+        { ...common, agent_id: agent.id, agent_type: agent.type },
+        { signal: context.signal },
+      )
+    : await hooks.run("Stop", common, { signal: context.signal });
   yield* hookReports(context.stamp, outcome);
-  if (!outcome.continue) return stop("hook_stopped", { errors: [outcome.stopReason ?? "A Stop hook ended the run."] });
+  if (!outcome.continue)
+    return stop("hook_stopped", { errors: [outcome.stopReason ?? `A ${event} hook ended the run.`] });
   if (!outcome.block) return stop("completed");
   state.counters.stopHookContinuations++;
   yield recordText(context, state, outcome.block.reason);

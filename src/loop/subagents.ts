@@ -1,0 +1,212 @@
+import { GyreError } from "../errors/index.js";
+import { CostTracker, type Model } from "../model/index.js";
+import type { SDKMessage, SDKResultMessage } from "../protocol/index.js";
+import {
+  type AgentDefinition,
+  agentTool,
+  GENERAL_PURPOSE,
+  GENERAL_PURPOSE_NAME,
+  MODEL_ALIASES,
+  type SubagentCall,
+  AGENT_TOOL_NAME,
+} from "../subagents/index.js";
+import { type AnyTool, errorResult, ToolRegistry, type ToolContext, type ToolResult } from "../tools/index.js";
+import { DoomLoopDetector } from "./doom-loop.js";
+import { hookReports } from "./hook-reports.js";
+import type { RunContext } from "./run-context.js";
+import { runLoop } from "./run-loop.js";
+import { newRunState, type RunState } from "./run-state.js";
+
+/** What every subagent of a run shares, from the run's options. */
+export interface SubagentSettings {
+  /** The agents the model may start: the built-in general-purpose one, then the caller's. */
+  agents: ReadonlyMap<string, AgentDefinition>;
+  /** Resolves a model string as the run resolves its own (keys, providers, pricing). */
+  resolveModel: (spec: string) => Promise<Model>;
+  /** Subagents running at once per run; more calls in one turn wait for a slot. */
+  maxConcurrent: number;
+  /** How deep subagents may nest: 1 lets the run start subagents that cannot start their own. */
+  maxDepth: number;
+  doomLoopThreshold: number;
+}
+
+/** A run (the top one or a subagent) that can start subagents. */
+interface Parent {
+  context: RunContext;
+  state: RunState;
+  /** 0 for the top run. */
+  depth: number;
+}
+
+/** The agents of a run, built-in first; the caller's may replace `general-purpose`. */
+export function runAgents(own: Record<string, AgentDefinition> | undefined): Map<string, AgentDefinition> {
+  return new Map([[GENERAL_PURPOSE_NAME, GENERAL_PURPOSE], ...Object.entries(own ?? {})]);
+}
+
+/**
+ * The `Agent` tool of a run. `parent` is read when the model calls it, so the tool can be
+ * registered before the run's context and state exist.
+ */
+export function subagentTool(settings: SubagentSettings, parent: () => Parent): AnyTool {
+  const slots = new Slots(settings.maxConcurrent);
+  return agentTool(settings.agents, async (call, toolContext) => {
+    const definition = settings.agents.get(call.subagentType);
+    if (!definition) {
+      return errorResult(
+        `Error: There is no agent "${call.subagentType}". Available agents: ${[...settings.agents.keys()].join(", ")}.`,
+      );
+    }
+    await slots.take(toolContext.signal);
+    try {
+      return await runSubagent(settings, parent(), definition, call, toolContext);
+    } finally {
+      slots.give();
+    }
+  });
+}
+
+/**
+ * Runs one subagent to its end: a fresh history holding only the prompt, the agent's system
+ * prompt and tools, the parent's permissions, hooks and budget. Its messages reach the
+ * caller tagged with the call's id; its usage and cost add to the parent's.
+ */
+async function runSubagent(
+  settings: SubagentSettings,
+  parent: Parent,
+  definition: AgentDefinition,
+  call: SubagentCall,
+  toolContext: ToolContext,
+): Promise<ToolResult> {
+  let model: Model;
+  try {
+    model = await modelFor(settings, parent.state.model, call.model ?? definition.model);
+  } catch (error) {
+    return errorResult(`Error: The agent's model could not be used: ${(error as Error).message}`);
+  }
+  const depth = parent.depth + 1;
+  const agent = { id: parent.context.newUuid(), type: call.subagentType };
+  const { hooks } = parent.context;
+  const prompt = [call.prompt];
+  if (hooks?.has("SubagentStart")) {
+    const outcome = await hooks.run(
+      "SubagentStart",
+      { agent_id: agent.id, agent_type: agent.type },
+      { signal: toolContext.signal },
+    );
+    for (const message of hookReports(parent.context.stamp, outcome)) toolContext.emit({ type: "message", message });
+    prompt.push(...outcome.additionalContext);
+  }
+  const tools = toolsFor(parent.context.registry, definition);
+  const context: RunContext = {
+    ...parent.context,
+    systemPrompt: subagentPrompt(definition, parent.context.systemPrompt),
+    registry: new ToolRegistry(tools),
+    signal: toolContext.signal,
+    limits: { ...parent.context.limits, maxTurns: definition.maxTurns ?? parent.context.limits.maxTurns },
+    stopAtTools: new Set(),
+    loopControl: false,
+    structuredOutput: false,
+    // A subagent spends from the parent's budget: the sum of all stays within it.
+    budgetCosts: parent.context.budgetCosts ?? parent.state.costs,
+    agent,
+  };
+  if (depth < settings.maxDepth) context.registry.register(subagentTool(settings, () => child));
+  const state = newRunState(context, {
+    model,
+    permissions: parent.state.permissions.narrowedTo(definition.permissionMode),
+    doomLoop: new DoomLoopDetector(settings.doomLoopThreshold),
+    costs: new CostTracker({ parent: parent.state.costs }),
+    history: [{ role: "user", content: prompt.map((text) => ({ type: "text" as const, text })) }],
+    startedAt: context.now(),
+  });
+  // Denials show in the top run's result, whichever agent met them.
+  state.denials = parent.state.denials;
+  const child: Parent = { context, state, depth };
+  let result: SDKResultMessage | undefined;
+  for await (const message of runLoop(context, state)) {
+    if (message.type === "result") result = message;
+    else toolContext.emit({ type: "message", message: message as SDKMessage });
+  }
+  return subagentResult(result, call);
+}
+
+function subagentResult(result: SDKResultMessage | undefined, call: SubagentCall): ToolResult {
+  const data = result && {
+    agent: call.subagentType,
+    num_turns: result.num_turns,
+    total_cost_usd: result.total_cost_usd,
+    usage: result.usage,
+    terminal_reason: result.terminal_reason,
+  };
+  if (result?.subtype === "success") return { content: result.result || "(the agent gave no answer)", data };
+  const errors = result && "errors" in result ? (result.errors ?? []) : [];
+  const why = errors.length > 0 ? errors.join("; ") : "it ended early";
+  return {
+    content: `Error: The ${call.subagentType} agent stopped before finishing (${result?.terminal_reason ?? "unknown"}): ${why}`,
+    isError: true,
+    data,
+  };
+}
+
+/**
+ * The agent's prompt, then the parent's environment section (working directory, platform,
+ * date) when the parent's prompt has one: a caller who wrote their own prompt without it
+ * chose so for the subagents too.
+ */
+function subagentPrompt(definition: AgentDefinition, parentPrompt: string): string {
+  const env = /<env>[\s\S]*?<\/env>/.exec(parentPrompt)?.[0];
+  return env ? `${definition.prompt}\n\n${env}` : definition.prompt;
+}
+
+/** `inherit` or nothing: the parent's current model; an alias or full string: resolved. */
+async function modelFor(settings: SubagentSettings, current: Model, spec: string | undefined): Promise<Model> {
+  if (spec === undefined || spec === "inherit") return current;
+  const full = MODEL_ALIASES[spec] ?? spec;
+  return full === current.id ? current : settings.resolveModel(full);
+}
+
+/**
+ * The agent's tools: the parent's offered tools, narrowed to the definition's list, minus its
+ * disallowed ones and the parent's `Agent` tool. Never wider than the parent's: a tool the
+ * parent lacks is not added by naming it.
+ */
+function toolsFor(parent: ToolRegistry, definition: AgentDefinition): AnyTool[] {
+  const only = definition.tools && new Set(definition.tools);
+  const without = new Set([...(definition.disallowedTools ?? []), AGENT_TOOL_NAME]);
+  return parent.offered().filter((tool) => (!only || only.has(tool.name)) && !without.has(tool.name));
+}
+
+/** A counting semaphore that gives up waiting when the call is aborted. */
+class Slots {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  async take(signal: AbortSignal): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiting.splice(this.#waiting.indexOf(wake), 1);
+        reject(signal.reason ?? new GyreError("aborted", "Interrupted"));
+      };
+      const wake = () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#waiting.push(wake);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  give(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
+  }
+}

@@ -1,0 +1,51 @@
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { parseAgentFile } from "./agent-files.js";
+
+const read = (text: string) => parseAgentFile(text, "/p/.claude/agents/x.md", parse);
+
+describe("agent files", () => {
+  it("reads Claude Code's format: front matter fields, the body as the prompt", () => {
+    const agent = read(
+      "---\nname: reviewer\ndescription: >-\n  Reviews code\n  for bugs\ntools: Read, Grep , Glob\nmodel: haiku\n---\n\nYou review code.\n\nBe strict.\n",
+    );
+    expect(agent).toEqual({
+      name: "reviewer",
+      file: "/p/.claude/agents/x.md",
+      definition: {
+        description: "Reviews code for bugs",
+        prompt: "You review code.\n\nBe strict.",
+        tools: ["Read", "Grep", "Glob"],
+        model: "haiku",
+      },
+    });
+  });
+
+  it("takes lists, maxTurns and permissionMode; the name defaults to the file's", () => {
+    const agent = read(
+      "---\ndescription: d\ntools: [Read]\ndisallowedTools:\n  - Bash\nmaxTurns: 5\npermissionMode: plan\n---\np",
+    );
+    expect(agent.name).toBe("x");
+    expect(agent.definition).toEqual({
+      description: "d",
+      prompt: "p",
+      tools: ["Read"],
+      disallowedTools: ["Bash"],
+      maxTurns: 5,
+      permissionMode: "plan",
+    });
+  });
+
+  it.each([
+    ["no front matter", "just text", /has no front matter/],
+    ["bad YAML", "---\ndescription: [unclosed\n---\np", /not valid YAML/],
+    ["no description", "---\nname: a\n---\np", /needs a `description`/],
+    ["a bad name", "---\nname: a b\ndescription: d\n---\np", /`name`/],
+    ["tools of the wrong kind", "---\ndescription: d\ntools: 3\n---\np", /`tools`/],
+    ["a bad maxTurns", "---\ndescription: d\nmaxTurns: -1\n---\np", /`maxTurns`/],
+    ["an unknown permission mode", "---\ndescription: d\npermissionMode: yolo\n---\np", /permissionMode/],
+  ])("%s is a config_error naming the file", (_, text, message) => {
+    expect(() => read(text)).toThrow(message);
+    expect(() => read(text)).toThrow("/p/.claude/agents/x.md");
+  });
+});

@@ -1,0 +1,121 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { errorMessage, GyreError } from "../errors/index.js";
+import { PermissionMode } from "../protocol/index.js";
+import type { AgentDefinition } from "./definition.js";
+
+/** An agent defined in a Markdown file: YAML front matter for its settings, the body for its prompt. */
+export interface AgentFile {
+  name: string;
+  definition: AgentDefinition;
+  file: string;
+}
+
+export interface AgentFileSources {
+  cwd: string;
+  home: string;
+  /** The settings scopes read (`settingSources`): `user` reads the home folder's agents, `project` the cwd's. */
+  scopes: ReadonlyArray<"user" | "project" | "local">;
+}
+
+/**
+ * Agents from Claude Code's and Gyre's agent folders, lowest precedence first: the user's
+ * (`~/.claude/agents`, `~/.gyre/agents`), then the project's (`.claude/agents`, `.gyre/agents`
+ * in cwd). A later file of the same name wins, so a `.gyre` agent overrides its `.claude`
+ * twin and a project agent the user's. A malformed file is a `config_error` naming it.
+ */
+export async function loadAgentFiles(sources: AgentFileSources): Promise<Map<string, AgentFile>> {
+  const folders: string[] = [];
+  const add = (root: string) => folders.push(...[".claude", ".gyre"].map((dir) => path.join(root, dir, "agents")));
+  if (sources.scopes.includes("user")) add(sources.home);
+  if (sources.scopes.includes("project") && path.resolve(sources.cwd) !== path.resolve(sources.home)) add(sources.cwd);
+  const agents = new Map<string, AgentFile>();
+  for (const folder of folders) {
+    for (const file of await markdownFiles(folder)) {
+      // The YAML parser is loaded with the first agent file: most runs have none.
+      const { parse } = await import("yaml");
+      const agent = parseAgentFile(await readFile(file, "utf8"), file, parse);
+      agents.set(agent.name, agent);
+    }
+  }
+  return agents;
+}
+
+async function markdownFiles(folder: string): Promise<string[]> {
+  try {
+    const entries = await readdir(folder, { withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isFile() && entry.name.endsWith(".md"))
+      .map((entry) => path.join(folder, entry.name))
+      .sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR")
+      return [];
+    throw new GyreError("config_error", `Cannot read agents folder ${folder}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/**
+ * One agent file, as Claude Code reads it: `name` and `description` are required; `tools` and
+ * `disallowedTools` are lists or comma-separated strings; `model`, `maxTurns` and
+ * `permissionMode` are optional; the body is the system prompt.
+ */
+export function parseAgentFile(text: string, file: string, parseYaml: (yaml: string) => unknown): AgentFile {
+  const match = FRONT_MATTER.exec(text.replace(/^\uFEFF/, ""));
+  const fail = (why: string): never => {
+    throw new GyreError("config_error", `Agent file ${file} ${why}`);
+  };
+  if (!match) return fail("has no front matter: it must start with a `---` block holding name and description.");
+  let fields: unknown;
+  try {
+    fields = parseYaml(match[1] ?? "");
+  } catch (error) {
+    return fail(`has front matter that is not valid YAML: ${errorMessage(error)}`);
+  }
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields))
+    return fail("has front matter that is not a set of `key: value` fields.");
+  const record = fields as Record<string, unknown>;
+  const name = record.name ?? path.basename(file, ".md");
+  if (typeof name !== "string" || !/^[A-Za-z0-9_.-]+$/.test(name))
+    return fail("has a `name` that is not a word of letters, digits, `-`, `_` or `.`.");
+  if (typeof record.description !== "string" || record.description.trim() === "")
+    return fail("needs a `description`: the model reads it to choose the agent.");
+  const definition: AgentDefinition = {
+    description: record.description.trim(),
+    prompt: text.slice(match[0].length + (match.index ?? 0)).trim(),
+  };
+  const tools = toolList(record.tools, "tools", fail);
+  if (tools) definition.tools = tools;
+  const disallowed = toolList(record.disallowedTools, "disallowedTools", fail);
+  if (disallowed) definition.disallowedTools = disallowed;
+  if (record.model !== undefined) {
+    if (typeof record.model !== "string" || record.model === "") return fail("has a `model` that is not a string.");
+    definition.model = record.model;
+  }
+  if (record.maxTurns !== undefined) {
+    if (!Number.isInteger(record.maxTurns) || (record.maxTurns as number) <= 0)
+      return fail("has a `maxTurns` that is not a positive whole number.");
+    definition.maxTurns = record.maxTurns as number;
+  }
+  if (record.permissionMode !== undefined) {
+    const mode = PermissionMode.safeParse(record.permissionMode);
+    if (!mode.success) return fail(`has an unknown \`permissionMode\`: ${String(record.permissionMode)}.`);
+    definition.permissionMode = mode.data;
+  }
+  return { name, definition, file };
+}
+
+function toolList(value: unknown, key: string, fail: (why: string) => never): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string")
+    return value
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "");
+  if (Array.isArray(value) && value.every((name) => typeof name === "string")) return value as string[];
+  return fail(`has a \`${key}\` that is neither a list of tool names nor a comma-separated string.`);
+}

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { PermissionMode } from "../protocol/index.js";
+
+/**
+ * A subagent the model can start with the `Agent` tool (the Claude Agent SDK's
+ * `AgentDefinition`, plus `handoffs`). It runs with a fresh history, `prompt` as its system
+ * prompt and the tools listed (default: all of the parent's), under the parent's permissions.
+ */
+export interface AgentDefinition {
+  /** When to use this agent: the model reads it to choose one. */
+  description: string;
+  /** The agent's system prompt. */
+  prompt: string;
+  /** Tool names the agent may use (default: every tool of the parent but `Agent`). */
+  tools?: string[];
+  /** Tool names taken away from the agent. */
+  disallowedTools?: string[];
+  /**
+   * `"inherit"` (default: the parent's current model), an alias (`"sonnet"`, `"opus"`,
+   * `"haiku"`) or a full model string such as `"openai/gpt-5-mini"`.
+   */
+  model?: string;
+  /** The agent's own turn limit (default: the parent's). */
+  maxTurns?: number;
+  /**
+   * A mode that narrows the parent's (`"plan"` makes the agent read-only, `"default"` makes it
+   * ask where a parent in `acceptEdits` would not); a mode that would widen the parent's is ignored.
+   */
+  permissionMode?: PermissionMode;
+}
+
+/** Claude Code's model aliases, as Anthropic model strings. */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: "anthropic/claude-sonnet-4-5",
+  opus: "anthropic/claude-opus-4-5",
+  haiku: "anthropic/claude-haiku-4-5",
+};
+
+/** The agent that is always there (Claude Code's): every tool of the parent, a general prompt. */
+export const GENERAL_PURPOSE: AgentDefinition = {
+  description:
+    "General-purpose agent for researching complex questions, searching for code, and executing multi-step tasks. " +
+    "When you are searching for a keyword or file and are not confident that you will find the right match in the " +
+    "first few tries, use this agent to perform the search for you.",
+  prompt:
+    "You are an agent working on a task given to you by another agent. Use the tools available to complete the " +
+    "task fully, then answer with a concise report of what you found or did: that report is all the other agent " +
+    "sees. Give file paths as absolute paths, and include the code or facts the other agent needs.",
+};
+
+export const GENERAL_PURPOSE_NAME = "general-purpose";
+
+const Definition = z.strictObject({
+  description: z.string().min(1),
+  prompt: z.string(),
+  tools: z.array(z.string().min(1)).optional(),
+  disallowedTools: z.array(z.string().min(1)).optional(),
+  model: z.string().min(1).optional(),
+  maxTurns: z.number().int().positive().optional(),
+  permissionMode: PermissionMode.optional(),
+});
+
+/** `agents` as `query()` checks it: agent name to definition. */
+export const AgentsOption = z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, - _ ."), Definition);
