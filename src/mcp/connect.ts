@@ -8,6 +8,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, GyreError } from "../errors/index.js";
 import type { McpServerConfig } from "./config.js";
+import { watched } from "./stdio-watchdog.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */
 export const CONNECT_TIMEOUT_MS = 30_000;
@@ -84,10 +85,11 @@ function createTransport(
       return { transport: clientSide, pair: serverSide };
     }
     default: {
+      const { command, args, env } = watched({ command: config.command, args: config.args ?? [], env: config.env });
       const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
-        ...(config.env && { env: config.env }),
+        command,
+        args,
+        ...(env && { env }),
         cwd: resolve(cwd, config.cwd ?? "."),
         stderr: "pipe",
       });
