@@ -4,6 +4,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, GyreError } from "../errors/index.js";
@@ -49,13 +50,7 @@ export async function connectServer(
     if (config.type === "sdk") await config.instance.connect(pair as Transport);
     const request = { signal: options.signal, timeout: CONNECT_TIMEOUT_MS };
     await client.connect(transport, request);
-    const tools: McpToolInfo[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, request);
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
+    const tools = await listAllTools(client, request);
     return { client, tools, close };
   } catch (error) {
     await close();
@@ -66,6 +61,18 @@ export async function connectServer(
       { cause: error },
     );
   }
+}
+
+/** Every tool the server lists, page after page. */
+export async function listAllTools(client: Client, request: RequestOptions): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, request);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
 }
 
 function createTransport(
