@@ -135,7 +135,7 @@ export class LiveServer {
       if (signal.aborted) {
         if (!this.#options.signal.aborted) this.#probing = this.#probe(connection);
       } else if (!answeredWithError(error)) {
-        this.#lost(connection, `lost its connection (${errorMessage(error)})`);
+        this.#lost(connection, `the connection broke (${errorMessage(error)})`);
         throw new GyreError(
           "mcp_tool_error",
           `MCP server "${this.name}": tool "${tool}" failed: ${errorMessage(error)}. The server's connection is lost; ${this.#nextStep()}`,
@@ -188,7 +188,13 @@ export class LiveServer {
   #watch(connection: McpConnection, generation: number): void {
     const current = () => generation === this.#generation;
     connection.client.onclose = () => {
-      if (current()) this.#lost(connection, "closed its connection (the server exited?)");
+      if (current()) this.#lost(connection, "the server closed its connection (it exited?)");
+    };
+    connection.client.onerror = (error) => {
+      // A line on stdout that is not JSON-RPC: the server cannot be trusted to answer (a call waiting
+      // for its answer would wait forever). Lines before the handshake ended are skipped, as the SDK does.
+      if (current() && (error instanceof SyntaxError || error.name === "ZodError"))
+        this.#lost(connection, `the server wrote something that is not JSON-RPC (${errorMessage(error)})`);
     };
     connection.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.#refreshing = listAllTools(connection.client, { signal: this.#options.signal }).then(
@@ -205,10 +211,12 @@ export class LiveServer {
   /** After a call timed out: a server that does not answer a ping either is hung, and handled as lost. */
   async #probe(connection: McpConnection): Promise<void> {
     try {
-      await connection.client.ping({ signal: this.#options.signal, timeout: PING_TIMEOUT_MS });
+      // Half the server's call timeout at most: the next call waits for this verdict within its own timeout.
+      const timeout = Math.min(PING_TIMEOUT_MS, (this.config.timeout ?? Number.POSITIVE_INFINITY) / 2);
+      await connection.client.ping({ signal: this.#options.signal, timeout });
     } catch (error) {
       if (this.#state.status === "connected" && this.#state.connection === connection)
-        this.#lost(connection, `stopped answering (${errorMessage(error)})`);
+        this.#lost(connection, `the server stopped answering (${errorMessage(error)})`);
     }
   }
 
@@ -218,7 +226,8 @@ export class LiveServer {
     this.#closeConnection();
     const recoverable = this.#recoveries < MAX_RECOVERIES;
     if (!recoverable) this.#offering = false;
-    this.#setState({ status: "failed", error: `MCP server "${this.name}" ${reason}`, recoverable });
+    const error = recoverable ? reason : `${reason}; gave up after ${MAX_RECOVERIES} ${this.#recoveryWord()}s`;
+    this.#setState({ status: "failed", error, recoverable });
   }
 
   /** The connection to call through: waits for a pending one, recovers a lost one (once at a time). */
@@ -248,11 +257,11 @@ export class LiveServer {
     if (state.status !== "failed") return;
     const recoverable = this.#recoveries < MAX_RECOVERIES;
     if (!recoverable) this.#offering = false;
-    const tries = waits.length + 1;
-    const what = this.#isRemote() ? `reconnect (${tries} attempts)` : "restart";
+    const attempts = waits.length > 0 ? ` (${waits.length + 1} attempts)` : "";
+    const note = `${this.#recoveryWord()} ${this.#recoveries} of ${MAX_RECOVERIES} failed${attempts}`;
     this.#setState({
       status: "failed",
-      error: `${state.error} [${what} ${this.#recoveries} of ${MAX_RECOVERIES}]`,
+      error: `${state.error}; ${note}${recoverable ? "" : "; gave up"}`,
       recoverable,
     });
   }
@@ -261,6 +270,10 @@ export class LiveServer {
     const state = this.#state;
     if (state.status !== "failed" || !state.recoverable) return "it is unavailable for the rest of this run.";
     return this.#isRemote() ? "it is reconnected at the next call." : "it is restarted at the next call.";
+  }
+
+  #recoveryWord(): string {
+    return this.#isRemote() ? "reconnect" : "restart";
   }
 
   #isRemote(): boolean {
