@@ -67,7 +67,7 @@ describe.each(WIRE_FORMATS)("a stdio server that fails mid-run ($name)", (format
       expect(told).toContain('MCP server "test": tool "crash" failed');
       expect(told).toContain("it is restarted at the next call");
       // What the model was sent, in its own wire format.
-      expect(sentToolResults(server.requests[2]?.body)).toContainEqual(expect.stringContaining(told.slice(7)));
+      expect(sentToolResults(server.requests[2]?.body).join("\n")).toContain('MCP server "test": tool "crash" failed');
       const [first, second] = [Number(before?.content), Number(after?.content)];
       expect(second).toBeGreaterThan(0);
       expect(second).not.toBe(first);
@@ -87,9 +87,8 @@ describe.each(WIRE_FORMATS)("a stdio server that fails mid-run ($name)", (format
       const [garbage, sum] = toolResults(messages);
       expect(garbage?.is_error).toBe(true);
       expect(text(garbage?.content)).toContain('MCP server "test": tool "garbage" failed');
-      expect(sentToolResults(server.requests[1]?.body).join("\n")).toContain(
-        'tool \\"garbage\\" failed'.replace(/\\/g, ""),
-      );
+      expect(text(garbage?.content)).toContain("it is restarted at the next call");
+      expect(sentToolResults(server.requests[1]?.body).join("\n")).toContain("not JSON-RPC");
       expect(sum).toMatchObject({ content: "5" });
       expect(sum?.is_error).toBeUndefined();
     });

@@ -136,9 +136,11 @@ export class LiveServer {
         if (!this.#options.signal.aborted) this.#probing = this.#probe(connection);
       } else if (!answeredWithError(error)) {
         this.#lost(connection, `the connection broke (${errorMessage(error)})`);
+        // The reason the connection was lost (a crash, garbage on stdout) says more than "Connection closed".
+        const reason = this.#state.status === "failed" ? this.#state.error : errorMessage(error);
         throw new GyreError(
           "mcp_tool_error",
-          `MCP server "${this.name}": tool "${tool}" failed: ${errorMessage(error)}. The server's connection is lost; ${this.#nextStep()}`,
+          `MCP server "${this.name}": tool "${tool}" failed: ${reason}. The server's connection is lost; ${this.#nextStep()}`,
           { cause: error },
         );
       }
