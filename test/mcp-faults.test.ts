@@ -4,7 +4,14 @@ import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type McpServerConfig, type Query, query, type QueryOptions, type SDKMessage } from "../src/index.js";
+import {
+  type McpServerConfig,
+  type McpServerStatus,
+  type Query,
+  query,
+  type QueryOptions,
+  type SDKMessage,
+} from "../src/index.js";
 import { type MockLLMServer, mockTurn } from "../src/testing/index.js";
 import { FORMATS, type Format, mockEnv, resultOf, toolResults, withMock } from "./helpers.js";
 import {
@@ -112,7 +119,7 @@ describe("a stdio server that does not answer", () => {
     });
   });
 
-  it("a frozen server (no answer to a ping either) is ended and restarted at the next call", async () => {
+  it("a frozen server (no answer to a ping either) is failed, ended, and restarted at the next call", async () => {
     const turns = [
       mockTurn.toolUse("mcp__test__pid"),
       mockTurn.toolUse("mcp__test__freeze"),
@@ -120,9 +127,38 @@ describe("a stdio server that does not answer", () => {
       mockTurn.text("done"),
     ];
     await withMock({ turns }, async (server) => {
-      const { messages } = await runWith(server, FORMATS[1], servers({ test: { ...testServer(), timeout: 3000 } }));
+      let calls = 0;
+      let statusAfterFreeze: McpServerStatus | undefined;
+      // The permission prompt before the third call waits for the ping's verdict (the status), so
+      // that the restart, not the wait, is what that call's timeout bounds.
+      const canUseTool: QueryOptions["canUseTool"] = async (_name, input) => {
+        if (++calls === 3) {
+          await waitUntil(async () => (await q.mcpServerStatus())[0]?.status === "failed");
+          statusAfterFreeze = (await q.mcpServerStatus())[0];
+        }
+        return { behavior: "allow", updatedInput: input };
+      };
+      const q: Query = query({
+        prompt: "freeze",
+        options: {
+          model: FORMATS[1].model,
+          env: mockEnv(server),
+          persistSession: false,
+          tools: [],
+          doomLoopThreshold: 100,
+          mcpServers: { test: { ...testServer(), timeout: 3000 } },
+          canUseTool,
+        },
+      });
+      const messages: SDKMessage[] = [];
+      for await (const message of q) messages.push(message);
       const [before, freeze, after] = toolResults(messages);
       expect(text(freeze?.content)).toContain("mcp__test__freeze timed out after 3000 ms");
+      expect(statusAfterFreeze).toEqual({
+        name: "test",
+        status: "failed",
+        error: expect.stringContaining("the server stopped answering"),
+      });
       const frozen = Number(before?.content);
       expect(Number(after?.content)).toBeGreaterThan(0);
       expect(Number(after?.content)).not.toBe(frozen);

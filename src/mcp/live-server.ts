@@ -70,7 +70,7 @@ export class LiveServer {
     return this.#tools;
   }
 
-  /** Disabled, or failed for good: its tools answer with {@link LiveServer.unavailable}. */
+  /** Disabled, or failed for good: its tools answer with {@link LiveServer.unavailableError}. */
   get unavailable(): boolean {
     return !this.#offering;
   }
@@ -183,6 +183,7 @@ export class LiveServer {
       this.#setState({ status: "connected", connection });
     } catch (error) {
       if (generation !== this.#generation) return;
+      this.#offering = false;
       this.#setState({ status: "failed", error: errorMessage(error), recoverable: false });
     }
   }
@@ -257,8 +258,9 @@ export class LiveServer {
     }
     const state = this.#state;
     if (state.status !== "failed") return;
+    // Its tools stay offered while another recovery may bring it back.
     const recoverable = this.#recoveries < MAX_RECOVERIES;
-    if (!recoverable) this.#offering = false;
+    this.#offering = recoverable;
     const attempts = waits.length > 0 ? ` (${waits.length + 1} attempts)` : "";
     const note = `${this.#recoveryWord()} ${this.#recoveries} of ${MAX_RECOVERIES} failed${attempts}`;
     this.#setState({
