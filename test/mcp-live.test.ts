@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { isGyreError, type Query, query, type QueryOptions, type SDKMessage } from "../src/index.js";
+import { z } from "zod";
+import {
+  createSdkMcpServer,
+  isGyreError,
+  type Query,
+  query,
+  type QueryOptions,
+  type SDKMessage,
+  tool,
+} from "../src/index.js";
 import { type MockLLMServer, mockTurn } from "../src/testing/index.js";
 import { FORMATS, type Format, mockEnv, resultOf, toolResults, withMock } from "./helpers.js";
 import { initOf, offeredTools, sentToolResults, testServer, text } from "./mcp-support.js";
@@ -139,6 +148,34 @@ describe.each(WIRE_FORMATS)("toggleMcpServer and reconnectMcpServer ($name)", (f
       expect(after?.content).not.toBe(before?.content);
       expect(isGyreError(unknown, "config_error")).toBe(true);
       expect((unknown as Error).message).toContain('Unknown MCP server "nope"');
+    });
+  });
+});
+
+describe("in-process servers", () => {
+  it("an in-process server reconnects too, and its tools work after", async () => {
+    const calc = createSdkMcpServer({
+      name: "calc",
+      tools: [
+        tool("add", "Add two numbers.", { a: z.number(), b: z.number() }, async ({ a, b }) => ({
+          content: [{ type: "text", text: String(a + b) }],
+        })),
+      ],
+    });
+    const add = (a: number) => mockTurn.toolUse("mcp__calc__add", { a, b: 1 });
+    await withMock({ turns: [add(1), add(2), mockTurn.text("done")] }, async (server) => {
+      let calls = 0;
+      const q: Query = start(server, FORMATS[0], {
+        mcpServers: { calc },
+        allowedTools: [],
+        canUseTool: async (_name, input) => {
+          if (++calls === 2) await q.reconnectMcpServer("calc");
+          return { behavior: "allow", updatedInput: input };
+        },
+      });
+      const messages = await drain(q);
+      expect(toolResults(messages).map((result) => result.content)).toEqual(["2", "3"]);
+      expect(await q.mcpServerStatus()).toMatchObject([{ name: "calc", status: "connected" }]);
     });
   });
 });

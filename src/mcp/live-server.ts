@@ -53,6 +53,8 @@ export class LiveServer {
   #refreshing: Promise<void> = Promise.resolve();
   #probing: Promise<void> = Promise.resolve();
   #recovering: Promise<void> | undefined;
+  /** The last connection's close (a stdio server may take seconds to exit). */
+  #closing: Promise<void> = Promise.resolve();
 
   constructor(name: string, config: McpServerConfig, options: LiveServerOptions) {
     this.name = name;
@@ -173,6 +175,8 @@ export class LiveServer {
 
   async #attempt(generation: number): Promise<void> {
     try {
+      // An in-process server instance takes one connection at a time: the old one must be closed first.
+      if (this.config.type === "sdk") await this.#closing;
       const connection = await connectServer(this.name, this.config, this.#options);
       if (generation !== this.#generation) return void (await connection.close());
       this.#watch(connection, generation);
@@ -287,7 +291,7 @@ export class LiveServer {
   /** Closes the current connection, if any, and returns the generation of the next one. */
   #closeConnection(): number {
     const state = this.#state;
-    if (state.status === "connected") void state.connection.close();
+    if (state.status === "connected") this.#closing = state.connection.close();
     return ++this.#generation;
   }
 
