@@ -171,6 +171,7 @@ export class LiveServer {
     this.#generation++;
     if (state.status === "connected") await state.connection.close();
     if (state.status === "pending") await state.connecting;
+    await this.#closing; // A lost connection's process, still ending, ends with the run too.
   }
 
   async #attempt(generation: number): Promise<void> {
