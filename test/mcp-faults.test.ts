@@ -300,6 +300,18 @@ describe("no orphans", () => {
     }
   `;
 
+  it("a run's end also ends a server that ignores stdin's end and SIGTERM", async () => {
+    const marker = uniqueMarker("stubborn");
+    await withMock({ turns: [mockTurn.toolUse("mcp__stubborn__pid"), mockTurn.text("done")] }, async (server) => {
+      const { messages } = await runWith(server, FORMATS[0], servers({ stubborn: testServer("--ignore-eof", marker) }));
+      const pid = Number(toolResults(messages)[0]?.content);
+      expect(pid).toBeGreaterThan(0);
+      // SIGKILL was sent before the run ended; the kernel may take a moment to carry it out.
+      await waitUntil(() => !isRunning(pid));
+      expect(processesWith(marker)).toEqual([]);
+    });
+  });
+
   it("kill -9 of the process running a query: its stdio server (which ignores EOF and SIGTERM) ends too", async () => {
     const marker = uniqueMarker("orphan");
     await withMock({ turns: [mockTurn.toolUse("mcp__stubborn__hang"), mockTurn.text("never")] }, async (server) => {
