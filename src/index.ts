@@ -95,6 +95,7 @@ export {
   type McpHttpServerConfig,
   type McpSdkServerConfigWithInstance,
   type McpServerConfig,
+  type McpServerState,
   type McpServerStatus,
   type McpSSEServerConfig,
   type McpStdioServerConfig,

@@ -1,4 +1,5 @@
 import { type Query } from "../loop/index.js";
+import type { McpServerStatus } from "../mcp/index.js";
 import {
   emptyUsage,
   type PermissionMode,
@@ -75,6 +76,15 @@ export class QueuedRun implements Query {
   }
   compact(instructions?: string): void {
     void this.#control(async (run) => run.compact(instructions));
+  }
+  mcpServerStatus(): Promise<McpServerStatus[]> {
+    return this.#control((run) => run.mcpServerStatus());
+  }
+  reconnectMcpServer(serverName: string): Promise<void> {
+    return this.#control((run) => run.reconnectMcpServer(serverName));
+  }
+  toggleMcpServer(serverName: string, enabled: boolean): Promise<void> {
+    return this.#control((run) => run.toggleMcpServer(serverName, enabled));
   }
   rewindFiles(messageUuid: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult> {
     return this.#control((run) => run.rewindFiles(messageUuid, options));

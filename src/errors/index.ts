@@ -72,6 +72,12 @@ export type GyreErrorCode =
    * it to the model as an `is_error` result.
    */
   | "mcp_tool_error"
+  /**
+   * A tool of an MCP server that is unavailable was called: the server is disabled
+   * (`toggleMcpServer`), or failed and is not restarted or reconnected again in this run.
+   * The message names the server and says why.
+   */
+  | "mcp_server_unavailable"
   /** A callback that feeds the run failed: the system prompt's `retrieveContext`. */
   | "hook_error"
   /**

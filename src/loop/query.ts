@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { GyreError } from "../errors/index.js";
+import type { McpServerStatus } from "../mcp/index.js";
 import { apiKeySource, type Model } from "../model/index.js";
 import {
   emptyUsage,
@@ -19,6 +20,7 @@ import { readAnswers, resumeStep } from "./pause.js";
 import { userTurns, withContext } from "./prompt-turns.js";
 import { joinedText } from "./record.js";
 import { resultMessage } from "./result.js";
+import { McpControls } from "./mcp-controls.js";
 import { RunControls } from "./run-controls.js";
 import { runLoop } from "./run-loop.js";
 import type { RunState } from "./run-state.js";
@@ -50,6 +52,19 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   setModel(model?: string): Promise<void>;
   /** Compact the conversation before the next model call (`instructions` guide the summary). */
   compact(instructions?: string): void;
+  /** Every MCP server of the run with its status; asked before the run is set up, waits for it. */
+  mcpServerStatus(): Promise<McpServerStatus[]>;
+  /**
+   * Close an MCP server's connection and connect again (a stdio server is restarted), with a
+   * fresh restart budget. An unknown name is a `config_error`; a failed connection rejects
+   * (`mcp_connection_failed`) and the server stays `failed`.
+   */
+  reconnectMcpServer(serverName: string): Promise<void>;
+  /**
+   * Turn an MCP server off (`disabled`: connection closed, tools withdrawn before the next
+   * model call) or on again (connects it). An unknown name is a `config_error`.
+   */
+  toggleMcpServer(serverName: string, enabled: boolean): Promise<void>;
   /** The session's id; with `continue` or a fork, final once the first message is out. */
   readonly sessionId: string;
   /**
@@ -77,7 +92,8 @@ export function query(params: QueryParams): Query {
   const live: LiveRun = { proposedId, sessionId: options.resume ?? proposedId, state: undefined };
   const controller = options.abortController ?? new AbortController();
   const controls = new RunControls();
-  const inner = run(params.prompt, options, live, controller, controls, ids);
+  const mcp = new McpControls();
+  const inner = run(params.prompt, options, live, controller, { controls, mcp }, ids);
   const generator = Object.assign(inner, {
     rewindFiles: (messageUuid: string, rewind: { dryRun?: boolean } = {}) =>
       rewindFiles(live.sessionId, messageUuid, {
@@ -91,6 +107,9 @@ export function query(params: QueryParams): Query {
     },
     setPermissionMode: (mode: PermissionMode) => controls.setPermissionMode(mode),
     setModel: (model?: string) => controls.setModel(model),
+    mcpServerStatus: () => mcp.status(),
+    reconnectMcpServer: (serverName: string) => mcp.reconnect(serverName),
+    toggleMcpServer: (serverName: string, enabled: boolean) => mcp.toggle(serverName, enabled),
   });
   Object.defineProperties(generator, {
     sessionId: { get: () => live.sessionId },
@@ -109,6 +128,12 @@ interface LiveRun {
   state: RunState | undefined;
 }
 
+/** What `Query`'s control methods reach the run through. */
+interface Controls {
+  controls: RunControls;
+  mcp: McpControls;
+}
+
 interface Ids {
   newUuid: () => string;
   now: () => number;
@@ -123,7 +148,7 @@ async function* run(
   options: QueryOptions,
   live: LiveRun,
   controller: AbortController,
-  controls: RunControls,
+  controls: Controls,
   ids: Ids,
 ): AsyncGenerator<SDKMessage, void> {
   const startedAt = ids.now();
@@ -148,7 +173,7 @@ async function* runSession(
   persistence: Persistence,
   controller: AbortController,
   pendingModel: Promise<Model>,
-  controls: RunControls,
+  { controls, mcp }: Controls,
   live: LiveRun,
   ids: Ids & { startedAt: number },
 ): AsyncGenerator<SDKMessage, void> {
@@ -185,6 +210,7 @@ async function* runSession(
     let firstTurn = state.pending.length > 0 ? await turns.next() : undefined;
     let firstAnswers =
       firstTurn && !firstTurn.done ? readAnswers(state.pending, firstTurn.value, options.approvals) : undefined;
+    mcp.attach(setup.mcp);
     await controls.attach({
       setPermissionMode: (mode) => state.permissions.setMode(mode),
       switchModel: setup.switchModel,
@@ -263,6 +289,7 @@ async function* runSession(
       yield* hookReports(stamp, outcome);
     }
   } finally {
+    mcp.attach(undefined); // Ended before it was set up: nothing waits for servers that never came.
     if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "The query ended"));
     await session.dispose();
   }

@@ -3,7 +3,7 @@ import { systemTimers } from "../async/index.js";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { type McpServerStatus, type RunMcpServers, startRunMcpServers } from "../mcp/index.js";
+import { type McpServers, type McpServerStatus, type RunMcpServers, startRunMcpServers } from "../mcp/index.js";
 import {
   CostTracker,
   type JsonObject,
@@ -48,6 +48,8 @@ export interface RunSetup {
   ignoredSettings?: IgnoredProjectSettings;
   /** The run's MCP servers (`mcpServers`), connected or failed, in the order given. */
   mcpServers: McpServerStatus[];
+  /** The live servers, for `Query`'s MCP controls (none when the run has no `mcpServers`). */
+  mcp: McpServers | undefined;
 }
 
 export interface SetupInput {
@@ -125,9 +127,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
   const { servers: mcp, ignored: ignoredMcp } = await pendingMcp;
   const wholeToolRules = disallowed.filter((rule) => !rule.includes("("));
-  // `disallowedTools: ["mcp__server"]` hides every tool of that server, as a name hides one tool.
-  if (mcp) tools.push(...mcp.tools.filter((tool) => !wholeToolRules.some((rule) => ruleAppliesTo(rule, tool.name))));
   const registry = new ToolRegistry(tools, { disallowed: wholeToolRules });
+  // `disallowedTools: ["mcp__server"]` hides every tool of that server, as a name hides one tool (also tools that arrive later).
+  mcp?.attach(registry, (name) => wholeToolRules.some((rule) => ruleAppliesTo(rule, name)));
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   const policy = PermissionPolicy.fromSettings(settings, {
     cwd,
@@ -205,7 +207,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     state,
     permissionMode,
     switchModel,
-    mcpServers: mcp?.statuses ?? [],
+    mcpServers: mcp?.statuses() ?? [],
+    mcp,
     ...(ignoredSettings && { ignoredSettings }),
   };
 }

@@ -45,11 +45,17 @@ export interface McpSdkServerConfigWithInstance {
 export type McpServerConfig =
   McpStdioServerConfig | McpHttpServerConfig | McpSSEServerConfig | McpSdkServerConfigWithInstance;
 
+/**
+ * Where a server stands: `pending` while connecting, `connected`, `failed` (with an error),
+ * `needs-auth` (the server wants OAuth first), `disabled` (turned off with `toggleMcpServer`).
+ */
+export type McpServerState = "connected" | "failed" | "needs-auth" | "pending" | "disabled";
+
 /** Where a run's MCP server stands, as in the Claude Agent SDK's `McpServerStatus`. */
 export interface McpServerStatus {
   /** The server's key in `mcpServers`. */
   name: string;
-  status: "connected" | "failed";
+  status: McpServerState;
   /** What the server says it is (when connected). */
   serverInfo?: { name: string; version: string };
   /** Why it failed (when failed). */

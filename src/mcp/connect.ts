@@ -4,11 +4,13 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, GyreError } from "../errors/index.js";
 import type { McpServerConfig } from "./config.js";
 import { serverForConnection } from "./sdk-server.js";
+import { watched } from "./stdio-watchdog.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */
 export const CONNECT_TIMEOUT_MS = 30_000;
@@ -49,13 +51,7 @@ export async function connectServer(
     if (config.type === "sdk") await serverForConnection(config).connect(pair as Transport);
     const request = { signal: options.signal, timeout: CONNECT_TIMEOUT_MS };
     await client.connect(transport, request);
-    const tools: McpToolInfo[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, request);
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
+    const tools = await listAllTools(client, request);
     return { client, tools, close };
   } catch (error) {
     await close();
@@ -66,6 +62,18 @@ export async function connectServer(
       { cause: error },
     );
   }
+}
+
+/** Every tool the server lists, page after page. */
+export async function listAllTools(client: Client, request: RequestOptions): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, request);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
 }
 
 function createTransport(
@@ -85,10 +93,11 @@ function createTransport(
       return { transport: clientSide, pair: serverSide };
     }
     default: {
+      const { command, args, env } = watched({ command: config.command, args: config.args ?? [], env: config.env });
       const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
-        ...(config.env && { env: config.env }),
+        command,
+        args,
+        ...(env && { env }),
         cwd: resolve(cwd, config.cwd ?? "."),
         stderr: "pipe",
       });

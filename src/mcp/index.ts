@@ -3,6 +3,7 @@ export {
   type McpSdkServerConfigWithInstance,
   type McpServerConfig,
   McpServersOption,
+  type McpServerState,
   type McpServerStatus,
   type McpSSEServerConfig,
   type McpStdioServerConfig,

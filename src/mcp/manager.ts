@@ -1,9 +1,9 @@
-import { errorMessage } from "../errors/index.js";
-import type { AnyTool } from "../tools/index.js";
+import { GyreError } from "../errors/index.js";
+import type { ToolRegistry } from "../tools/index.js";
 import type { McpServerConfig, McpServerStatus } from "./config.js";
-import { type ConnectOptions, connectServer, type McpConnection } from "./connect.js";
-import { mcpTool } from "./mcp-tool.js";
-import { ToolNamer } from "./tool-names.js";
+import type { ConnectOptions } from "./connect.js";
+import { LiveServer } from "./live-server.js";
+import { ToolSync } from "./tool-sync.js";
 
 export interface McpServersOptions extends ConnectOptions {
   /** Names already taken (the run's other tools): an MCP tool never shadows one. */
@@ -11,63 +11,73 @@ export interface McpServersOptions extends ConnectOptions {
 }
 
 /**
- * The MCP servers of one run: connected together at its start, closed together at its end.
- * A server that cannot be connected leaves the others alone: it is `failed` in
- * {@link McpServers.statuses}, with the reason, and offers no tools.
+ * The MCP servers of one run: connected together (in parallel) at its start, kept live while
+ * it runs, closed together at its end. A server that cannot be connected leaves the others
+ * alone: it is `failed` in {@link McpServers.statuses}, with the reason, and offers no tools.
+ * Once {@link McpServers.attach}ed, the run's tool registry follows every server: its tools
+ * arrive when it connects, change with `notifications/tools/list_changed`, and are withdrawn
+ * when it is disabled or given up.
  */
 export class McpServers {
-  readonly statuses: McpServerStatus[];
-  readonly tools: AnyTool[];
-  readonly #connections: McpConnection[];
+  readonly #servers: Map<string, LiveServer>;
+  readonly #ready: Promise<void>;
+  readonly #sync: ToolSync;
 
-  private constructor(statuses: McpServerStatus[], tools: AnyTool[], connections: McpConnection[]) {
-    this.statuses = statuses;
-    this.tools = tools;
-    this.#connections = connections;
+  private constructor(servers: Record<string, McpServerConfig | Error>, options: McpServersOptions) {
+    this.#sync = new ToolSync(options.takenNames);
+    const live = Object.entries(servers).map(
+      ([name, config]) => new LiveServer(name, config, { ...options, onChange: (server) => this.#sync.update(server) }),
+    );
+    this.#servers = new Map(live.map((server) => [server.name, server]));
+    this.#ready = Promise.all(live.map((server) => server.connect())).then(() => {});
   }
 
   /**
-   * Connects every server in parallel; never rejects (a failure is a `failed` status). An
-   * `Error` in place of a config (a config file's server that could not be resolved) is a
-   * server that failed with it.
+   * Connects every server in parallel and waits until each is connected or failed; never
+   * rejects. An `Error` in place of a config (a config file's server that could not be
+   * resolved) is a server that failed with it.
    */
   static async connect(
     servers: Record<string, McpServerConfig | Error>,
     options: McpServersOptions,
   ): Promise<McpServers> {
-    const entries = Object.entries(servers);
-    const outcomes = await Promise.allSettled(
-      entries.map(([name, config]) =>
-        config instanceof Error ? Promise.reject(config) : connectServer(name, config, options),
-      ),
-    );
-    const namer = new ToolNamer(options.takenNames);
-    const statuses: McpServerStatus[] = [];
-    const tools: AnyTool[] = [];
-    const connections: McpConnection[] = [];
-    outcomes.forEach((outcome, index) => {
-      const [server, config] = entries[index] as [string, McpServerConfig];
-      if (outcome.status === "rejected") {
-        statuses.push({ name: server, status: "failed", error: errorMessage(outcome.reason) });
-        return;
-      }
-      const connection = outcome.value;
-      connections.push(connection);
-      const info = connection.client.getServerVersion();
-      statuses.push({
-        name: server,
-        status: "connected",
-        ...(info && { serverInfo: { name: info.name, version: info.version } }),
-      });
-      const source = { server, client: connection.client, timeoutMs: config.timeout };
-      for (const tool of connection.tools) tools.push(mcpTool(namer.name(server, tool.name), tool, source));
-    });
-    return new McpServers(statuses, tools, connections);
+    const mcp = new McpServers(servers, options);
+    await mcp.#ready;
+    return mcp;
+  }
+
+  /** Every server's status, in the order given. */
+  statuses(): McpServerStatus[] {
+    return [...this.#servers.values()].map((server) => server.status());
+  }
+
+  /**
+   * Puts the servers' tools into `registry` now and keeps it up to date; `hidden` tools
+   * (`disallowedTools` rules) never get in, whenever they arrive.
+   */
+  attach(registry: ToolRegistry, hidden: (toolName: string) => boolean): void {
+    this.#sync.attach(registry, hidden, [...this.#servers.values()]);
+  }
+
+  /** Closes the server's connection and connects again; rejects when that failed. */
+  async reconnect(name: string): Promise<void> {
+    await this.#server(name).reconnect();
+  }
+
+  /** Turns a server off (its tools are withdrawn and its connection closed) or on again. */
+  async toggle(name: string, enabled: boolean): Promise<void> {
+    await this.#server(name).setEnabled(enabled);
   }
 
   /** Closes every connection (ending stdio servers' processes); safe to call twice. */
   async close(): Promise<void> {
-    const connections = this.#connections.splice(0);
-    await Promise.all(connections.map((connection) => connection.close()));
+    await Promise.all([...this.#servers.values()].map((server) => server.close()));
+  }
+
+  #server(name: string): LiveServer {
+    const server = this.#servers.get(name);
+    if (server) return server;
+    const known = [...this.#servers.keys()].join(", ") || "(none)";
+    throw new GyreError("config_error", `Unknown MCP server "${name}". This run's servers: ${known}.`);
   }
 }

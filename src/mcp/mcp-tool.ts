@@ -1,17 +1,22 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  CompatibilityCallToolResult,
+  Tool as McpToolInfo,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { errorMessage, GyreError } from "../errors/index.js";
+import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { Tool } from "../tools/index.js";
 import { toToolResult } from "./call-result.js";
-
-/** setTimeout's largest delay: the MCP SDK's own 60 s request timeout must not cut long tools short. */
-const NO_REQUEST_TIMEOUT = 2_147_483_647;
 
 export interface McpToolSource {
   /** The server's key in `mcpServers`. */
   server: string;
-  client: Client;
+  /** Calls the server's tool (connecting it again first when it was lost). */
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult | CompatibilityCallToolResult>;
   /** Per-call timeout from the server's config. */
   timeoutMs?: number;
 }
@@ -34,11 +39,10 @@ export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource):
     async execute(input, context) {
       let result;
       try {
-        result = await source.client.callTool({ name: info.name, arguments: input }, undefined, {
-          signal: context.signal,
-          timeout: NO_REQUEST_TIMEOUT,
-        });
+        result = await source.call(info.name, input, context.signal);
       } catch (error) {
+        // The server's own errors (unavailable, connection lost) already name the server and say what follows.
+        if (isGyreError(error, "mcp_server_unavailable") || isGyreError(error, "mcp_tool_error")) throw error;
         throw new GyreError(
           "mcp_tool_error",
           `MCP server "${source.server}": tool "${info.name}" failed: ${errorMessage(error)}`,

@@ -44,7 +44,7 @@ describe("a run's MCP servers from files", () => {
     const file = path.join(cwd, ".mcp.json");
     writeFileSync(file, JSON.stringify({ mcpServers: { remote: { type: "http", url: "${BASE:-file:///etc}/mcp" } } }));
     const { servers } = await startRunMcpServers(input());
-    expect(servers?.statuses).toEqual([
+    expect(servers?.statuses()).toEqual([
       {
         name: "remote",
         status: "failed",
@@ -64,7 +64,7 @@ describe("a run's MCP servers from files", () => {
       folder: cwd,
       files: [{ path: path.join(cwd, ".mcp.json"), ignored: ["mcpServers.one", "mcpServers.two"] }],
     });
-    expect(servers?.statuses.map((status) => status.name)).toEqual(["mine"]);
+    expect(servers?.statuses().map((status) => status.name)).toEqual(["mine"]);
     await servers?.close();
   });
 });

@@ -24,6 +24,7 @@ export class ToolRegistry {
   readonly #schemas = new Map<string, Record<string, unknown>>();
   readonly #disallowed: Set<string>;
   readonly #only: Set<string> | undefined;
+  #revision = 0;
 
   constructor(tools: Iterable<AnyTool> = [], filter: ToolFilter = {}) {
     this.#disallowed = new Set(filter.disallowed ?? []);
@@ -35,7 +36,20 @@ export class ToolRegistry {
   register(tool: AnyTool): this {
     this.#tools.set(tool.name, tool);
     this.#schemas.delete(tool.name);
+    this.#revision++;
     return this;
+  }
+
+  /** Remove a tool (an MCP server's tool that went away); the others keep their order. */
+  unregister(name: string): this {
+    if (this.#tools.delete(name)) this.#revision++;
+    this.#schemas.delete(name);
+    return this;
+  }
+
+  /** Changes with every `register`/`unregister`: the tool list sent to the model is rebuilt only then. */
+  get revision(): number {
+    return this.#revision;
   }
 
   /** Look a tool up by name; disabled tools are found, disallowed ones are not. */

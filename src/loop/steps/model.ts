@@ -96,14 +96,17 @@ async function* callModel(
   return outcome;
 }
 
-/** The registry's tool definitions, one array per registry (it does not change during a run), so the adapter's cache hits. */
-const toolDefinitions = new WeakMap<ToolRegistry, ModelTool[]>();
+/**
+ * The registry's tool definitions, one array per registry revision (it changes only when an
+ * MCP server's tools change), so the adapter's cache hits and the prompt stays the same.
+ */
+const toolDefinitions = new WeakMap<ToolRegistry, { revision: number; tools: ModelTool[] }>();
 
 function modelTools(registry: ToolRegistry): ModelTool[] {
-  let tools = toolDefinitions.get(registry);
-  if (!tools) {
-    tools = registry.definitions();
-    toolDefinitions.set(registry, tools);
+  let cached = toolDefinitions.get(registry);
+  if (cached?.revision !== registry.revision) {
+    cached = { revision: registry.revision, tools: registry.definitions() };
+    toolDefinitions.set(registry, cached);
   }
-  return tools;
+  return cached.tools;
 }
