@@ -9,6 +9,9 @@ Usage:
   gyre trust [PATH]                  let the settings files of PATH (default: here) and its
                                      subfolders grant permissions, run hooks and set env
   gyre trust --list  gyre untrust [PATH]
+  gyre mcp auth NAME --mcp-config FILE | gyre mcp auth --url URL [--name NAME]
+                                     log in to a remote MCP server behind OAuth: prints the URL to
+                                     open, waits for the browser on a loopback port, keeps the tokens
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
   gyre --version
@@ -51,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./trust-command.js")).trustCommand(rest);
     case "untrust":
       return (await import("./trust-command.js")).untrustCommand(rest);
+    case "mcp":
+      if (rest[0] === "auth") return (await import("./mcp-auth-command.js")).mcpAuthCommand(rest.slice(1));
+      process.stderr.write(`gyre: unknown mcp command "${rest[0] ?? ""}"\n\n${USAGE}`);
+      return 2;
     case "mock-llm":
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
     case "--version":

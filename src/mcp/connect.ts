@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -6,8 +7,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage, GyreError } from "../errors/index.js";
-import type { McpServerConfig } from "./config.js";
+import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
+import type { McpHttpServerConfig, McpServerConfig, McpSSEServerConfig } from "./config.js";
+import { GyreOAuthProvider, OAuthTokenStore } from "./oauth/index.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */
 export const CONNECT_TIMEOUT_MS = 30_000;
@@ -30,7 +32,8 @@ export interface ConnectOptions {
 
 /**
  * Connects to one server and lists its tools. On failure everything started is closed and a
- * `mcp_connection_failed` error is thrown, with a stdio server's last stderr output in its message.
+ * `mcp_connection_failed` error is thrown, with a stdio server's last stderr output in its message;
+ * a remote server that asks for OAuth authorization Gyre does not have gives `mcp_needs_auth`.
  */
 export async function connectServer(
   name: string,
@@ -38,7 +41,7 @@ export async function connectServer(
   options: ConnectOptions,
 ): Promise<McpConnection> {
   const stderr = { text: "" };
-  const { transport, pair } = createTransport(config, options.cwd, stderr);
+  const { transport, pair } = createTransport(name, config, options.cwd, stderr);
   const client = new Client({ name: "gyre", version: "0.1.0" });
   const close = async () => {
     await client.close().catch(() => {});
@@ -58,6 +61,12 @@ export async function connectServer(
     return { client, tools, close };
   } catch (error) {
     await close();
+    if (isGyreError(error) && error.code === "mcp_needs_auth") throw error;
+    if (error instanceof UnauthorizedError) {
+      throw new GyreError("mcp_needs_auth", `MCP server "${name}" needs authorization: its authProvider did not authorize`, {
+        cause: error,
+      });
+    }
     const detail = stderr.text.trim();
     throw new GyreError(
       "mcp_connection_failed",
@@ -67,18 +76,42 @@ export async function connectServer(
   }
 }
 
+/**
+ * The transport to a remote server, authorized by `authProvider`; Gyre's stored tokens by default,
+ * none when the config sets its own `Authorization` header.
+ */
+export function remoteTransport(
+  name: string,
+  config: McpHttpServerConfig | McpSSEServerConfig,
+  authProvider: OAuthClientProvider | undefined = defaultAuthProvider(name, config),
+): StreamableHTTPClientTransport | SSEClientTransport {
+  const options = { requestInit: { headers: config.headers }, ...(authProvider && { authProvider }) };
+  return config.type === "http"
+    ? new StreamableHTTPClientTransport(new URL(config.url), options)
+    : new SSEClientTransport(new URL(config.url), options);
+}
+
+function defaultAuthProvider(name: string, config: McpHttpServerConfig | McpSSEServerConfig) {
+  if (config.authProvider) return config.authProvider;
+  if (Object.keys(config.headers ?? {}).some((header) => header.toLowerCase() === "authorization")) return undefined;
+  return new GyreOAuthProvider({
+    serverName: name,
+    serverUrl: config.url,
+    store: new OAuthTokenStore(),
+    ...(config.oauth && { oauth: config.oauth }),
+  });
+}
+
 function createTransport(
+  name: string,
   config: McpServerConfig,
   cwd: string,
   stderr: { text: string },
 ): { transport: Transport; pair?: Transport } {
   switch (config.type) {
     case "http":
-      return {
-        transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } }),
-      };
     case "sse":
-      return { transport: new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } }) };
+      return { transport: remoteTransport(name, config) };
     case "sdk": {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       return { transport: clientSide, pair: serverSide };

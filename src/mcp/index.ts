@@ -1,5 +1,7 @@
+export type { AuthorizeMcpServerOptions, AuthorizeMcpServerResult } from "./authorize.js";
 export {
   type McpHttpServerConfig,
+  type McpOAuthOptions,
   type McpSdkServerConfigWithInstance,
   type McpServerConfig,
   McpServersOption,
@@ -7,7 +9,8 @@ export {
   type McpSSEServerConfig,
   type McpStdioServerConfig,
 } from "./config.js";
-export { connectMcpServers } from "./lazy.js";
+export { authorizeMcpServer, connectMcpServers } from "./lazy.js";
+export { defaultOAuthFolder, OAuthTokenStore } from "./oauth/index.js";
 export type { McpServers, McpServersOptions } from "./manager.js";
 export {
   type CreateSdkMcpServerOptions,

@@ -1,4 +1,4 @@
-import { errorMessage } from "../errors/index.js";
+import { errorMessage, isGyreError } from "../errors/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { McpServerConfig, McpServerStatus } from "./config.js";
 import { type ConnectOptions, connectServer, type McpConnection } from "./connect.js";
@@ -37,7 +37,8 @@ export class McpServers {
     outcomes.forEach((outcome, index) => {
       const [server, config] = entries[index] as [string, McpServerConfig];
       if (outcome.status === "rejected") {
-        statuses.push({ name: server, status: "failed", error: errorMessage(outcome.reason) });
+        const needsAuth = isGyreError(outcome.reason) && outcome.reason.code === "mcp_needs_auth";
+        statuses.push({ name: server, status: needsAuth ? "needs-auth" : "failed", error: errorMessage(outcome.reason) });
         return;
       }
       const connection = outcome.value;
