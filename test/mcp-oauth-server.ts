@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { InvalidGrantError, InvalidRequestError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import {
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidTokenError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
@@ -90,8 +94,8 @@ class TestAuthorizationServer implements OAuthServerProvider {
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const issued = this.accessTokens.get(token);
-    // Unknown tokens fail like expired ones: the middleware answers 401 with WWW-Authenticate.
-    if (!issued) return { token, clientId: "", scopes: [], expiresAt: 0 };
+    // The middleware answers 401 with WWW-Authenticate (and checks `expiresAt` itself).
+    if (!issued) throw new InvalidTokenError("Unknown token");
     return {
       token,
       clientId: issued.clientId,
@@ -167,12 +171,13 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
     verifier: auth,
     resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
   });
-  app.post("/mcp", (req: { headers: Record<string, string | undefined> }, _res: unknown, next: () => void) => {
+  // Records what the client sent, before bearer auth judges it.
+  app.post("/mcp", (req: IncomingMessage, _res: ServerResponse, next: () => void) => {
     const header = req.headers.authorization;
     if (header?.startsWith("Bearer ")) seenTokens.push(header.slice("Bearer ".length));
     next();
   });
-  app.post("/mcp", bearer, async (req: Parameters<StreamableHTTPServerTransport["handleRequest"]>[0] & { body: unknown }, res: Parameters<StreamableHTTPServerTransport["handleRequest"]>[1]) => {
+  app.post("/mcp", bearer, async (req: IncomingMessage & { auth?: AuthInfo; body: unknown }, res: ServerResponse) => {
     // Stateless: a fresh server and transport per request.
     const mcp = new McpServer({ name: "oauth-test-server", version: "1.0.0" });
     mcp.registerTool("whoami", { description: "Who the bearer token says the caller is." }, async (extra) => ({
@@ -188,7 +193,7 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
     await mcp.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  app.get("/mcp", (_req: unknown, res: { status(code: number): { end(): void } }) => res.status(405).end());
+  app.get("/mcp", (_req: IncomingMessage, res: ServerResponse) => res.writeHead(405).end());
   return {
     url: mcpUrl.href,
     auth,

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -55,19 +55,22 @@ async function authorizeByBrowser(name = "secure") {
 }
 
 describe("MCP servers behind OAuth", () => {
-  it.each(WIRE_FORMATS)("no stored token: needs-auth in init, no client registered, the run completes ($name)", async (format) => {
-    await withMock({ turns: [mockTurn.text("fine without it")] }, async (mock) => {
-      const messages = await runQuery(mock, format, "hi", { tools: [], mcpServers: { secure: config } });
-      const status = initOf(messages).mcp_servers[0];
-      expect(status).toMatchObject({ name: "secure", status: "needs-auth" });
-      expect(status?.error).toContain(`gyre mcp auth --url ${server.url}`);
-      expect(initOf(messages).tools).toEqual([]);
-      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "fine without it" });
-    });
-    // A run never registers a client it could not use without a browser step.
-    expect(server.auth.counts.registrations).toBe(0);
-    expect(await store.read(server.url)).toBeUndefined();
-  });
+  it.each(WIRE_FORMATS)(
+    "no stored token: needs-auth in init, no client registered, the run completes ($name)",
+    async (format) => {
+      await withMock({ turns: [mockTurn.text("fine without it")] }, async (mock) => {
+        const messages = await runQuery(mock, format, "hi", { tools: [], mcpServers: { secure: config } });
+        const status = initOf(messages).mcp_servers[0];
+        expect(status).toMatchObject({ name: "secure", status: "needs-auth" });
+        expect(status?.error).toContain(`gyre mcp auth --url ${server.url}`);
+        expect(initOf(messages).tools).toEqual([]);
+        expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "fine without it" });
+      });
+      // A run never registers a client it could not use without a browser step.
+      expect(server.auth.counts.registrations).toBe(0);
+      expect(await store.read(server.url)).toBeUndefined();
+    },
+  );
 
   it("authorization code + PKCE + dynamic registration: tokens stored 0600, then a run calls the tool", async () => {
     const { result, urls, pages } = await authorizeByBrowser();
@@ -148,7 +151,6 @@ describe("MCP servers behind OAuth", () => {
 
   it("a corrupt token file counts as absent: needs-auth, no crash", async () => {
     await authorizeByBrowser();
-    const { writeFile } = await import("node:fs/promises");
     await writeFile(store.pathOf(server.url), "{ not json");
     await withMock({ turns: [mockTurn.text("ok")] }, async (mock) => {
       const messages = await runQuery(mock, FORMATS[0], "hi", { tools: [], mcpServers: { secure: config } });

@@ -50,7 +50,10 @@ async function readTarget(args: string[]): Promise<Target> {
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   // A day at most: a longer timer would overflow and fire at once.
   if (!(timeoutSeconds > 0 && timeoutSeconds <= 86_400)) {
-    throw new GyreError("config_error", `--timeout must be a number of seconds from 1 to 86400, not "${values.timeout}"`);
+    throw new GyreError(
+      "config_error",
+      `--timeout must be a number of seconds from 1 to 86400, not "${values.timeout}"`,
+    );
   }
   const name = positionals[0] ?? values.name ?? (values.url ? new URL(values.url).host : undefined);
   if (!name) throw new GyreError("config_error", USAGE);

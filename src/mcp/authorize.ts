@@ -72,7 +72,11 @@ export async function authorizeMcpServer(
       });
     }
     // Checked the way a run will use them: the stored tokens, no browser step.
-    const connection = await connectServer(name, { ...config, authProvider: new GyreOAuthProvider(base) }, { cwd: process.cwd(), signal });
+    const connection = await connectServer(
+      name,
+      { ...config, authProvider: new GyreOAuthProvider(base) },
+      { cwd: process.cwd(), signal },
+    );
     await connection.close();
     const info = connection.client.getServerVersion();
     return {

@@ -63,9 +63,13 @@ export async function connectServer(
     await close();
     if (isGyreError(error) && error.code === "mcp_needs_auth") throw error;
     if (error instanceof UnauthorizedError) {
-      throw new GyreError("mcp_needs_auth", `MCP server "${name}" needs authorization: its authProvider did not authorize`, {
-        cause: error,
-      });
+      throw new GyreError(
+        "mcp_needs_auth",
+        `MCP server "${name}" needs authorization: its authProvider did not authorize`,
+        {
+          cause: error,
+        },
+      );
     }
     const detail = stderr.text.trim();
     throw new GyreError(

@@ -38,7 +38,11 @@ export class McpServers {
       const [server, config] = entries[index] as [string, McpServerConfig];
       if (outcome.status === "rejected") {
         const needsAuth = isGyreError(outcome.reason) && outcome.reason.code === "mcp_needs_auth";
-        statuses.push({ name: server, status: needsAuth ? "needs-auth" : "failed", error: errorMessage(outcome.reason) });
+        statuses.push({
+          name: server,
+          status: needsAuth ? "needs-auth" : "failed",
+          error: errorMessage(outcome.reason),
+        });
         return;
       }
       const connection = outcome.value;

@@ -115,7 +115,10 @@ export class GyreOAuthProvider implements OAuthClientProvider {
   async codeVerifier(): Promise<string> {
     const verifier = this.#transientVerifier ?? (await this.#read())?.codeVerifier;
     if (!verifier) {
-      throw new GyreError("mcp_auth_failed", `No authorization of MCP server "${this.#options.serverName}" is in progress`);
+      throw new GyreError(
+        "mcp_auth_failed",
+        `No authorization of MCP server "${this.#options.serverName}" is in progress`,
+      );
     }
     return verifier;
   }

@@ -39,7 +39,6 @@ export async function listenForCallback(options: CallbackListenerOptions): Promi
   // The caller may stop waiting before the code is read (a failed connect): no unhandled rejection.
   code.catch(() => {});
   let done = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped: Promise<void> | undefined;
   // Stops accepting; the answered connection ends by itself (`connection: close`).
   const stop = () =>
@@ -73,7 +72,8 @@ export async function listenForCallback(options: CallbackListenerOptions): Promi
     server.listen(options.port ?? 0, "127.0.0.1", resolve);
   });
   const { port } = server.address() as AddressInfo;
-  timer = setTimeout(() => {
+  // Set before any request can arrive: `finish` runs only from events after this point.
+  const timer = setTimeout(() => {
     const seconds = Math.round(options.timeoutMs / 1000);
     finish({
       error: new GyreError(
