@@ -49,7 +49,13 @@ export async function authorizeMcpServer(
     ...(config.oauth?.callbackPort !== undefined && { port: config.oauth.callbackPort }),
   });
   try {
-    const base = { serverName: name, serverUrl: config.url, store, ...(config.oauth && { oauth: config.oauth }) };
+    const base = {
+      serverName: name,
+      serverUrl: config.url,
+      transport: config.type,
+      store,
+      ...(config.oauth && { oauth: config.oauth }),
+    };
     const provider = new GyreOAuthProvider({
       ...base,
       interactive: { redirectUrl: listener.redirectUrl, state, onAuthorizationUrl: options.onAuthorizationUrl },

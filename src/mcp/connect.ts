@@ -101,6 +101,7 @@ function defaultAuthProvider(name: string, config: McpHttpServerConfig | McpSSES
   return new GyreOAuthProvider({
     serverName: name,
     serverUrl: config.url,
+    transport: config.type,
     store: new OAuthTokenStore(),
     ...(config.oauth && { oauth: config.oauth }),
   });

@@ -22,6 +22,8 @@ export interface GyreOAuthProviderOptions {
   /** The server's name in `mcpServers`, for messages. */
   serverName: string;
   serverUrl: string;
+  /** The server's transport, for the login command a message suggests. Default `http`. */
+  transport?: "http" | "sse";
   store: OAuthTokenStore;
   oauth?: McpOAuthOptions;
   /** Without it (a run), a server that needs a person to log in is reported, never prompted for. */
@@ -123,14 +125,25 @@ export class GyreOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
+  /**
+   * Forgets what the server refused. Only what this provider itself used is dropped: another run
+   * may have refreshed the tokens meanwhile (a rotated refresh token makes the slower one fail),
+   * and the SDK then retries with what is stored now.
+   */
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "discovery") return;
-    await this.#update(({ client, tokens, codeVerifier, ...record }) => ({
-      ...record,
-      ...(scope !== "all" && scope !== "client" && client && { client }),
-      ...(scope !== "all" && scope !== "tokens" && tokens && { tokens }),
-      ...(scope !== "all" && scope !== "verifier" && codeVerifier && { codeVerifier }),
-    }));
+    const held = await this.#read();
+    const drop = (part: "client" | "tokens" | "verifier") => scope === "all" || scope === part;
+    await this.#update(({ client, tokens, codeVerifier, ...record }) => {
+      const sameClient = client?.client_id === held?.client?.client_id;
+      const sameTokens = tokens?.access_token === held?.tokens?.access_token;
+      return {
+        ...record,
+        ...(client && !(drop("client") && sameClient) && { client }),
+        ...(tokens && !(drop("tokens") && sameTokens) && { tokens }),
+        ...(codeVerifier && !drop("verifier") && { codeVerifier }),
+      };
+    });
   }
 
   /** The stored record, read once per provider: the transport asks for tokens on every request. */
@@ -139,18 +152,19 @@ export class GyreOAuthProvider implements OAuthClientProvider {
     return this.#record;
   }
 
+  /** Changes the record as stored now (not as first read), so another run's save is kept. */
   async #update(change: (record: OAuthRecord) => OAuthRecord): Promise<void> {
     const { store, serverUrl } = this.#options;
-    const next = change((await this.#read()) ?? { serverUrl: new URL(serverUrl).href });
+    const next = await store.update(serverUrl, change);
     this.#record = Promise.resolve(next);
-    await store.update(serverUrl, () => next);
   }
 
   #needsAuth(): GyreError {
-    const { serverName, serverUrl } = this.#options;
+    const { serverName, serverUrl, transport } = this.#options;
+    const flags = `--url ${serverUrl}${transport === "sse" ? " --transport sse" : ""}`;
     return new GyreError(
       "mcp_needs_auth",
-      `MCP server "${serverName}" needs authorization: run \`gyre mcp auth --url ${serverUrl}\` ` +
+      `MCP server "${serverName}" needs authorization: run \`gyre mcp auth ${flags}\` ` +
         "(or pass an authProvider in its config)",
     );
   }

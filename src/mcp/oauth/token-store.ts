@@ -71,11 +71,12 @@ export class OAuthTokenStore {
     return parsed.data as OAuthRecord;
   }
 
-  /** Applies `change` to the stored record (or a new one) and writes it back. */
-  async update(serverUrl: string, change: (record: OAuthRecord) => OAuthRecord): Promise<void> {
+  /** Applies `change` to the stored record (or a new one), writes it back and returns it. */
+  async update(serverUrl: string, change: (record: OAuthRecord) => OAuthRecord): Promise<OAuthRecord> {
     const href = new URL(serverUrl).href;
-    const current = (await this.read(href)) ?? { serverUrl: href };
-    await writePrivateFile(this.pathOf(href), `${JSON.stringify(change(current), null, 2)}\n`);
+    const next = { ...change((await this.read(href)) ?? { serverUrl: href }), serverUrl: href };
+    await writePrivateFile(this.pathOf(href), `${JSON.stringify(next, null, 2)}\n`);
+    return next;
   }
 
   /** Forgets everything stored for `serverUrl`. */
