@@ -12,6 +12,7 @@ import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelconte
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 
@@ -134,17 +135,32 @@ class TestAuthorizationServer implements OAuthServerProvider {
 export interface OAuthMcpServer {
   /** The MCP endpoint (streamable HTTP), behind bearer auth. */
   url: string;
+  /** The same server over the older HTTP+SSE transport, behind the same auth. */
+  sseUrl: string;
   auth: TestAuthorizationServer;
-  /** Bearer tokens the MCP endpoint received, in order (what the client sent). */
+  /** Bearer tokens the MCP endpoints received, in order (what the client sent). */
   seenTokens: string[];
   close(): Promise<void>;
 }
 
+function whoamiServer(): McpServer {
+  const mcp = new McpServer({ name: "oauth-test-server", version: "1.0.0" });
+  mcp.registerTool("whoami", { description: "Who the bearer token says the caller is." }, async (extra) => ({
+    content: [
+      { type: "text", text: `client ${extra.authInfo?.clientId} with scopes [${extra.authInfo?.scopes.join(" ")}]` },
+    ],
+  }));
+  return mcp;
+}
+
+type AuthedRequest = IncomingMessage & { auth?: AuthInfo; body: unknown };
+
 /**
  * A real OAuth-protected MCP server on 127.0.0.1 (port 0), built from the MCP SDK's server-side
  * auth helpers: `mcpAuthRouter` (authorization server metadata, dynamic registration, authorize,
- * token, and RFC 9728 protected resource metadata for `/mcp`) and `requireBearerAuth` in front of
- * a streamable HTTP MCP server whose one tool, `whoami`, tells the caller who its token says it is.
+ * token, and RFC 9728 protected resource metadata) and `requireBearerAuth` in front of an MCP
+ * server whose one tool, `whoami`, tells the caller who its token says it is; over streamable
+ * HTTP at `/mcp` and HTTP+SSE at `/sse`.
  */
 export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: number } = {}): Promise<OAuthMcpServer> {
   const auth = new TestAuthorizationServer(options.accessTokenTtlSeconds ?? 3600);
@@ -153,13 +169,13 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
     const listening: Server = app.listen(0, "127.0.0.1", () => resolve(listening));
   });
   const base = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-  const mcpUrl = new URL("/mcp", base);
   const noLimit = { rateLimit: false as const };
+  // The whole origin is the protected resource: both endpoints' URLs fall under it.
   app.use(
     mcpAuthRouter({
       provider: auth,
       issuerUrl: base,
-      resourceServerUrl: mcpUrl,
+      resourceServerUrl: base,
       scopesSupported: ["mcp:tools"],
       authorizationOptions: noLimit,
       tokenOptions: noLimit,
@@ -167,35 +183,45 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
     }),
   );
   const seenTokens: string[] = [];
-  const bearer = requireBearerAuth({
-    verifier: auth,
-    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
-  });
   // Records what the client sent, before bearer auth judges it.
-  app.post("/mcp", (req: IncomingMessage, _res: ServerResponse, next: () => void) => {
+  const record = (req: IncomingMessage, _res: ServerResponse, next: () => void) => {
     const header = req.headers.authorization;
     if (header?.startsWith("Bearer ")) seenTokens.push(header.slice("Bearer ".length));
     next();
-  });
-  app.post("/mcp", bearer, async (req: IncomingMessage & { auth?: AuthInfo; body: unknown }, res: ServerResponse) => {
+  };
+  const bearer = requireBearerAuth({ verifier: auth, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(base) });
+
+  app.post("/mcp", record, bearer, async (req: AuthedRequest, res: ServerResponse) => {
     // Stateless: a fresh server and transport per request.
-    const mcp = new McpServer({ name: "oauth-test-server", version: "1.0.0" });
-    mcp.registerTool("whoami", { description: "Who the bearer token says the caller is." }, async (extra) => ({
-      content: [
-        {
-          type: "text",
-          text: `client ${extra.authInfo?.clientId} with scopes [${extra.authInfo?.scopes.join(" ")}]`,
-        },
-      ],
-    }));
+    const mcp = whoamiServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void transport.close().then(() => mcp.close()));
     await mcp.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
   app.get("/mcp", (_req: IncomingMessage, res: ServerResponse) => res.writeHead(405).end());
+
+  const sessions = new Map<string, SSEServerTransport>();
+  app.get("/sse", record, bearer, async (_req: AuthedRequest, res: ServerResponse) => {
+    const transport = new SSEServerTransport("/messages", res);
+    const mcp = whoamiServer();
+    sessions.set(transport.sessionId, transport);
+    res.on("close", () => {
+      sessions.delete(transport.sessionId);
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+  });
+  app.post("/messages", record, bearer, async (req: AuthedRequest, res: ServerResponse) => {
+    const sessionId = new URL(req.url ?? "/", base).searchParams.get("sessionId") ?? "";
+    const transport = sessions.get(sessionId);
+    if (!transport) return void res.writeHead(404).end();
+    await transport.handlePostMessage(req, res, req.body);
+  });
+
   return {
-    url: mcpUrl.href,
+    url: new URL("/mcp", base).href,
+    sseUrl: new URL("/sse", base).href,
     auth,
     seenTokens,
     close: () =>

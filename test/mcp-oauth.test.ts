@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isGyreError, type McpHttpServerConfig, type SDKMessage } from "../src/index.js";
+import { isGyreError, type McpHttpServerConfig, type McpSSEServerConfig, type SDKMessage } from "../src/index.js";
 import { authorizeMcpServer, OAuthTokenStore } from "../src/mcp/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { cliEnv, FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
@@ -25,7 +25,7 @@ function initOf(messages: SDKMessage[]) {
 const whoamiScript = () => ({ turns: [mockTurn.toolUse("mcp__secure__whoami", {}), mockTurn.text("done")] });
 
 let server: OAuthMcpServer;
-let config: McpHttpServerConfig;
+let config: McpHttpServerConfig | McpSSEServerConfig;
 // The tests' GYRE_HOME (test/global-setup.ts): what runs and the CLI read by default.
 const store = new OAuthTokenStore();
 
@@ -157,6 +157,25 @@ describe("MCP servers behind OAuth", () => {
       expect(initOf(messages).mcp_servers[0]).toMatchObject({ name: "secure", status: "needs-auth" });
       expect(resultOf(messages).subtype).toBe("success");
     });
+  });
+
+  it("over the HTTP+SSE transport too: authorized, then a run calls the tool", async () => {
+    config = { type: "sse", url: server.sseUrl };
+    const { result } = await authorizeByBrowser();
+    expect(result).toMatchObject({ outcome: "authorized", toolCount: 1 });
+    const clientId = (await store.read(server.sseUrl))?.client?.client_id;
+    await withMock(whoamiScript(), async (mock) => {
+      const messages = await runQuery(mock, FORMATS[1], "who am I?", {
+        tools: [],
+        mcpServers: { secure: config },
+        allowedTools: ["mcp__secure"],
+      });
+      expect(initOf(messages).mcp_servers).toEqual([{ name: "secure", status: "connected" }]);
+      expect(toolResults(messages)).toEqual([
+        expect.objectContaining({ content: `client ${clientId} with scopes [mcp:tools]` }),
+      ]);
+    });
+    await store.remove(server.sseUrl);
   });
 
   it("a library user's own authProvider is used instead of Gyre's stored tokens", async () => {
