@@ -10,6 +10,7 @@ import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { McpHttpServerConfig, McpServerConfig, McpSSEServerConfig } from "./config.js";
 import { GyreOAuthProvider, OAuthTokenStore } from "./oauth/index.js";
+import { serverForConnection } from "./sdk-server.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */
 export const CONNECT_TIMEOUT_MS = 30_000;
@@ -48,7 +49,7 @@ export async function connectServer(
     await pair?.close().catch(() => {});
   };
   try {
-    if (config.type === "sdk") await config.instance.connect(pair as Transport);
+    if (config.type === "sdk") await serverForConnection(config).connect(pair as Transport);
     const request = { signal: options.signal, timeout: CONNECT_TIMEOUT_MS };
     await client.connect(transport, request);
     const tools: McpToolInfo[] = [];
