@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { stat, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { mkdtemp, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
@@ -256,29 +257,35 @@ describe("MCP servers behind OAuth", () => {
   });
 });
 
+/** Runs `gyre mcp auth ARGS` as a real process; `openUrl` plays the browser for the URL it prints. */
+async function gyreMcpAuth(args: string[], openUrl: boolean) {
+  if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
+  const child = spawn(process.execPath, [CLI, "mcp", "auth", ...args], {
+    env: cliEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  const lines: string[] = [];
+  let page: Response | undefined;
+  for await (const line of createInterface({ input: child.stdout })) {
+    lines.push(line);
+    if (openUrl && /^http:\/\/127\.0\.0\.1:\d+\/authorize\?/.test(line)) page = await fetch(line);
+  }
+  return { code: await exited, stdout: lines.join("\n"), stderr, page };
+}
+
 describe("gyre mcp auth (the built CLI)", () => {
   it("prints the URL, takes the redirect on the loopback port, exits 0; a run then connects", async () => {
-    if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
-    const child = spawn(process.execPath, [CLI, "mcp", "auth", "--url", server.url, "--name", "secure"], {
-      env: cliEnv(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    const lines: string[] = [];
-    let page: Response | undefined;
-    for await (const line of createInterface({ input: child.stdout })) {
-      lines.push(line);
-      if (/^http:\/\/127\.0\.0\.1:\d+\/authorize\?/.test(line)) page = await fetch(line);
-    }
-    expect(await exited, stderr).toBe(0);
+    const { code, stdout, stderr, page } = await gyreMcpAuth(["--url", server.url, "--name", "secure"], true);
+    expect(code, stderr).toBe(0);
     expect(page?.status).toBe(200);
     expect(await page?.text()).toContain("You can close this tab");
-    expect(lines.join("\n")).toContain('Authorized MCP server "secure" (1 tool)');
+    expect(stdout).toContain('Authorized MCP server "secure" (1 tool)');
     const record = await store.read(server.url);
     expect(record?.tokens).toBeDefined();
-    expect(lines.join("\n")).not.toContain(record?.tokens?.access_token);
+    expect(stdout + stderr).not.toContain(record?.tokens?.access_token);
 
     await withMock(whoamiScript(), async (mock) => {
       const messages = await runQuery(mock, FORMATS[0], "who am I?", {
@@ -291,6 +298,27 @@ describe("gyre mcp auth (the built CLI)", () => {
         expect.objectContaining({ content: `client ${record?.client?.client_id} with scopes [mcp:tools]` }),
       ]);
     });
+  });
+
+  it("NAME from --mcp-config; no browser coming back: exit 1 with mcp_auth_failed, nothing stored", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "gyre-mcp-config-"));
+    const file = join(folder, "mcp.json");
+    await writeFile(file, JSON.stringify({ mcpServers: { secure: { type: "http", url: server.url } } }));
+    const { code, stdout, stderr } = await gyreMcpAuth(["secure", "--mcp-config", file, "--timeout", "0.05"], false);
+    expect(code).toBe(1);
+    expect(stdout).toContain('authorize Gyre with MCP server "secure"');
+    expect(stderr).toContain("gyre: mcp_auth_failed: No authorization came back");
+    expect((await store.read(server.url))?.tokens).toBeUndefined();
+  });
+
+  it("a NAME the --mcp-config file lacks: exit 1 with config_error", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "gyre-mcp-config-"));
+    const file = join(folder, "mcp.json");
+    await writeFile(file, JSON.stringify({ mcpServers: {} }));
+    const { code, stderr } = await gyreMcpAuth(["secure", "--mcp-config", file], false);
+    expect(code).toBe(1);
+    expect(stderr).toContain("gyre: config_error: ");
+    expect(stderr).toContain('no MCP server named "secure"');
   });
 });
 

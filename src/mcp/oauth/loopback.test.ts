@@ -44,12 +44,13 @@ describe("listenForCallback", () => {
     const listener = await listenForCallback({ state, timeoutMs: 10_000 });
     try {
       const page = await fetch(
-        `${listener.redirectUrl}?error=access_denied&error_description=no%20thanks&state=${state}`,
+        `${listener.redirectUrl}?error=access_denied&error_description=no%20thanks%1b%5b2J&state=${state}`,
       );
       expect(page.status).toBe(400);
       const error = await listener.code.catch((caught: unknown) => caught);
       expect(isGyreError(error) && error.code).toBe("mcp_auth_failed");
       expect(String(error)).toContain("access_denied: no thanks");
+      expect(String(error)).not.toContain("\u001b");
     } finally {
       await listener.close();
     }

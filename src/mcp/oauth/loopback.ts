@@ -111,9 +111,10 @@ function readCallback(request: IncomingMessage, response: ServerResponse, state:
   const code = url.searchParams.get("code");
   if (error || !code) {
     reply(400, "Authorization was not granted.\n");
-    // The server's own words, cut short: they reach the terminal, never a token.
-    const description = (url.searchParams.get("error_description") ?? "").slice(0, 200);
-    const reason = `${error ?? "no code"}${description ? `: ${description}` : ""}`;
+    // The server's own words, cut short and without control characters: they reach the terminal.
+    const printable = (text: string | null) => (text ?? "").slice(0, 200).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+    const description = printable(url.searchParams.get("error_description"));
+    const reason = `${printable(error) || "no code"}${description ? `: ${description}` : ""}`;
     return { error: new GyreError("mcp_auth_failed", `The authorization server refused: ${reason}`) };
   }
   reply(200, PAGE_DONE);
