@@ -258,11 +258,16 @@ describe("MCP servers behind OAuth", () => {
 });
 
 /** Runs `gyre mcp auth ARGS` as a real process; `openUrl` plays the browser for the URL it prints. */
-async function gyreMcpAuth(args: string[], openUrl: boolean) {
+async function gyreMcpAuth(
+  args: string[],
+  openUrl: boolean,
+  options: { cwd?: string; env?: Record<string, string> } = {},
+) {
   if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
   const child = spawn(process.execPath, [CLI, "mcp", "auth", ...args], {
-    env: cliEnv(),
+    env: cliEnv(options.env),
     stdio: ["ignore", "pipe", "pipe"],
+    ...(options.cwd && { cwd: options.cwd }),
   });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -300,25 +305,25 @@ describe("gyre mcp auth (the built CLI)", () => {
     });
   });
 
-  it("NAME from --mcp-config; no browser coming back: exit 1 with mcp_auth_failed, nothing stored", async () => {
-    const folder = await mkdtemp(join(tmpdir(), "gyre-mcp-config-"));
-    const file = join(folder, "mcp.json");
-    await writeFile(file, JSON.stringify({ mcpServers: { secure: { type: "http", url: server.url } } }));
-    const { code, stdout, stderr } = await gyreMcpAuth(["secure", "--mcp-config", file, "--timeout", "0.05"], false);
+  it("NAME from the project's .mcp.json (${VAR} expanded); no browser coming back: exit 1 with mcp_auth_failed", async () => {
+    const project = await mkdtemp(join(tmpdir(), "gyre-mcp-project-"));
+    const servers = { mcpServers: { secure: { type: "http", url: "${SECURE_MCP_URL}" } } };
+    await writeFile(join(project, ".mcp.json"), JSON.stringify(servers));
+    const { code, stdout, stderr } = await gyreMcpAuth(["secure", "--timeout", "0.05"], false, {
+      cwd: project,
+      env: { SECURE_MCP_URL: server.url },
+    });
     expect(code).toBe(1);
     expect(stdout).toContain('authorize Gyre with MCP server "secure"');
     expect(stderr).toContain("gyre: mcp_auth_failed: No authorization came back");
     expect((await store.read(server.url))?.tokens).toBeUndefined();
   });
 
-  it("a NAME the --mcp-config file lacks: exit 1 with config_error", async () => {
-    const folder = await mkdtemp(join(tmpdir(), "gyre-mcp-config-"));
-    const file = join(folder, "mcp.json");
-    await writeFile(file, JSON.stringify({ mcpServers: {} }));
-    const { code, stderr } = await gyreMcpAuth(["secure", "--mcp-config", file], false);
+  it("a NAME --mcp-config lacks: exit 1 with config_error", async () => {
+    const json = JSON.stringify({ mcpServers: { other: { type: "http", url: server.url } } });
+    const { code, stderr } = await gyreMcpAuth(["secure", "--mcp-config", json], false);
     expect(code).toBe(1);
-    expect(stderr).toContain("gyre: config_error: ");
-    expect(stderr).toContain('no MCP server named "secure"');
+    expect(stderr).toContain('gyre: config_error: --mcp-config has no MCP server named "secure"');
   });
 });
 

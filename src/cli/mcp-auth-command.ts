@@ -1,16 +1,20 @@
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { errorMessage, GyreError } from "../errors/index.js";
 import {
   authorizeMcpServer,
+  byPrecedence,
   defaultOAuthFolder,
+  expandServerConfig,
   type McpHttpServerConfig,
+  type McpServerConfig,
   McpServersOption,
   type McpSSEServerConfig,
+  readMcpConfigArgument,
+  readMcpConfigFiles,
 } from "../mcp/index.js";
 
 const USAGE =
-  "usage: gyre mcp auth NAME --mcp-config FILE | gyre mcp auth --url URL [--name NAME] [--transport http|sse]\n" +
+  "usage: gyre mcp auth NAME [--mcp-config FILE_OR_JSON] | gyre mcp auth --url URL [--name NAME] [--transport http|sse]\n" +
   "         [--client-id ID] [--client-secret SECRET] [--callback-port N] [--scopes A,B] [--timeout SECONDS]";
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -21,6 +25,10 @@ const DEFAULT_TIMEOUT_SECONDS = 300;
  * folder, where runs find them (and refresh them). Exit code 0 once authorized.
  */
 export async function mcpAuthCommand(args: string[]): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const { name, config, timeoutSeconds } = await readTarget(args);
   const write = (text: string) => process.stdout.write(text);
   const result = await authorizeMcpServer(name, config, {
@@ -57,16 +65,16 @@ async function readTarget(args: string[]): Promise<Target> {
   }
   const name = positionals[0] ?? values.name ?? (values.url ? new URL(values.url).host : undefined);
   if (!name) throw new GyreError("config_error", USAGE);
-  const fromFile = values["mcp-config"] ? await serverFromFile(values["mcp-config"], name) : undefined;
+  const configured = values.url ? undefined : await configuredServer(name, values["mcp-config"]);
   const port = values["callback-port"] === undefined ? undefined : Number(values["callback-port"]);
   const oauth = {
-    ...fromFile?.oauth,
+    ...(configured?.type === "http" || configured?.type === "sse" ? configured.oauth : undefined),
     ...(values["client-id"] && { clientId: values["client-id"] }),
     ...(values["client-secret"] && { clientSecret: values["client-secret"] }),
     ...(port !== undefined && { callbackPort: port }),
     ...(values.scopes && { scopes: values.scopes.split(",").filter(Boolean) }),
   };
-  const candidate = fromFile ?? { type: values.transport ?? "http", url: values.url };
+  const candidate = configured ?? { type: values.transport ?? "http", url: values.url };
   const parsed = McpServersOption.safeParse({ [name]: { ...candidate, oauth } });
   const config = parsed.success ? parsed.data[name] : undefined;
   if (config?.type !== "http" && config?.type !== "sse") {
@@ -76,20 +84,29 @@ async function readTarget(args: string[]): Promise<Target> {
   return { name, config, timeoutSeconds };
 }
 
-/** The server `name` of an `.mcp.json`-style file (`{ "mcpServers": { name: config } }`). */
-async function serverFromFile(path: string, name: string): Promise<Partial<McpHttpServerConfig>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(path, "utf8"));
-  } catch (error) {
-    throw new GyreError("config_error", `Cannot read --mcp-config ${path}: ${errorMessage(error)}`, { cause: error });
+/**
+ * Server `name` of `--mcp-config` when given, else of the config files this project's runs read
+ * (`gyre mcp list`), with `${VAR}` expanded.
+ */
+async function configuredServer(name: string, mcpConfig: string | undefined): Promise<McpServerConfig> {
+  if (mcpConfig) {
+    const server = (await readMcpConfigArgument(mcpConfig, process.env))[name];
+    if (!server) throw new GyreError("config_error", `--mcp-config has no MCP server named "${name}"`);
+    return server;
   }
-  const servers = (json as { mcpServers?: Record<string, unknown> } | null)?.mcpServers;
-  const server = servers?.[name];
-  if (typeof server !== "object" || server === null) {
-    throw new GyreError("config_error", `${path} has no MCP server named "${name}" under "mcpServers"`);
+  const server = byPrecedence(await readMcpConfigFiles({ cwd: process.cwd() })).get(name);
+  if (!server) {
+    throw new GyreError(
+      "config_error",
+      `No MCP server named "${name}" in this project's config files (gyre mcp list); give --url URL or --mcp-config`,
+    );
   }
-  return server as Partial<McpHttpServerConfig>;
+  const expanded = expandServerConfig(server.config, process.env);
+  if (expanded.missing.length > 0) {
+    const names = expanded.missing.map((missing) => `\${${missing}}`).join(", ");
+    throw new GyreError("config_error", `MCP server "${name}" in ${server.path} uses ${names}, which is not set`);
+  }
+  return expanded.config;
 }
 
 function parseAuthArgs(args: string[]) {

@@ -54,6 +54,11 @@ export interface QueryOptions {
    * asks for OAuth authorization Gyre has no tokens for as `needs-auth`; the run goes on.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /**
+   * Use only `mcpServers`: no servers from MCP config files (`.mcp.json`, `~/.claude.json`,
+   * `~/.gyre/mcp.json`), which are otherwise read for the scopes in `settingSources`.
+   */
+  strictMcpConfig?: boolean;
   /** Tools that run without asking `canUseTool`. */
   allowedTools?: string[];
   /** Tools removed from the model's view; calls to them are refused. */
