@@ -74,7 +74,7 @@ export async function listenForCallback(options: CallbackListenerOptions): Promi
   const { port } = server.address() as AddressInfo;
   // Set before any request can arrive: `finish` runs only from events after this point.
   const timer = setTimeout(() => {
-    const seconds = Math.round(options.timeoutMs / 1000);
+    const seconds = Math.round(options.timeoutMs / 100) / 10;
     finish({
       error: new GyreError(
         "mcp_auth_failed",
