@@ -93,6 +93,7 @@ export {
   createSdkMcpServer,
   type InferShape,
   type McpHttpServerConfig,
+  type McpOAuthOptions,
   type McpSdkServerConfigWithInstance,
   type McpServerConfig,
   type McpServerState,

@@ -13,6 +13,9 @@ Usage:
   gyre mcp add NAME [-s local|project|user] [-e KEY=VALUE]... -- COMMAND [ARGS...]
   gyre mcp add -t http|sse NAME URL [-H "Name: value"]...  gyre mcp add-json NAME JSON
                                      add a server (default scope local); gyre mcp help: details
+  gyre mcp auth NAME | gyre mcp auth --url URL
+                                     log in to a remote MCP server behind OAuth: prints the URL to
+                                     open, waits for the browser on a loopback port, keeps the tokens
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
   gyre --version

@@ -22,6 +22,7 @@ const USAGE = `usage:
   gyre mcp add -t http|sse NAME URL [-s SCOPE] [-H "Name: value"]...
   gyre mcp add-json NAME JSON [-s SCOPE]
   gyre mcp remove NAME [-s SCOPE]
+  gyre mcp auth NAME | --url URL     log in to a remote server behind OAuth (gyre mcp auth --help)
 scopes (-s, --scope): local (default: you, in this project), project (.mcp.json, shared
 through the repository), user (you, in every project); -t, --transport: stdio (default), http, sse`;
 
@@ -49,6 +50,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
         return await addJsonCommand(rest);
       case "remove":
         return await removeCommand(rest);
+      case "auth":
+        return (await import("./mcp-auth-command.js")).mcpAuthCommand(rest);
       // `gyre mcp serve` (an agent offered as an MCP server) is dispatched here.
       case "help":
       case "--help":

@@ -67,6 +67,18 @@ export type GyreErrorCode =
    */
   | "mcp_connection_failed"
   /**
+   * An MCP server asks for OAuth authorization and no usable tokens are stored (none, or the
+   * refresh token was refused), or the caller's `authProvider` did not authorize. The run goes
+   * on without it: `system`/`init` reports it with status `needs-auth`; `gyre mcp auth` logs in.
+   */
+  | "mcp_needs_auth"
+  /**
+   * Authorizing with an MCP server's OAuth authorization server failed (`gyre mcp auth`): the
+   * redirect did not come back in time, the person or the server refused, or the code could not
+   * be exchanged for tokens.
+   */
+  | "mcp_auth_failed"
+  /**
    * A call to an MCP server's tool failed: the transport broke, the server crashed, or it
    * answered with a protocol error. The message names the server and the tool; the loop shows
    * it to the model as an `is_error` result.

@@ -51,7 +51,8 @@ export interface QueryOptions {
    * `{ type: "sse", url, headers? }`, or an in-process `createSdkMcpServer(...)`. They are
    * connected when the run starts and closed when it ends; the model sees a server's tools as
    * `mcp__<server>__<tool>`, and permission rules `mcp__<server>` cover all of them. A server
-   * that fails to connect is reported in `system`/`init`'s `mcp_servers` as `failed`; the run goes on.
+   * that fails to connect is reported in `system`/`init`'s `mcp_servers` as `failed`, one that
+   * asks for OAuth authorization Gyre has no tokens for as `needs-auth`; the run goes on.
    */
   mcpServers?: Record<string, McpServerConfig>;
   /**

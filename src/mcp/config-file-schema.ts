@@ -2,7 +2,7 @@ import { z } from "zod";
 import { GyreError } from "../errors/index.js";
 
 // Server entries as Claude Code writes them in `.mcp.json` and `~/.claude.json`. Keys Gyre
-// does not use (`oauth`, `headersHelper`, …) are dropped rather than refused, so that a Claude
+// does not use (`headersHelper`, …) are dropped rather than refused, so that a Claude
 // Code project's file works unchanged. Strings are checked only after `${VAR}` expansion.
 
 const timeout = z.number().positive().finite().optional();
@@ -17,17 +17,29 @@ const StdioEntry = z.object({
   timeout,
 });
 
+// Claude Code's `oauth` entry (`clientId`, `callbackPort`), which `gyre mcp auth` uses.
+const oauth = z
+  .object({
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    callbackPort: z.number().int().min(1).max(65535).optional(),
+    scopes: z.array(z.string().min(1)).optional(),
+  })
+  .optional();
+
 const HttpEntry = z.object({
   type: z.literal("http"),
   url: z.string().min(1),
   headers: stringRecord.optional(),
   timeout,
+  oauth,
 });
 const SseEntry = z.object({
   type: z.literal("sse"),
   url: z.string().min(1),
   headers: stringRecord.optional(),
   timeout,
+  oauth,
 });
 
 /** One server in an MCP config file: stdio (`type` optional), `http` or `sse`. */

@@ -118,15 +118,16 @@ describe("reading MCP config files", () => {
     expect(await readMcpConfigFiles({ cwd, home })).toEqual([]);
   });
 
-  it("keeps a Claude Code entry's keys Gyre does not use out of the config, and reads http and sse", async () => {
+  it("keeps a Claude Code entry's keys Gyre does not use out of the config (oauth in), and reads http and sse", async () => {
+    const oauth = { clientId: "x", callbackPort: 8080 };
     writeJson(projectJson(), {
       mcpServers: {
-        remote: { type: "http", url: "https://example.com/mcp", headers: { A: "b" }, oauth: { clientId: "x" } },
+        remote: { type: "http", url: "https://example.com/mcp", headers: { A: "b" }, headersHelper: "h.sh", oauth },
         legacy: { type: "sse", url: "https://example.com/sse" },
       },
     });
     const [remote, legacy] = await readMcpConfigFiles({ cwd, home });
-    expect(remote?.config).toEqual({ type: "http", url: "https://example.com/mcp", headers: { A: "b" } });
+    expect(remote?.config).toEqual({ type: "http", url: "https://example.com/mcp", headers: { A: "b" }, oauth });
     expect(legacy?.config).toEqual({ type: "sse", url: "https://example.com/sse" });
   });
 

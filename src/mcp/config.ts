@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 
@@ -17,12 +18,36 @@ export interface McpStdioServerConfig {
   timeout?: number;
 }
 
+/**
+ * How Gyre authorizes with a remote server that asks for OAuth (`gyre mcp auth`). Without
+ * `clientId`, Gyre registers itself with the authorization server (dynamic registration).
+ */
+export interface McpOAuthOptions {
+  /** A client registered beforehand (Claude Code's `--client-id`). */
+  clientId?: string;
+  /** Its secret, for a confidential client (`--client-secret`). */
+  clientSecret?: string;
+  /** The loopback port the browser is sent back to (default: any free port). */
+  callbackPort?: number;
+  /** Scopes to ask for (default: what the server advertises). */
+  scopes?: string[];
+}
+
 /** A server reached over MCP's streamable HTTP transport. */
 export interface McpHttpServerConfig {
   type: "http";
   url: string;
   headers?: Record<string, string>;
   timeout?: number;
+  /** OAuth settings for `gyre mcp auth`. */
+  oauth?: McpOAuthOptions;
+  /**
+   * The caller's own OAuth provider (the MCP SDK's `OAuthClientProvider`). Default: the tokens
+   * `gyre mcp auth` keeps in Gyre's user folder, refreshed when they expire; a server that asks
+   * for authorization without any is `needs-auth`. A server given an `Authorization` header
+   * uses that header instead.
+   */
+  authProvider?: OAuthClientProvider;
 }
 
 /** A server reached over MCP's older HTTP+SSE transport. */
@@ -31,6 +56,15 @@ export interface McpSSEServerConfig {
   url: string;
   headers?: Record<string, string>;
   timeout?: number;
+  /** OAuth settings for `gyre mcp auth`. */
+  oauth?: McpOAuthOptions;
+  /**
+   * The caller's own OAuth provider (the MCP SDK's `OAuthClientProvider`). Default: the tokens
+   * `gyre mcp auth` keeps in Gyre's user folder, refreshed when they expire; a server that asks
+   * for authorization without any is `needs-auth`. A server given an `Authorization` header
+   * uses that header instead.
+   */
+  authProvider?: OAuthClientProvider;
 }
 
 /** An in-process server, as `createSdkMcpServer` returns it. */
@@ -55,10 +89,11 @@ export type McpServerState = "connected" | "failed" | "needs-auth" | "pending" |
 export interface McpServerStatus {
   /** The server's key in `mcpServers`. */
   name: string;
+  /** `needs-auth`: the server asks for OAuth authorization and no usable tokens are stored. */
   status: McpServerState;
   /** What the server says it is (when connected). */
   serverInfo?: { name: string; version: string };
-  /** Why it failed (when failed). */
+  /** Why it failed, or how to authorize it (when not connected). */
   error?: string;
 }
 
@@ -74,6 +109,22 @@ const StdioConfig = z.strictObject({
   cwd: z.string().min(1).optional(),
   timeout,
 });
+
+const oauth = z
+  .strictObject({
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    callbackPort: z.number().int().min(1).max(65535).optional(),
+    scopes: z.array(z.string().min(1)).optional(),
+  })
+  .optional();
+const authProvider = z
+  .custom<OAuthClientProvider>(
+    (value) =>
+      typeof value === "object" && value !== null && typeof (value as { tokens?: unknown }).tokens === "function",
+    { message: "must be an OAuthClientProvider (the MCP SDK's)" },
+  )
+  .optional();
 
 const SdkConfig = z.strictObject({
   type: z.literal("sdk"),
@@ -91,8 +142,8 @@ export const McpServersOption = z.record(
   z.string().min(1),
   z.union([
     StdioConfig,
-    z.strictObject({ type: z.literal("http"), url, headers, timeout }),
-    z.strictObject({ type: z.literal("sse"), url, headers, timeout }),
+    z.strictObject({ type: z.literal("http"), url, headers, timeout, oauth, authProvider }),
+    z.strictObject({ type: z.literal("sse"), url, headers, timeout, oauth, authProvider }),
     SdkConfig,
   ]),
 );

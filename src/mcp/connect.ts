@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -7,8 +8,9 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage, GyreError } from "../errors/index.js";
-import type { McpServerConfig } from "./config.js";
+import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
+import type { McpHttpServerConfig, McpServerConfig, McpSSEServerConfig } from "./config.js";
+import { GyreOAuthProvider, OAuthTokenStore } from "./oauth/index.js";
 import { serverForConnection } from "./sdk-server.js";
 import { watched } from "./stdio-watchdog.js";
 
@@ -33,7 +35,8 @@ export interface ConnectOptions {
 
 /**
  * Connects to one server and lists its tools. On failure everything started is closed and a
- * `mcp_connection_failed` error is thrown, with a stdio server's last stderr output in its message.
+ * `mcp_connection_failed` error is thrown, with a stdio server's last stderr output in its message;
+ * a remote server that asks for OAuth authorization Gyre does not have gives `mcp_needs_auth`.
  */
 export async function connectServer(
   name: string,
@@ -41,7 +44,7 @@ export async function connectServer(
   options: ConnectOptions,
 ): Promise<McpConnection> {
   const stderr = { text: "" };
-  const { transport, pair } = createTransport(config, options.cwd, stderr);
+  const { transport, pair } = createTransport(name, config, options.cwd, stderr);
   const client = new Client({ name: "gyre", version: "0.1.0" });
   const close = async () => {
     await client.close().catch(() => {});
@@ -55,6 +58,16 @@ export async function connectServer(
     return { client, tools, close };
   } catch (error) {
     await close();
+    if (isGyreError(error) && error.code === "mcp_needs_auth") throw error;
+    if (error instanceof UnauthorizedError) {
+      throw new GyreError(
+        "mcp_needs_auth",
+        `MCP server "${name}" needs authorization: its authProvider did not authorize`,
+        {
+          cause: error,
+        },
+      );
+    }
     const detail = stderr.text.trim();
     throw new GyreError(
       "mcp_connection_failed",
@@ -76,18 +89,43 @@ export async function listAllTools(client: Client, request: RequestOptions): Pro
   return tools;
 }
 
+/**
+ * The transport to a remote server, authorized by `authProvider`; Gyre's stored tokens by default,
+ * none when the config sets its own `Authorization` header.
+ */
+export function remoteTransport(
+  name: string,
+  config: McpHttpServerConfig | McpSSEServerConfig,
+  authProvider: OAuthClientProvider | undefined = defaultAuthProvider(name, config),
+): StreamableHTTPClientTransport | SSEClientTransport {
+  const options = { requestInit: { headers: config.headers }, ...(authProvider && { authProvider }) };
+  return config.type === "http"
+    ? new StreamableHTTPClientTransport(new URL(config.url), options)
+    : new SSEClientTransport(new URL(config.url), options);
+}
+
+function defaultAuthProvider(name: string, config: McpHttpServerConfig | McpSSEServerConfig) {
+  if (config.authProvider) return config.authProvider;
+  if (Object.keys(config.headers ?? {}).some((header) => header.toLowerCase() === "authorization")) return undefined;
+  return new GyreOAuthProvider({
+    serverName: name,
+    serverUrl: config.url,
+    transport: config.type,
+    store: new OAuthTokenStore(),
+    ...(config.oauth && { oauth: config.oauth }),
+  });
+}
+
 function createTransport(
+  name: string,
   config: McpServerConfig,
   cwd: string,
   stderr: { text: string },
 ): { transport: Transport; pair?: Transport } {
   switch (config.type) {
     case "http":
-      return {
-        transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } }),
-      };
     case "sse":
-      return { transport: new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } }) };
+      return { transport: remoteTransport(name, config) };
     case "sdk": {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       return { transport: clientSide, pair: serverSide };

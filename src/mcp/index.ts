@@ -1,5 +1,7 @@
+export type { AuthorizeMcpServerOptions, AuthorizeMcpServerResult } from "./authorize.js";
 export {
   type McpHttpServerConfig,
+  type McpOAuthOptions,
   type McpSdkServerConfigWithInstance,
   type McpServerConfig,
   McpServersOption,
@@ -22,7 +24,8 @@ export {
   readMcpConfigFiles,
 } from "./config-files.js";
 export { expandServerConfig, expandString } from "./expand-env.js";
-export { connectMcpServers } from "./lazy.js";
+export { authorizeMcpServer, connectMcpServers } from "./lazy.js";
+export { defaultOAuthFolder, OAuthTokenStore } from "./oauth/index.js";
 export type { McpServers, McpServersOptions } from "./manager.js";
 export { type RunMcpServers, type RunMcpServersInput, startRunMcpServers } from "./run-servers.js";
 export {

@@ -1,4 +1,5 @@
-import type { McpServerConfig } from "./config.js";
+import type { AuthorizeMcpServerOptions, AuthorizeMcpServerResult } from "./authorize.js";
+import type { McpHttpServerConfig, McpServerConfig, McpSSEServerConfig } from "./config.js";
 import type { McpServers, McpServersOptions } from "./manager.js";
 
 /**
@@ -11,4 +12,13 @@ export async function connectMcpServers(
 ): Promise<McpServers> {
   const { McpServers } = await import("./manager.js");
   return McpServers.connect(servers, options);
+}
+
+/** {@link authorizeMcpServer} of `./authorize.js`, loading the MCP SDK only when called. */
+export async function authorizeMcpServer(
+  name: string,
+  config: McpHttpServerConfig | McpSSEServerConfig,
+  options: AuthorizeMcpServerOptions,
+): Promise<AuthorizeMcpServerResult> {
+  return (await import("./authorize.js")).authorizeMcpServer(name, config, options);
 }

@@ -7,7 +7,7 @@ import {
   type Tool as McpToolInfo,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage, GyreError } from "../errors/index.js";
+import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { McpServerConfig, McpServerStatus } from "./config.js";
 import { type ConnectOptions, connectServer, listAllTools, type McpConnection } from "./connect.js";
 
@@ -23,7 +23,8 @@ const NO_REQUEST_TIMEOUT = 2_147_483_647;
 type State =
   | { status: "pending"; connecting: Promise<void> }
   | { status: "connected"; connection: McpConnection }
-  | { status: "failed"; error: string; recoverable: boolean }
+  /** `needsAuth`: failed because the server wants OAuth authorization first (status `needs-auth`). */
+  | { status: "failed"; error: string; recoverable: boolean; needsAuth?: boolean }
   | { status: "disabled" };
 
 export interface LiveServerOptions extends ConnectOptions {
@@ -87,7 +88,7 @@ export class LiveServer {
     const state = this.#state;
     return {
       name: this.name,
-      status: state.status,
+      status: state.status === "failed" && state.needsAuth ? "needs-auth" : state.status,
       ...(state.status === "connected" && this.#serverInfo && { serverInfo: this.#serverInfo }),
       ...(state.status === "failed" && { error: state.error }),
     };
@@ -198,7 +199,8 @@ export class LiveServer {
     } catch (error) {
       if (generation !== this.#generation) return;
       this.#offering = false;
-      this.#setState({ status: "failed", error: errorMessage(error), recoverable: false });
+      const needsAuth = isGyreError(error) && error.code === "mcp_needs_auth";
+      this.#setState({ status: "failed", error: errorMessage(error), recoverable: false, needsAuth });
     }
   }
 

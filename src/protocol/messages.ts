@@ -50,7 +50,7 @@ export const SDKSystemInitMessage = z.object({
   claude_code_version: z.string(),
   cwd: z.string(),
   tools: z.array(z.string()),
-  /** The run's MCP servers (`mcpServers`): `connected` or `failed`, with Gyre's `error` saying why. */
+  /** The run's MCP servers (`mcpServers`): `connected`, `failed` or `needs-auth`, with Gyre's `error` saying why. */
   mcp_servers: z.array(z.object({ name: z.string(), status: z.string(), error: z.string().optional() })),
   model: z.string(),
   permissionMode: PermissionMode,
