@@ -104,6 +104,7 @@ describe("query() options are checked before anything runs", () => {
         cwd: process.cwd(),
         tools: ["Read"],
         mcpServers: {},
+        onElicitation: async () => ({ action: "decline" }),
         allowedTools: ["Read"],
         disallowedTools: ["Bash(rm:*)"],
         abortController: new AbortController(),

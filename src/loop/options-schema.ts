@@ -33,7 +33,6 @@ const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   debug: "Gyre has no debug log; every step is a message",
   debugFile: "Gyre has no debug log; every step is a message",
   title: "rename a session with `renameSession`",
-  onElicitation: "MCP elicitation is not supported yet",
 };
 
 const fn = <T>(what: string) =>
@@ -145,6 +144,7 @@ const shape = {
   cwd: z.string().min(1).optional(),
   tools: z.array(ToolOption).optional(),
   mcpServers: McpServersOption.optional(),
+  onElicitation: fn<NonNullable<QueryOptions["onElicitation"]>>("request, { signal }").optional(),
   allowedTools: stringList.optional(),
   disallowedTools: stringList.optional(),
   abortController: z.instanceof(AbortController).optional(),

@@ -2,7 +2,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
-import type { McpServerConfig } from "../mcp/index.js";
+import type { McpServerConfig, OnElicitation } from "../mcp/index.js";
 import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
@@ -53,6 +53,11 @@ export interface QueryOptions {
    * that fails to connect is reported in `system`/`init`'s `mcp_servers` as `failed`; the run goes on.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /**
+   * Answers an MCP server's request for user input (elicitation), as in the Claude Agent SDK.
+   * Without it the servers are told the client cannot answer, so a request fails at once.
+   */
+  onElicitation?: OnElicitation;
   /** Tools that run without asking `canUseTool`. */
   allowedTools?: string[];
   /** Tools removed from the model's view; calls to them are refused. */

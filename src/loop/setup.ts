@@ -3,7 +3,7 @@ import { systemTimers } from "../async/index.js";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { connectMcpServers, type McpServers, type McpServerStatus } from "../mcp/index.js";
+import { connectMcpServers, mcpCallLimits, type McpServers, type McpServerStatus } from "../mcp/index.js";
 import {
   CostTracker,
   type JsonObject,
@@ -192,7 +192,8 @@ function connectMcp(options: QueryOptions, cwd: string, signal: AbortSignal): Pr
   if (!servers || Object.keys(servers).length === 0) return undefined;
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
-  return connectMcpServers(servers, { cwd, signal, takenNames });
+  const limits = mcpCallLimits({ ...process.env, ...options.env });
+  return connectMcpServers(servers, { cwd, signal, takenNames, limits, onElicitation: options.onElicitation });
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, GyreError } from "../errors/index.js";
 import type { McpServerConfig } from "./config.js";
+import { answerElicitations, ELICITATION_CAPABILITY, type OnElicitation } from "./elicitation.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */
 export const CONNECT_TIMEOUT_MS = 30_000;
@@ -26,6 +27,8 @@ export interface ConnectOptions {
   /** The run's working directory: the default `cwd` of stdio servers. */
   cwd: string;
   signal: AbortSignal;
+  /** Answers servers' requests for user input; without it the client does not offer elicitation. */
+  onElicitation?: OnElicitation;
 }
 
 /**
@@ -39,7 +42,12 @@ export async function connectServer(
 ): Promise<McpConnection> {
   const stderr = { text: "" };
   const { transport, pair } = createTransport(config, options.cwd, stderr);
-  const client = new Client({ name: "gyre", version: "0.1.0" });
+  const { onElicitation } = options;
+  const client = new Client(
+    { name: "gyre", version: "0.1.0" },
+    onElicitation ? { capabilities: ELICITATION_CAPABILITY } : undefined,
+  );
+  if (onElicitation) answerElicitations(client, name, onElicitation, options.signal);
   const close = async () => {
     await client.close().catch(() => {});
     await pair?.close().catch(() => {});

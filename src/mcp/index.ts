@@ -1,3 +1,4 @@
+export { DEFAULT_MAX_MCP_OUTPUT_TOKENS, type McpCallLimits, mcpCallLimits } from "./call-limits.js";
 export {
   type McpHttpServerConfig,
   type McpSdkServerConfigWithInstance,
@@ -7,6 +8,7 @@ export {
   type McpSSEServerConfig,
   type McpStdioServerConfig,
 } from "./config.js";
+export type { ElicitationRequest, ElicitationResult, OnElicitation } from "./elicitation.js";
 export { connectMcpServers } from "./lazy.js";
 export type { McpServers, McpServersOptions } from "./manager.js";
 export {

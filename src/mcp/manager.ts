@@ -1,13 +1,17 @@
 import { errorMessage } from "../errors/index.js";
 import type { AnyTool } from "../tools/index.js";
+import { type McpCallLimits, mcpCallLimits } from "./call-limits.js";
 import type { McpServerConfig, McpServerStatus } from "./config.js";
 import { type ConnectOptions, connectServer, type McpConnection } from "./connect.js";
 import { mcpTool } from "./mcp-tool.js";
+import { type ResourceServer, resourceTools } from "./resource-tools.js";
 import { ToolNamer } from "./tool-names.js";
 
 export interface McpServersOptions extends ConnectOptions {
   /** Names already taken (the run's other tools): an MCP tool never shadows one. */
   takenNames?: Iterable<string>;
+  /** Output and time limits of calls (default: those of an empty environment). */
+  limits?: McpCallLimits;
 }
 
 /**
@@ -34,6 +38,8 @@ export class McpServers {
     const statuses: McpServerStatus[] = [];
     const tools: AnyTool[] = [];
     const connections: McpConnection[] = [];
+    const limits = options.limits ?? mcpCallLimits({});
+    const resourceServers: ResourceServer[] = [];
     outcomes.forEach((outcome, index) => {
       const [server, config] = entries[index] as [string, McpServerConfig];
       if (outcome.status === "rejected") {
@@ -48,9 +54,13 @@ export class McpServers {
         status: "connected",
         ...(info && { serverInfo: { name: info.name, version: info.version } }),
       });
-      const source = { server, client: connection.client, timeoutMs: config.timeout };
+      const source = { server, client: connection.client, timeoutMs: config.timeout, limits };
       for (const tool of connection.tools) tools.push(mcpTool(namer.name(server, tool.name), tool, source));
+      resourceServers.push({ server, client: connection.client });
     });
+    if (resourceServers.some(({ client }) => client.getServerCapabilities()?.resources)) {
+      tools.push(...resourceTools(() => resourceServers, limits));
+    }
     return new McpServers(statuses, tools, connections);
   }
 

@@ -1,19 +1,22 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type Progress, type Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { errorMessage, GyreError } from "../errors/index.js";
-import type { Tool } from "../tools/index.js";
+import type { Tool, ToolResult } from "../tools/index.js";
 import { toToolResult } from "./call-result.js";
+import type { McpCallLimits } from "./call-limits.js";
+import { limitOutput } from "./output-limit.js";
 
-/** setTimeout's largest delay: the MCP SDK's own 60 s request timeout must not cut long tools short. */
+/** setTimeout's largest delay: without a timeout of its own, a call is not cut short by the MCP SDK's 60 s default. */
 const NO_REQUEST_TIMEOUT = 2_147_483_647;
 
 export interface McpToolSource {
   /** The server's key in `mcpServers`. */
   server: string;
   client: Client;
-  /** Per-call timeout from the server's config. */
+  /** Per-call timeout from the server's config; when absent, `limits.timeoutMs` applies. */
   timeoutMs?: number;
+  limits: McpCallLimits;
 }
 
 /**
@@ -21,33 +24,57 @@ export interface McpToolSource {
  * unchanged; calls are checked against it (as far as zod can read it; the server checks
  * again). Only a `readOnlyHint: true` annotation makes the tool read-only: anything else is
  * treated as changing the world, so permissions ask for it.
+ *
+ * A call's progress notifications become the tool's progress reports (`tool_progress`);
+ * its timeout (the server's `timeout`, else `MCP_TOOL_TIMEOUT`) counts from the last sign of
+ * life (the call or a progress notification), and when it fires, or the run is aborted, the
+ * MCP SDK sends the server `notifications/cancelled`. The result is cut to
+ * `MAX_MCP_OUTPUT_TOKENS` (see `limitOutput`).
  */
 export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource): Tool<Record<string, unknown>> {
   const jsonSchema = info.inputSchema as Record<string, unknown>;
+  const timeoutMs = source.timeoutMs ?? source.limits.timeoutMs;
+  const { maxOutputTokens } = source.limits;
   return {
     name,
     description: info.description ?? info.title ?? `Tool ${info.name} of MCP server ${source.server}`,
     inputSchema: validatorFor(jsonSchema),
     jsonSchema,
     sideEffect: info.annotations?.readOnlyHint === true ? "read-only" : "mutating",
-    ...(source.timeoutMs !== undefined && { timeoutMs: source.timeoutMs }),
-    async execute(input, context) {
+    // The token limit below is the one that applies; the registry's character cut must not come first.
+    maxOutputChars: maxOutputTokens * 4,
+    async execute(input, context): Promise<ToolResult> {
       let result;
       try {
         result = await source.client.callTool({ name: info.name, arguments: input }, undefined, {
           signal: context.signal,
-          timeout: NO_REQUEST_TIMEOUT,
+          timeout: timeoutMs ?? NO_REQUEST_TIMEOUT,
+          resetTimeoutOnProgress: true,
+          onprogress: (progress: Progress) => context.reportProgress(progress),
         });
       } catch (error) {
+        if (timeoutMs !== undefined && isTimeout(error) && !context.signal.aborted) {
+          return {
+            isError: true,
+            content:
+              `Error: MCP server "${source.server}": tool "${info.name}" timed out after ${timeoutMs} ms without ` +
+              "an answer or progress, and the call was cancelled.",
+          };
+        }
         throw new GyreError(
           "mcp_tool_error",
           `MCP server "${source.server}": tool "${info.name}" failed: ${errorMessage(error)}`,
           { cause: error, toolName: name },
         );
       }
-      return toToolResult(result);
+      return limitOutput(toToolResult(result), maxOutputTokens);
     },
   };
+}
+
+/** The MCP SDK's own timeout (also used for an abort's reason, hence the caller's check of its signal). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
 
 const anyObject = z.record(z.string(), z.unknown());
