@@ -94,11 +94,14 @@ async function listResources(client: Client, signal: AbortSignal): Promise<Resou
   return resources;
 }
 
-/** A resource's contents for the model: text as text, images as images, other binary data named. */
+/** A resource's contents for the model: text (and base64 of a text type) as text, images as images, other binary data named. */
 function resourceContent(result: ReadResourceResult): ToolResult {
   const blocks: Array<TextBlock | ImageBlock> = result.contents.map((item) => {
     if ("text" in item) return { type: "text", text: item.text };
     const mimeType = item.mimeType ?? "";
+    if (/^text\/|^application\/(json|xml)\b/.test(mimeType)) {
+      return { type: "text", text: Buffer.from(item.blob, "base64").toString("utf8") };
+    }
     if (mimeType.startsWith("image/")) {
       return { type: "image", source: { type: "base64", media_type: mimeType, data: item.blob } };
     }

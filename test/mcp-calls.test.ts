@@ -1,0 +1,194 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type McpStdioServerConfig, query, type SDKMessage } from "../src/index.js";
+import { mockTurn } from "../src/testing/index.js";
+import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+
+// The Anthropic and OpenAI (Responses) wire formats.
+const FORMATS_UNDER_TEST = [FORMATS[0], FORMATS[1]];
+const anthropic = FORMATS[0];
+const EVERYTHING = resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const CALLS_SERVER = resolve("test/fixtures/mcp-calls-server.mjs");
+
+const everything: McpStdioServerConfig = { command: process.execPath, args: [EVERYTHING, "stdio"] };
+
+/** The calls fixture, logging to a fresh file the test reads. */
+function callsServer(): { config: McpStdioServerConfig; log: () => string } {
+  const dir = mkdtempSync(join(tmpdir(), "gyre-mcp-calls-"));
+  dirs.push(dir);
+  const file = join(dir, "log.txt");
+  return {
+    config: { command: process.execPath, args: [CALLS_SERVER, file] },
+    log: () => {
+      try {
+        return readFileSync(file, "utf8");
+      } catch {
+        return "";
+      }
+    },
+  };
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Resolves once `condition` holds (checked every 20 ms); fails after 10 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+function text(content: unknown): string {
+  return typeof content === "string" ? content : JSON.stringify(content);
+}
+
+/** What the model was sent in the request after the tool call (the tool result in that wire format). */
+function sentAfterCall(server: { requests: Array<{ body: unknown }> }): string {
+  return JSON.stringify(server.requests[1]?.body);
+}
+
+describe("MCP call results: MAX_MCP_OUTPUT_TOKENS", () => {
+  for (const format of FORMATS_UNDER_TEST) {
+    it(`${format.name}: text over the limit is cut with a note saying what was cut and how to ask for less`, async () => {
+      const { config } = callsServer();
+      const script = { turns: [mockTurn.toolUse("mcp__calls__big", { chars: 200_000 }), mockTurn.text("ok")] };
+      await withMock(script, async (server) => {
+        const messages = await runQuery(server, format, "big", {
+          tools: [],
+          mcpServers: { calls: config },
+          env: { ...mockEnv(server), MAX_MCP_OUTPUT_TOKENS: "1000" },
+        });
+        const content = text(toolResults(messages)[0]?.content);
+        expect(content.startsWith("line 0\nline 1\n")).toBe(true);
+        expect(content).toContain("OUTPUT TRUNCATED");
+        expect(content).toContain("limit of 1000 tokens");
+        expect(content).toContain("MAX_MCP_OUTPUT_TOKENS");
+        expect(content).toContain("pagination");
+        // Within the limit, note included (characters / 4).
+        expect(content.length).toBeLessThanOrEqual(4000);
+        expect(sentAfterCall(server)).toContain("OUTPUT TRUNCATED");
+        expect(sentAfterCall(server)).not.toContain("line 9000");
+      });
+    });
+  }
+
+  it("the default is 25,000 tokens: 90,000 characters pass whole, 150,000 are cut to the limit", async () => {
+    const { config } = callsServer();
+    const turns = [
+      mockTurn.toolUse("mcp__calls__big", { chars: 90_000 }),
+      mockTurn.toolUse("mcp__calls__big", { chars: 150_000 }),
+      mockTurn.text("ok"),
+    ];
+    await withMock({ turns }, async (server) => {
+      const messages = await runQuery(server, anthropic, "big", { tools: [], mcpServers: { calls: config } });
+      const [whole, cut] = toolResults(messages).map((result) => text(result.content));
+      expect(whole).toHaveLength(90_000);
+      expect(whole).not.toContain("TRUNCATED");
+      expect(cut).toContain("limit of 25000 tokens");
+      expect(cut?.length).toBeLessThanOrEqual(100_000);
+      expect(cut?.length).toBeGreaterThan(90_000);
+    });
+  });
+
+  it("images count too: those past the limit are dropped and named in the note", async () => {
+    const { config } = callsServer();
+    const script = { turns: [mockTurn.toolUse("mcp__calls__big", { chars: 10, images: 5 }), mockTurn.text("ok")] };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "images", {
+        tools: [],
+        mcpServers: { calls: config },
+        env: { ...mockEnv(server), MAX_MCP_OUTPUT_TOKENS: "4000" },
+      });
+      const content = toolResults(messages)[0]?.content as Array<{ type: string; text?: string }>;
+      expect(content.map((block) => block.type)).toEqual(["text", "image", "image", "text"]);
+      expect(content[3]?.text).toContain("3 images were cut");
+    });
+  });
+});
+
+describe("MCP call timeouts and cancellation", () => {
+  it("MCP_TOOL_TIMEOUT cancels the call (the server is told) and the model gets an error naming server, tool and timeout", async () => {
+    const { config, log } = callsServer();
+    const script = { turns: [mockTurn.toolUse("mcp__calls__slow"), mockTurn.text("too slow")] };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "slow", {
+        tools: [],
+        mcpServers: { calls: config },
+        allowedTools: ["mcp__calls"],
+        env: { ...mockEnv(server), MCP_TOOL_TIMEOUT: "300" },
+      });
+      const [result] = toolResults(messages);
+      expect(result?.is_error).toBe(true);
+      expect(text(result?.content)).toContain('MCP server "calls": tool "slow" timed out after 300 ms');
+      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "too slow" });
+      await until(() => log().includes("cancelled slow"), "the server to see the cancellation");
+      expect(log()).toContain("timed out");
+    });
+  });
+
+  it("a server's own timeout wins over MCP_TOOL_TIMEOUT", async () => {
+    const { config } = callsServer();
+    const script = { turns: [mockTurn.toolUse("mcp__calls__slow"), mockTurn.text("too slow")] };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "slow", {
+        tools: [],
+        mcpServers: { calls: { ...config, timeout: 250 } },
+        allowedTools: ["mcp__calls"],
+        env: { ...mockEnv(server), MCP_TOOL_TIMEOUT: "600000" },
+      });
+      expect(text(toolResults(messages)[0]?.content)).toContain("timed out after 250 ms");
+    });
+  });
+
+  it("aborting the run mid-call sends the server MCP's cancellation", async () => {
+    const { config, log } = callsServer();
+    const script = { turns: [mockTurn.toolUse("mcp__calls__slow"), mockTurn.text("never")] };
+    await withMock(script, async (server) => {
+      const abortController = new AbortController();
+      const q = query({
+        prompt: "slow",
+        options: {
+          model: anthropic.model,
+          env: mockEnv(server),
+          persistSession: false,
+          tools: [],
+          mcpServers: { calls: config },
+          allowedTools: ["mcp__calls"],
+          abortController,
+        },
+      });
+      const messages: SDKMessage[] = [];
+      const done = (async () => {
+        for await (const message of q) messages.push(message);
+      })();
+      await until(() => log().includes("started slow"), "the call to start");
+      abortController.abort();
+      await done;
+      expect(resultOf(messages).subtype).not.toBe("success");
+      await until(() => log().includes("cancelled slow"), "the server to see the cancellation");
+    });
+  });
+});
+
+describe("MCP progress", () => {
+  it("server-everything's progress notifications reach the stream as tool_progress data", async () => {
+    const script = {
+      turns: [mockTurn.toolUse("mcp__everything__trigger-long-running-operation", { duration: 3, steps: 3 }), mockTurn.text("done")],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "run it", { tools: [], mcpServers: { everything } });
+      const progress = messages.filter((m) => m.type === "tool_progress");
+      expect(progress.length).toBeGreaterThan(0);
+      const data = progress.flatMap((m) => (m.type === "tool_progress" && m.data !== undefined ? [m.data] : []));
+      expect(data).toContainEqual({ progress: expect.any(Number), total: 3 });
+      expect(text(toolResults(messages)[0]?.content)).toContain("Long running operation completed");
+    });
+  });
+});
