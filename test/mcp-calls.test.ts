@@ -192,3 +192,156 @@ describe("MCP progress", () => {
     });
   });
 });
+
+describe("MCP resources: ListMcpResources and ReadMcpResource", () => {
+  for (const format of FORMATS_UNDER_TEST) {
+    it(`${format.name}: server-everything's resources are listed and read, without asking (read-only)`, async () => {
+      const uri = "demo://resource/static/document/architecture.md";
+      const turns = [
+        mockTurn.toolUse("ListMcpResources", {}),
+        mockTurn.toolUse("ReadMcpResource", { server: "everything", uri }),
+        mockTurn.toolUse("ReadMcpResource", { server: "everything", uri: "demo://resource/dynamic/blob/7" }),
+        mockTurn.toolUse("ReadMcpResource", { server: "nowhere", uri }),
+        mockTurn.text("read"),
+      ];
+      await withMock({ turns }, async (server) => {
+        const messages = await runQuery(server, format, "resources", { tools: [], mcpServers: { everything } });
+        const init = messages[0];
+        expect(init?.type === "system" && init.subtype === "init" && init.tools).toEqual(
+          expect.arrayContaining(["ListMcpResources", "ReadMcpResource"]),
+        );
+        const [listed, read, blob, unknown] = toolResults(messages);
+        const entries = JSON.parse(text(listed?.content)) as Array<Record<string, unknown>>;
+        expect(entries).toContainEqual({
+          uri,
+          name: "architecture.md",
+          mimeType: "text/markdown",
+          description: expect.any(String),
+          server: "everything",
+        });
+        const architecture = readFileSync(
+          resolve("node_modules/@modelcontextprotocol/server-everything/dist/docs/architecture.md"),
+          "utf8",
+        );
+        expect(read).toMatchObject({ content: architecture });
+        expect(read?.is_error).toBeUndefined();
+        // A text/plain blob is decoded for the model.
+        expect(text(blob?.content)).toContain("Resource 7: This is a base64 blob");
+        expect(unknown?.is_error).toBe(true);
+        expect(text(unknown?.content)).toContain('No MCP server "nowhere" with resources');
+        expect(text(unknown?.content)).toContain("everything");
+        expect(server.requests[2] && JSON.stringify(server.requests[2].body)).toContain(
+          JSON.stringify(architecture.slice(0, 40)).slice(1, -1),
+        );
+      });
+    });
+  }
+
+  it("a run whose servers offer no resources gets no resource tools", async () => {
+    const { config } = callsServer();
+    await withMock({ turns: [mockTurn.text("ok")] }, async (server) => {
+      const messages = await runQuery(server, anthropic, "hi", { tools: [], mcpServers: { calls: config } });
+      const init = messages[0];
+      const tools = init?.type === "system" && init.subtype === "init" ? init.tools : [];
+      expect(tools).toContain("mcp__calls__big");
+      expect(tools).not.toContain("ListMcpResources");
+      expect(tools).not.toContain("ReadMcpResource");
+    });
+  });
+});
+
+describe("MCP structuredContent", () => {
+  it("is the tool result's data: the SDK message's tool_use_result carries it, the model gets the text", async () => {
+    const script = {
+      turns: [mockTurn.toolUse("mcp__everything__get-structured-content", { location: "Chicago" }), mockTurn.text("rain")],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "weather", { tools: [], mcpServers: { everything } });
+      const weather = { temperature: 36, conditions: "Light rain / drizzle", humidity: 82 };
+      const user = messages.find((m) => m.type === "user" && toolResults([m]).length > 0);
+      const [result] = toolResults(messages);
+      expect(user?.type === "user" && user.tool_use_result).toEqual({ [String(result?.tool_use_id)]: weather });
+      expect(JSON.parse(text(result?.content))).toEqual(weather);
+    });
+  });
+});
+
+describe("MCP elicitation", () => {
+  const elicit = "mcp__everything__trigger-elicitation-request";
+
+  it("onElicitation answers: accepted content reaches the server, which the model sees", async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    await withMock({ turns: [mockTurn.toolUse(elicit), mockTurn.text("thanks")] }, async (server) => {
+      const messages = await runQuery(server, anthropic, "ask me", {
+        tools: [],
+        mcpServers: { everything },
+        allowedTools: [elicit],
+        onElicitation: async (request, { signal }) => {
+          seen.push({ ...request, aborted: signal.aborted });
+          return { action: "accept", content: { name: "Ada Lovelace", check: true, integer: 7 } };
+        },
+      });
+      expect(seen).toEqual([
+        expect.objectContaining({
+          serverName: "everything",
+          mode: "form",
+          message: "Please provide inputs for the following fields:",
+          requestedSchema: expect.objectContaining({ required: ["name"] }),
+          aborted: false,
+        }),
+      ]);
+      const content = text(toolResults(messages)[0]?.content);
+      expect(content).toContain("- Name: Ada Lovelace");
+      expect(content).toContain("- Agreed to terms: true");
+      expect(content).toContain("- Favorite Integer: 7");
+    });
+  });
+
+  it("a decline is sent as a decline", async () => {
+    await withMock({ turns: [mockTurn.toolUse(elicit), mockTurn.text("ok")] }, async (server) => {
+      const messages = await runQuery(server, FORMATS[1], "ask me", {
+        tools: [],
+        mcpServers: { everything },
+        allowedTools: [elicit],
+        onElicitation: async () => ({ action: "decline" }),
+      });
+      expect(text(toolResults(messages)[0]?.content)).toContain('"action": "decline"');
+    });
+  });
+
+  it("an accepted answer that does not match the requested schema is never sent: the server gets an error", async () => {
+    const { config } = callsServer();
+    await withMock({ turns: [mockTurn.toolUse("mcp__calls__ask"), mockTurn.text("ok")] }, async (server) => {
+      const messages = await runQuery(server, anthropic, "ask me", {
+        tools: [],
+        mcpServers: { calls: config },
+        allowedTools: ["mcp__calls"],
+        onElicitation: async () => ({ action: "accept", content: { name: "A" } }),
+      });
+      const content = text(toolResults(messages)[0]?.content);
+      expect(content).toContain("refused:");
+      expect(content).toContain("does not match the requested schema");
+      expect(content).not.toContain("answer:");
+    });
+  });
+
+  it("without onElicitation the client offers no elicitation: such tools are not listed, a request fails at once", async () => {
+    const { config } = callsServer();
+    const turns = [mockTurn.toolUse("mcp__calls__ask"), mockTurn.text("ok")];
+    await withMock({ turns }, async (server) => {
+      const messages = await runQuery(server, anthropic, "ask me", {
+        tools: [],
+        mcpServers: { calls: config, everything },
+        allowedTools: ["mcp__calls"],
+      });
+      const init = messages[0];
+      const tools = init?.type === "system" && init.subtype === "init" ? init.tools : [];
+      expect(tools).toContain("mcp__everything__echo");
+      expect(tools).not.toContain(elicit);
+      const content = text(toolResults(messages)[0]?.content);
+      expect(content).toContain("refused:");
+      expect(content).toContain("Method not found");
+      expect(resultOf(messages)).toMatchObject({ subtype: "success" });
+    });
+  });
+});
