@@ -1,9 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type McpStdioServerConfig, query, type SDKMessage } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
+// @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
+import { PIXEL_PNG } from "./fixtures/mcp-calls-server.mjs";
 import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 // The Anthropic and OpenAI (Responses) wire formats.
@@ -11,6 +15,7 @@ const FORMATS_UNDER_TEST = [FORMATS[0], FORMATS[1]];
 const anthropic = FORMATS[0];
 const EVERYTHING = resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const CALLS_SERVER = resolve("test/fixtures/mcp-calls-server.mjs");
+const FILESYSTEM = resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 
 const everything: McpStdioServerConfig = { command: process.execPath, args: [EVERYTHING, "stdio"] };
 
@@ -45,12 +50,21 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** As {@link until}, for a condition that takes a moment to check. */
+async function untilAsync(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
 function text(content: unknown): string {
   return typeof content === "string" ? content : JSON.stringify(content);
 }
 
 /** What the model was sent in the request after the tool call (the tool result in that wire format). */
-function sentAfterCall(server: { requests: Array<{ body: unknown }> }): string {
+function sentAfterCall(server: { requests: ReadonlyArray<{ body: unknown }> }): string {
   return JSON.stringify(server.requests[1]?.body);
 }
 
@@ -180,7 +194,10 @@ describe("MCP call timeouts and cancellation", () => {
 describe("MCP progress", () => {
   it("server-everything's progress notifications reach the stream as tool_progress data", async () => {
     const script = {
-      turns: [mockTurn.toolUse("mcp__everything__trigger-long-running-operation", { duration: 3, steps: 3 }), mockTurn.text("done")],
+      turns: [
+        mockTurn.toolUse("mcp__everything__trigger-long-running-operation", { duration: 3, steps: 3 }),
+        mockTurn.text("done"),
+      ],
     };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, anthropic, "run it", { tools: [], mcpServers: { everything } });
@@ -253,7 +270,10 @@ describe("MCP resources: ListMcpResources and ReadMcpResource", () => {
 describe("MCP structuredContent", () => {
   it("is the tool result's data: the SDK message's tool_use_result carries it, the model gets the text", async () => {
     const script = {
-      turns: [mockTurn.toolUse("mcp__everything__get-structured-content", { location: "Chicago" }), mockTurn.text("rain")],
+      turns: [
+        mockTurn.toolUse("mcp__everything__get-structured-content", { location: "Chicago" }),
+        mockTurn.text("rain"),
+      ],
     };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, anthropic, "weather", { tools: [], mcpServers: { everything } });
@@ -345,3 +365,143 @@ describe("MCP elicitation", () => {
     });
   });
 });
+
+describe("server-everything over streamable HTTP", () => {
+  let child: ChildProcess | undefined;
+  let url = "";
+
+  beforeAll(async () => {
+    const port = await freePort();
+    child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: "ignore",
+    });
+    url = `http://127.0.0.1:${port}/mcp`;
+    await untilAsync(() => listening(port), "server-everything to listen");
+  });
+
+  afterAll(() => {
+    child?.kill();
+  });
+
+  for (const format of FORMATS_UNDER_TEST) {
+    it(`${format.name}: echo, get-sum, an image and a resource through the loop`, async () => {
+      const uri = "demo://resource/static/document/features.md";
+      const turns = [
+        mockTurn.toolUse("mcp__web__echo", { message: "over http" }),
+        mockTurn.toolUse("mcp__web__get-sum", { a: 2, b: 40 }),
+        mockTurn.toolUse("mcp__web__get-tiny-image"),
+        mockTurn.toolUse("ReadMcpResource", { server: "web", uri }),
+        mockTurn.text("done"),
+      ];
+      await withMock({ turns }, async (server) => {
+        const messages = await runQuery(server, format, "http", {
+          tools: [],
+          mcpServers: { web: { type: "http", url } },
+          allowedTools: ["mcp__web__echo"],
+        });
+        const init = messages[0];
+        expect(init?.type === "system" && init.subtype === "init" && init.mcp_servers).toEqual([
+          { name: "web", status: "connected" },
+        ]);
+        const [echo, sum, image, resource] = toolResults(messages);
+        expect(echo).toMatchObject({ content: "Echo: over http" });
+        expect(sum).toMatchObject({ content: "The sum of 2 and 40 is 42." });
+        const blocks = image?.content as Array<{ type: string; source?: { media_type: string } }>;
+        expect(blocks.map((block) => block.type)).toEqual(["text", "image", "text"]);
+        expect(blocks[1]?.source?.media_type).toBe("image/png");
+        expect(text(resource?.content)).toContain(
+          readFileSync(
+            resolve("node_modules/@modelcontextprotocol/server-everything/dist/docs/features.md"),
+            "utf8",
+          ).slice(0, 60),
+        );
+        expect(sentAfterCall(server)).toContain("Echo: over http");
+        expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "done" });
+      });
+    });
+  }
+});
+
+describe("@modelcontextprotocol/server-filesystem over stdio", () => {
+  function filesystem(): { dir: string; config: McpStdioServerConfig } {
+    const dir = mkdtempSync(join(tmpdir(), "gyre-mcp-fs-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "notes.txt"), "first line\nsecond line\n");
+    writeFileSync(join(dir, "pixel.png"), Buffer.from(PIXEL_PNG, "base64"));
+    return { dir, config: { command: process.execPath, args: [FILESYSTEM, dir] } };
+  }
+
+  for (const format of FORMATS_UNDER_TEST) {
+    it(`${format.name}: its read and list tools (readOnlyHint) run without a rule; an image file is an image`, async () => {
+      const { dir, config } = filesystem();
+      const turns = [
+        mockTurn.toolUse("mcp__fs__read_text_file", { path: join(dir, "notes.txt") }),
+        mockTurn.toolUse("mcp__fs__list_directory", { path: dir }),
+        mockTurn.toolUse("mcp__fs__read_media_file", { path: join(dir, "pixel.png") }),
+        mockTurn.text("read"),
+      ];
+      await withMock({ turns }, async (server) => {
+        // In the workspace: a read outside it would ask, MCP tool or not.
+        const messages = await runQuery(server, format, "read", { tools: [], mcpServers: { fs: config }, cwd: dir });
+        const [read, list, media] = toolResults(messages);
+        expect(read).toMatchObject({ content: "first line\nsecond line\n" });
+        expect(text(list?.content)).toContain("[FILE] notes.txt");
+        expect(media?.content).toEqual([
+          { type: "image", source: { type: "base64", media_type: "image/png", data: PIXEL_PNG } },
+        ]);
+        expect(sentAfterCall(server)).toContain("first line");
+      });
+    });
+  }
+
+  it("its write tools are not read-only: without a rule they are refused and nothing is written", async () => {
+    const { dir, config } = filesystem();
+    const target = join(dir, "planted.txt");
+    const turns = [
+      mockTurn.toolUse("mcp__fs__write_file", { path: target, content: "pwned" }),
+      mockTurn.toolUse("mcp__fs__create_directory", { path: join(dir, "made") }),
+      mockTurn.text("could not"),
+    ];
+    for (const permissionMode of ["default", "dontAsk"] as const) {
+      await withMock({ turns }, async (server) => {
+        const messages = await runQuery(server, anthropic, "write", {
+          tools: [],
+          mcpServers: { fs: config },
+          cwd: dir,
+          permissionMode,
+        });
+        const results = toolResults(messages);
+        expect(results.map((result) => result.is_error)).toEqual([true, true]);
+        expect(resultOf(messages).permission_denials.map((denial) => denial.tool_name)).toEqual([
+          "mcp__fs__write_file",
+          "mcp__fs__create_directory",
+        ]);
+        expect(existsSync(target)).toBe(false);
+        expect(existsSync(join(dir, "made"))).toBe(false);
+      });
+    }
+  });
+});
+
+/** A port nobody listens on at 127.0.0.1 right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
+  const address = probe.address();
+  await new Promise((done) => probe.close(done));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once("error", () => done(false));
+  });
+}

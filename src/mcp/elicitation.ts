@@ -80,4 +80,3 @@ export function answerElicitations(
     return { action: "accept", content };
   });
 }
-

@@ -38,9 +38,13 @@ export function resourceTools(servers: () => ResourceServer[], limits: McpCallLi
     const found = available.find((entry) => entry.server === name);
     if (!found) {
       const names = available.map((entry) => entry.server).join(", ") || "(none)";
-      throw new GyreError("mcp_tool_error", `No MCP server "${name}" with resources. Servers with resources: ${names}`, {
-        toolName,
-      });
+      throw new GyreError(
+        "mcp_tool_error",
+        `No MCP server "${name}" with resources. Servers with resources: ${names}`,
+        {
+          toolName,
+        },
+      );
     }
     return found;
   };
