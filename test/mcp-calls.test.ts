@@ -1,14 +1,23 @@
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type McpStdioServerConfig, query, type SDKMessage } from "../src/index.js";
+import { z } from "zod";
+import {
+  createSdkMcpServer,
+  type McpStdioServerConfig,
+  query,
+  type SDKMessage,
+  tool,
+  wrapTextProtocol,
+} from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
 // @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
 import { PIXEL_PNG } from "./fixtures/mcp-calls-server.mjs";
-import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { calculator, FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 // The Anthropic and OpenAI (Responses) wire formats.
 const FORMATS_UNDER_TEST = [FORMATS[0], FORMATS[1]];
@@ -481,6 +490,61 @@ describe("@modelcontextprotocol/server-filesystem over stdio", () => {
         expect(existsSync(join(dir, "made"))).toBe(false);
       });
     }
+  });
+});
+
+describe("MCP tools for text-protocol models", () => {
+  const block = (call: Record<string, unknown>) => `<tool>\n${JSON.stringify(call)}\n</tool>`;
+
+  it('lists MCP tools per server; a <tool> block with "server_name" calls the server\'s tool, "local" our own', async () => {
+    const calc = createSdkMcpServer({
+      name: "calc",
+      tools: [
+        tool("add", "Add two numbers.", { a: z.number(), b: z.number() }, async ({ a, b }) => ({
+          content: [{ type: "text", text: String(a + b) }],
+        })),
+      ],
+    });
+    const turns = [
+      mockTurn.text(block({ server_name: "calc", tool_name: "add", arguments: { a: 2, b: 3 } })),
+      mockTurn.text(block({ server_name: "local", tool_name: "calculator", arguments: { a: 6, b: 7, op: "*" } })),
+      mockTurn.text(block({ server_name: "calc", tool_name: "mcp__calc__add", arguments: { a: 1, b: 1 } })),
+      // Not a tool of calc: never the local calculator of the same name.
+      mockTurn.text(block({ server_name: "calc", tool_name: "calculator", arguments: { a: 1, b: 1, op: "+" } })),
+      mockTurn.text("5, 42 and 2."),
+    ];
+    await withMock({ turns }, async (server) => {
+      const provider = createOpenAICompatible({ name: "local", baseURL: server.baseURL, includeUsage: true });
+      const messages: SDKMessage[] = [];
+      const q = query({
+        prompt: "sums",
+        options: {
+          model: wrapTextProtocol(provider("small-model")),
+          tools: [calculator],
+          mcpServers: { calc },
+          allowedTools: ["mcp__calc__add"],
+          persistSession: false,
+        },
+      });
+      for await (const message of q) messages.push(message);
+      const calls = messages.flatMap((m) =>
+        m.type === "assistant" ? m.message.content.filter((b) => b.type === "tool_use").map((b) => b.name) : [],
+      );
+      expect(calls).toEqual(["mcp__calc__add", "calculator", "mcp__calc__add", "mcp__calc__calculator"]);
+      const results = toolResults(messages);
+      expect(results.slice(0, 3).map((result) => result.content)).toEqual(["5", "42", "2"]);
+      expect(results[3]).toMatchObject({ is_error: true });
+      expect(text(results[3]?.content)).toContain("No such tool available: mcp__calc__calculator");
+      const body = server.requests[0]?.body as { messages: Array<{ role: string; content: string }>; tools?: unknown };
+      expect(body.tools).toBeUndefined();
+      const system = body.messages.find((m) => m.role === "system")?.content ?? "";
+      expect(system).toContain('"server_name"');
+      expect(system).toMatch(/## Available tools\n\n### calculator\n/);
+      expect(system).toContain(
+        '## Tools of MCP server "calc"\n\n### add (full name: mcp__calc__add)\nAdd two numbers.',
+      );
+      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "5, 42 and 2." });
+    });
   });
 });
 

@@ -41,6 +41,7 @@ export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource):
     inputSchema: validatorFor(jsonSchema),
     jsonSchema,
     sideEffect: info.annotations?.readOnlyHint === true ? "read-only" : "mutating",
+    mcp: { server: source.server, tool: info.name },
     // The token limit below is the one that applies; the registry's character cut must not come first.
     maxOutputChars: maxOutputTokens * 4,
     async execute(input, context): Promise<ToolResult> {

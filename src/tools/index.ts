@@ -4,6 +4,7 @@ export { ToolRegistry, toJsonSchema } from "./registry.js";
 export type {
   AnyTool,
   ClientTool,
+  McpOrigin,
   SideEffect,
   Tool,
   ToolContent,
