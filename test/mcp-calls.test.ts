@@ -14,6 +14,7 @@ import {
   tool,
   wrapTextProtocol,
 } from "../src/index.js";
+import { elicitationAsker } from "../src/cli/ask-elicitation.js";
 import { mockTurn } from "../src/testing/index.js";
 // @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
 import { PIXEL_PNG } from "./fixtures/mcp-calls-server.mjs";
@@ -323,6 +324,31 @@ describe("MCP elicitation", () => {
       expect(content).toContain("- Name: Ada Lovelace");
       expect(content).toContain("- Agreed to terms: true");
       expect(content).toContain("- Favorite Integer: 7");
+    });
+  });
+
+  it("the CLI's asker: the person is asked each field; empty lines take the defaults", async () => {
+    const asked: string[] = [];
+    const answers: Record<string, string> = { "MCP server": "answer", String: "Grace Hopper", Boolean: "y" };
+    const ask = async (question: string) => {
+      asked.push(question);
+      // The question starts with the field's title, then its hints in parentheses.
+      const title = question.startsWith("MCP server") ? "MCP server" : question.split(" (")[0];
+      return answers[title ?? ""] ?? "";
+    };
+    await withMock({ turns: [mockTurn.toolUse(elicit), mockTurn.text("thanks")] }, async (server) => {
+      const messages = await runQuery(server, anthropic, "ask me", {
+        tools: [],
+        mcpServers: { everything },
+        allowedTools: [elicit],
+        onElicitation: elicitationAsker(ask),
+      });
+      expect(asked[0]).toBe('MCP server "everything" asks: Please provide inputs for the following fields:');
+      expect(asked[1]).toBe("String (Your full, legal name; required)");
+      const content = text(toolResults(messages)[0]?.content);
+      expect(content).toContain("- Name: Grace Hopper");
+      expect(content).toContain("- Agreed to terms: true");
+      expect(content).toContain("- Favorite Integer: 42");
     });
   });
 
