@@ -4,7 +4,6 @@ export { ToolRegistry, toJsonSchema } from "./registry.js";
 export type {
   AnyTool,
   ClientTool,
-  McpOrigin,
   SideEffect,
   Tool,
   ToolContent,

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import type { AnyTool, McpOrigin } from "./tool.js";
+import type { AnyTool } from "./tool.js";
 
 /** A tool as the model sees it: name, description and JSON Schema of its input (and an MCP tool's origin). */
 export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  mcp?: McpOrigin;
+  mcp?: { server: string; tool: string };
 }
 
 export interface ToolFilter {

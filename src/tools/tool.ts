@@ -55,12 +55,6 @@ export interface ToolResult {
   };
 }
 
-/** Where an MCP tool comes from: the server's key in `mcpServers` and the tool's name on that server. */
-export interface McpOrigin {
-  server: string;
-  tool: string;
-}
-
 /** A tool's `execute` may return plain text or a full result. */
 export type ToolOutput = string | ToolResult;
 
@@ -86,7 +80,7 @@ export interface Tool<Input = unknown> {
   /** Per-call timeout in milliseconds (default: none beyond the tool's own). */
   readonly timeoutMs?: number;
   /** For a tool of an MCP server: the server's name and the tool's own name there (text-protocol models call it so). */
-  readonly mcp?: McpOrigin;
+  readonly mcp?: { server: string; tool: string };
   /** Disabled tools are not offered to the model but can still be looked up. */
   readonly enabled?: boolean;
   execute(input: Input, context: ToolContext): Promise<ToolOutput>;
