@@ -54,6 +54,11 @@ export interface QueryOptions {
    */
   mcpServers?: Record<string, McpServerConfig>;
   /**
+   * Use only `mcpServers`: no servers from MCP config files (`.mcp.json`, `~/.claude.json`,
+   * `~/.gyre/mcp.json`), which are otherwise read for the scopes in `settingSources`.
+   */
+  strictMcpConfig?: boolean;
+  /**
    * Answers an MCP server's request for user input (elicitation), as in the Claude Agent SDK.
    * Without it the servers are told the client cannot answer, so a request fails at once.
    */
