@@ -51,7 +51,7 @@ export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource):
           signal: context.signal,
           timeout: timeoutMs ?? NO_REQUEST_TIMEOUT,
           resetTimeoutOnProgress: true,
-          onprogress: (progress: Progress) => context.reportProgress(progress),
+          onprogress: (progress: Progress) => context.reportProgress(progressData(progress)),
         });
       } catch (error) {
         if (timeoutMs !== undefined && isTimeout(error) && !context.signal.aborted) {
@@ -70,6 +70,18 @@ export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource):
       }
       return limitOutput(toToolResult(result), maxOutputTokens);
     },
+  };
+}
+
+/** Characters of a progress message passed on: the server's text must not flood the caller's stream. */
+const MAX_PROGRESS_MESSAGE = 1000;
+
+/** A progress notification as `tool_progress` data: `{ progress, total?, message? }`. */
+function progressData({ progress, total, message }: Progress): Progress {
+  return {
+    progress,
+    ...(typeof total === "number" && { total }),
+    ...(typeof message === "string" && { message: message.slice(0, MAX_PROGRESS_MESSAGE) }),
   };
 }
 

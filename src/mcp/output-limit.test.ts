@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mcpCallLimits } from "./call-limits.js";
-import { limitOutput } from "./output-limit.js";
+import { limitOutput, MAX_IMAGE_BASE64_CHARS } from "./output-limit.js";
 
 const image = { type: "image" as const, source: { type: "base64" as const, media_type: "image/png", data: "AAAA" } };
 
@@ -30,6 +30,16 @@ describe("MCP output limit", () => {
     // An image alone over a tiny limit is dropped too: it can never blow the context.
     const only = limitOutput({ content: [image, image] }, 1000);
     expect(only.content).toMatch(/2 images were cut/);
+  });
+
+  it("an image over 5 MiB of base64 is dropped whatever the limit: the provider would refuse the request", () => {
+    const huge = { ...image, source: { ...image.source, data: "A".repeat(MAX_IMAGE_BASE64_CHARS + 1) } };
+    const limited = limitOutput({ content: [{ type: "text", text: "see" }, huge, image] }, 1_000_000);
+    expect(limited.content).toEqual([
+      { type: "text", text: "see" },
+      image,
+      { type: "text", text: expect.stringContaining("too large, over the limit of 1000000 tokens") },
+    ]);
   });
 });
 

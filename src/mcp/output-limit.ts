@@ -6,9 +6,16 @@ import type { ToolResult } from "../tools/index.js";
 const NOTE_TOKENS = 120;
 
 /**
+ * Base64 characters an image may have (5 MiB, the Anthropic API's limit per image): a bigger
+ * one would make the provider refuse the whole request, so it is always dropped.
+ */
+export const MAX_IMAGE_BASE64_CHARS = 5 * 1024 * 1024;
+
+/**
  * An MCP result cut to about `maxTokens` estimated tokens (text at characters / 4, each image
  * at the flat amount the compactor counts): blocks are kept in order while they fit, the text
- * block that crosses the limit is cut, images past it are dropped, and a note tells the model
+ * block that crosses the limit is cut, images past it (or over {@link MAX_IMAGE_BASE64_CHARS})
+ * are dropped, and a note tells the model
  * what was cut and how to ask for less (as Claude Code does with `MAX_MCP_OUTPUT_TOKENS`).
  * A result within the limit is returned as it is.
  */
@@ -23,7 +30,7 @@ export function limitOutput(result: ToolResult, maxTokens: number): ToolResult {
   const kept: Array<TextBlock | ImageBlock> = [];
   for (const block of blocks) {
     if (block.type === "image") {
-      if (budget >= IMAGE_TOKENS) {
+      if (budget >= IMAGE_TOKENS && block.source.data.length <= MAX_IMAGE_BASE64_CHARS) {
         kept.push(block);
         budget -= IMAGE_TOKENS;
       } else droppedImages++;
@@ -49,7 +56,8 @@ export function limitOutput(result: ToolResult, maxTokens: number): ToolResult {
 }
 
 function tokensOf(block: TextBlock | ImageBlock): number {
-  return block.type === "image" ? IMAGE_TOKENS : estimateTextTokens(block.text);
+  if (block.type === "text") return estimateTextTokens(block.text);
+  return block.source.data.length > MAX_IMAGE_BASE64_CHARS ? Number.POSITIVE_INFINITY : IMAGE_TOKENS;
 }
 
 function truncationNote(total: number, limit: number, cutChars: number, droppedImages: number): string {
@@ -58,7 +66,7 @@ function truncationNote(total: number, limit: number, cutChars: number, droppedI
     ...(droppedImages > 0 ? [`${droppedImages} image${droppedImages === 1 ? "" : "s"}`] : []),
   ].join(" and ");
   return (
-    `\n[OUTPUT TRUNCATED: this result was about ${total} tokens, over the limit of ${limit} tokens for an ` +
+    `\n[OUTPUT TRUNCATED: this result was ${Number.isFinite(total) ? `about ${total} tokens` : "too large"}, over the limit of ${limit} tokens for an ` +
     `MCP tool result (MAX_MCP_OUTPUT_TOKENS), so ${cut} were cut. If the tool can return less ` +
     "(pagination, a filter, a narrower query), call it again for the part you need; otherwise tell the user " +
     "that the full output could not be read.]"
