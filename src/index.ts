@@ -91,6 +91,8 @@ export {
 export {
   type CreateSdkMcpServerOptions,
   createSdkMcpServer,
+  type ElicitationRequest,
+  type ElicitationResult,
   type InferShape,
   type McpHttpServerConfig,
   type McpOAuthOptions,
@@ -100,6 +102,7 @@ export {
   type McpServerStatus,
   type McpSSEServerConfig,
   type McpStdioServerConfig,
+  type OnElicitation,
   type SdkMcpToolDefinition,
   tool,
   type ZodRawShape,

@@ -114,7 +114,7 @@ describe("a stdio server that does not answer", () => {
       const { messages } = await runWith(server, FORMATS[0], servers({ test: { ...testServer(), timeout: 3000 } }));
       const [before, hang, after] = toolResults(messages);
       expect(hang).toMatchObject({ is_error: true });
-      expect(text(hang?.content)).toContain("mcp__test__hang timed out after 3000 ms");
+      expect(text(hang?.content)).toContain(`MCP server "test": tool "hang" timed out after 3000 ms`);
       expect(after?.content).toBe(before?.content);
     });
   });
@@ -153,7 +153,7 @@ describe("a stdio server that does not answer", () => {
       const messages: SDKMessage[] = [];
       for await (const message of q) messages.push(message);
       const [before, freeze, after] = toolResults(messages);
-      expect(text(freeze?.content)).toContain("mcp__test__freeze timed out after 3000 ms");
+      expect(text(freeze?.content)).toContain(`MCP server "test": tool "freeze" timed out after 3000 ms`);
       expect(statusAfterFreeze).toEqual({
         name: "test",
         status: "failed",

@@ -109,6 +109,7 @@ describe("query() options are checked before anything runs", () => {
         agents: { scout: { description: "Finds files.", prompt: "Find files.", tools: ["Read"] } },
         maxSubagentDepth: 1,
         maxConcurrentSubagents: 2,
+        onElicitation: async () => ({ action: "decline" }),
         allowedTools: ["Read"],
         disallowedTools: ["Bash(rm:*)"],
         abortController: new AbortController(),

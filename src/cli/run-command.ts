@@ -4,6 +4,7 @@ import type { QueryOptions } from "../loop/index.js";
 import { query } from "../loop/index.js";
 import { type PendingToolCall, PermissionMode, type SDKMessage } from "../protocol/index.js";
 import { describeIgnoredSettings } from "../settings/index.js";
+import { elicitationAsker } from "./ask-elicitation.js";
 import { askPerson } from "./ask-person.js";
 import { PromptQueue } from "./prompt-queue.js";
 
@@ -93,6 +94,9 @@ export async function runCommand(args: string[]): Promise<number> {
     // Nobody can answer a permission question in print mode: with this flag the run pauses
     // on it (exit code 3) instead of denying it, to be resumed with --approve or --deny.
     ...(values["defer-permissions"] && { canUseTool: async () => ({ behavior: "defer" as const }) }),
+    // An MCP server's request for input goes to the person at the terminal; without one,
+    // servers are told the client cannot answer, so their requests fail at once.
+    ...(process.stdin.isTTY && { onElicitation: elicitationAsker(askPerson) }),
     systemPrompt: values["system-prompt"] ?? {
       type: "preset",
       preset: "gyre",

@@ -18,7 +18,7 @@ export function estimateTextTokens(text: string): number {
 }
 
 /** Images count as a flat amount: providers bill them by size, not by base64 length. */
-const IMAGE_TOKENS = 1_600;
+export const IMAGE_TOKENS = 1_600;
 
 /** chars/4 estimate of one history entry, as the provider would see it. */
 export function estimateEntryTokens(entry: HistoryEntry): number {

@@ -32,7 +32,6 @@ const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   debug: "Gyre has no debug log; every step is a message",
   debugFile: "Gyre has no debug log; every step is a message",
   title: "rename a session with `renameSession`",
-  onElicitation: "MCP elicitation is not supported yet",
 };
 
 const fn = <T>(what: string) =>
@@ -148,6 +147,7 @@ const shape = {
   agents: AgentsOption.optional(),
   maxSubagentDepth: nonNegativeInt.optional(),
   maxConcurrentSubagents: positiveInt.optional(),
+  onElicitation: fn<NonNullable<QueryOptions["onElicitation"]>>("request, { signal }").optional(),
   allowedTools: stringList.optional(),
   disallowedTools: stringList.optional(),
   abortController: z.instanceof(AbortController).optional(),

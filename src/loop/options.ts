@@ -2,7 +2,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
-import type { McpServerConfig } from "../mcp/index.js";
+import type { McpServerConfig, OnElicitation } from "../mcp/index.js";
 import type { AgentDefinition } from "../subagents/index.js";
 import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
@@ -71,6 +71,11 @@ export interface QueryOptions {
   maxSubagentDepth?: number;
   /** Subagents that run at once; further `Agent` calls of the same turn wait. Default 4. */
   maxConcurrentSubagents?: number;
+  /**
+   * Answers an MCP server's request for user input (elicitation), as in the Claude Agent SDK.
+   * Without it the servers are told the client cannot answer, so a request fails at once.
+   */
+  onElicitation?: OnElicitation;
   /** Tools that run without asking `canUseTool`. */
   allowedTools?: string[];
   /** Tools removed from the model's view; calls to them are refused. */

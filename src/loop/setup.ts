@@ -3,7 +3,13 @@ import { systemTimers } from "../async/index.js";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { type McpServers, type McpServerStatus, type RunMcpServers, startRunMcpServers } from "../mcp/index.js";
+import {
+  mcpCallLimits,
+  type McpServers,
+  type McpServerStatus,
+  type RunMcpServers,
+  startRunMcpServers,
+} from "../mcp/index.js";
 import {
   CostTracker,
   type JsonObject,
@@ -248,16 +254,19 @@ function connectMcp(
 ): Promise<RunMcpServers> {
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
+  const env = { ...process.env, ...options.env };
   return startRunMcpServers({
     servers: options.mcpServers,
     strict: options.strictMcpConfig,
     sources: options.settingSources ?? [],
     requireTrust: options.requireProjectTrust === true,
     cwd,
-    env: { ...process.env, ...options.env },
+    env,
     signal,
     takenNames,
     settings,
+    limits: mcpCallLimits(env),
+    onElicitation: options.onElicitation,
   });
 }
 

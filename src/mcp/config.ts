@@ -14,7 +14,11 @@ export interface McpStdioServerConfig {
   env?: Record<string, string>;
   /** Working directory of the process. Default: the run's `cwd`. */
   cwd?: string;
-  /** Per-call timeout in milliseconds for this server's tools. Default: the run's `toolTimeoutMs`. */
+  /**
+   * Per-call timeout in milliseconds for this server's tools, counted from the call or its
+   * last progress notification; the call is then cancelled. Default: `MCP_TOOL_TIMEOUT` from
+   * the run's `env`. The run's `toolTimeoutMs` still bounds every call.
+   */
   timeout?: number;
 }
 

@@ -11,6 +11,7 @@ import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { McpHttpServerConfig, McpServerConfig, McpSSEServerConfig } from "./config.js";
 import { GyreOAuthProvider, OAuthTokenStore } from "./oauth/index.js";
+import { answerElicitations, ELICITATION_CAPABILITY, type OnElicitation } from "./elicitation.js";
 import { serverForConnection } from "./sdk-server.js";
 import { watched } from "./stdio-watchdog.js";
 
@@ -31,6 +32,8 @@ export interface ConnectOptions {
   /** The run's working directory: the default `cwd` of stdio servers. */
   cwd: string;
   signal: AbortSignal;
+  /** Answers servers' requests for user input; without it the client does not offer elicitation. */
+  onElicitation?: OnElicitation;
 }
 
 /**
@@ -45,7 +48,12 @@ export async function connectServer(
 ): Promise<McpConnection> {
   const stderr = { text: "" };
   const { transport, pair } = createTransport(name, config, options.cwd, stderr);
-  const client = new Client({ name: "gyre", version: "0.1.0" });
+  const { onElicitation } = options;
+  const client = new Client(
+    { name: "gyre", version: "0.1.0" },
+    onElicitation ? { capabilities: ELICITATION_CAPABILITY } : undefined,
+  );
+  if (onElicitation) answerElicitations(client, name, onElicitation, options.signal);
   const close = async () => {
     await client.close().catch(() => {});
     await pair?.close().catch(() => {});

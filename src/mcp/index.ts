@@ -1,4 +1,5 @@
 export type { AuthorizeMcpServerOptions, AuthorizeMcpServerResult } from "./authorize.js";
+export { DEFAULT_MAX_MCP_OUTPUT_TOKENS, type McpCallLimits, mcpCallLimits } from "./call-limits.js";
 export {
   type McpHttpServerConfig,
   type McpOAuthOptions,
@@ -26,6 +27,7 @@ export {
 export { expandServerConfig, expandString } from "./expand-env.js";
 export { authorizeMcpServer, connectMcpServers } from "./lazy.js";
 export { defaultOAuthFolder, OAuthTokenStore } from "./oauth/index.js";
+export type { ElicitationRequest, ElicitationResult, OnElicitation } from "./elicitation.js";
 export type { McpServers, McpServersOptions } from "./manager.js";
 export { type RunMcpServers, type RunMcpServersInput, startRunMcpServers } from "./run-servers.js";
 export {

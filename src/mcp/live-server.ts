@@ -10,6 +10,7 @@ import {
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { McpServerConfig, McpServerStatus } from "./config.js";
 import { type ConnectOptions, connectServer, listAllTools, type McpConnection } from "./connect.js";
+import type { McpCallOptions } from "./mcp-tool.js";
 
 /** Restarts (stdio, in-process) or reconnects (HTTP, SSE) of one server after a lost connection, per run. */
 export const MAX_RECOVERIES = 3;
@@ -62,6 +63,11 @@ export class LiveServer {
     this.name = name;
     this.config = config;
     this.#options = options;
+  }
+
+  /** The client of the current connection; undefined while not connected. */
+  get client(): McpConnection["client"] | undefined {
+    return this.#state.status === "connected" ? this.#state.connection.client : undefined;
   }
 
   /** The per-call timeout of the server's config. */
@@ -131,18 +137,21 @@ export class LiveServer {
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
+    options: McpCallOptions = {},
   ): Promise<CallToolResult | CompatibilityCallToolResult> {
     const connection = await this.#usable(signal);
     try {
       const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
+        ...options,
         signal,
-        timeout: NO_REQUEST_TIMEOUT,
+        timeout: options.timeout ?? NO_REQUEST_TIMEOUT,
       });
       // A list_changed the call caused arrived before its answer: the new list is in before the next model call.
       await this.#refreshing;
       return result;
     } catch (error) {
-      if (signal.aborted) {
+      // Aborted, or the call's own timeout fired: the server may be hung; a ping tells.
+      if (signal.aborted || isRequestTimeout(error)) {
         if (!this.#options.signal.aborted) this.#probing = this.#probe(connection);
       } else if (!answeredWithError(error)) {
         this.#lost(connection, `the connection broke (${errorMessage(error)})`);
@@ -318,6 +327,10 @@ export class LiveServer {
 }
 
 /** The server answered the call with a JSON-RPC error: it is alive. Anything else means the connection broke. */
+function isRequestTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+}
+
 function answeredWithError(error: unknown): boolean {
   return (
     error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout

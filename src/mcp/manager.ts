@@ -1,13 +1,17 @@
 import { GyreError } from "../errors/index.js";
 import type { ToolRegistry } from "../tools/index.js";
+import { type McpCallLimits, mcpCallLimits } from "./call-limits.js";
 import type { McpServerConfig, McpServerStatus } from "./config.js";
 import type { ConnectOptions } from "./connect.js";
 import { LiveServer } from "./live-server.js";
+import { type ResourceServer, resourceTools } from "./resource-tools.js";
 import { ToolSync } from "./tool-sync.js";
 
 export interface McpServersOptions extends ConnectOptions {
   /** Names already taken (the run's other tools): an MCP tool never shadows one. */
   takenNames?: Iterable<string>;
+  /** Output and time limits of calls (default: those of an empty environment). */
+  limits?: McpCallLimits;
 }
 
 /**
@@ -22,9 +26,11 @@ export class McpServers {
   readonly #servers: Map<string, LiveServer>;
   readonly #ready: Promise<void>;
   readonly #sync: ToolSync;
+  readonly #limits: McpCallLimits;
 
   private constructor(servers: Record<string, McpServerConfig | Error>, options: McpServersOptions) {
-    this.#sync = new ToolSync(options.takenNames);
+    this.#limits = options.limits ?? mcpCallLimits({});
+    this.#sync = new ToolSync(options.takenNames, this.#limits);
     const live = Object.entries(servers).map(
       ([name, config]) => new LiveServer(name, config, { ...options, onChange: (server) => this.#sync.update(server) }),
     );
@@ -56,7 +62,15 @@ export class McpServers {
    * (`disallowedTools` rules) never get in, whenever they arrive.
    */
   attach(registry: ToolRegistry, hidden: (toolName: string) => boolean): void {
-    this.#sync.attach(registry, hidden, [...this.#servers.values()]);
+    const servers = [...this.#servers.values()];
+    this.#sync.attach(registry, hidden, servers);
+    // ListMcpResources / ReadMcpResource when a server connected at the start offers resources;
+    // they read the servers connected at the time of each call.
+    const connected = (): ResourceServer[] =>
+      servers.flatMap((server) => (server.client ? [{ server: server.name, client: server.client }] : []));
+    if (connected().some(({ client }) => client.getServerCapabilities()?.resources)) {
+      for (const tool of resourceTools(connected, this.#limits)) if (!hidden(tool.name)) registry.register(tool);
+    }
   }
 
   /** Closes the server's connection and connects again; rejects when that failed. */

@@ -1,12 +1,21 @@
-import type {
-  CallToolResult,
-  CompatibilityCallToolResult,
-  Tool as McpToolInfo,
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  type CallToolResult,
+  type CompatibilityCallToolResult,
+  ErrorCode,
+  McpError,
+  type Progress,
+  type Tool as McpToolInfo,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
-import type { Tool } from "../tools/index.js";
+import type { Tool, ToolResult } from "../tools/index.js";
 import { toToolResult } from "./call-result.js";
+import type { McpCallLimits } from "./call-limits.js";
+import { limitOutput } from "./output-limit.js";
+
+/** What a call passes to the server's `tools/call` request besides its signal. */
+export type McpCallOptions = Pick<RequestOptions, "timeout" | "resetTimeoutOnProgress" | "onprogress">;
 
 export interface McpToolSource {
   /** The server's key in `mcpServers`. */
@@ -16,9 +25,11 @@ export interface McpToolSource {
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
+    options: McpCallOptions,
   ): Promise<CallToolResult | CompatibilityCallToolResult>;
-  /** Per-call timeout from the server's config. */
+  /** Per-call timeout from the server's config; when absent, `limits.timeoutMs` applies. */
   timeoutMs?: number;
+  limits: McpCallLimits;
 }
 
 /**
@@ -26,21 +37,43 @@ export interface McpToolSource {
  * unchanged; calls are checked against it (as far as zod can read it; the server checks
  * again). Only a `readOnlyHint: true` annotation makes the tool read-only: anything else is
  * treated as changing the world, so permissions ask for it.
+ *
+ * A call's progress notifications become the tool's progress reports (`tool_progress`);
+ * its timeout (the server's `timeout`, else `MCP_TOOL_TIMEOUT`) counts from the last sign of
+ * life (the call or a progress notification), and when it fires, or the run is aborted, the
+ * MCP SDK sends the server `notifications/cancelled`. The result is cut to
+ * `MAX_MCP_OUTPUT_TOKENS` (see `limitOutput`).
  */
 export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource): Tool<Record<string, unknown>> {
   const jsonSchema = info.inputSchema as Record<string, unknown>;
+  const timeoutMs = source.timeoutMs ?? source.limits.timeoutMs;
+  const { maxOutputTokens } = source.limits;
   return {
     name,
     description: info.description ?? info.title ?? `Tool ${info.name} of MCP server ${source.server}`,
     inputSchema: validatorFor(jsonSchema),
     jsonSchema,
     sideEffect: info.annotations?.readOnlyHint === true ? "read-only" : "mutating",
-    ...(source.timeoutMs !== undefined && { timeoutMs: source.timeoutMs }),
-    async execute(input, context) {
+    mcp: { server: source.server, tool: info.name },
+    // The token limit below is the one that applies; the registry's character cut must not come first.
+    maxOutputChars: maxOutputTokens * 4,
+    async execute(input, context): Promise<ToolResult> {
       let result;
       try {
-        result = await source.call(info.name, input, context.signal);
+        result = await source.call(info.name, input, context.signal, {
+          ...(timeoutMs !== undefined && { timeout: timeoutMs }),
+          resetTimeoutOnProgress: true,
+          onprogress: (progress: Progress) => context.reportProgress(progressData(progress)),
+        });
       } catch (error) {
+        if (timeoutMs !== undefined && isTimeout(error) && !context.signal.aborted) {
+          return {
+            isError: true,
+            content:
+              `Error: MCP server "${source.server}": tool "${info.name}" timed out after ${timeoutMs} ms without ` +
+              "an answer or progress, and the call was cancelled.",
+          };
+        }
         // The server's own errors (unavailable, connection lost) already name the server and say what follows.
         if (isGyreError(error, "mcp_server_unavailable") || isGyreError(error, "mcp_tool_error")) throw error;
         throw new GyreError(
@@ -49,9 +82,26 @@ export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource):
           { cause: error, toolName: name },
         );
       }
-      return toToolResult(result);
+      return limitOutput(toToolResult(result), maxOutputTokens);
     },
   };
+}
+
+/** Characters of a progress message passed on: the server's text must not flood the caller's stream. */
+const MAX_PROGRESS_MESSAGE = 1000;
+
+/** A progress notification as `tool_progress` data: `{ progress, total?, message? }`. */
+function progressData({ progress, total, message }: Progress): Progress {
+  return {
+    progress,
+    ...(typeof total === "number" && { total }),
+    ...(typeof message === "string" && { message: message.slice(0, MAX_PROGRESS_MESSAGE) }),
+  };
+}
+
+/** The MCP SDK's own timeout (also used for an abort's reason, hence the caller's check of its signal). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
 
 const anyObject = z.record(z.string(), z.unknown());

@@ -10,6 +10,8 @@ import {
   readMcpConfigFiles,
 } from "./config-files.js";
 import { expandServerConfig } from "./expand-env.js";
+import type { McpCallLimits } from "./call-limits.js";
+import type { OnElicitation } from "./elicitation.js";
 import { connectMcpServers } from "./lazy.js";
 import type { McpServers } from "./manager.js";
 
@@ -32,6 +34,10 @@ export interface RunMcpServersInput {
   home?: string;
   /** The run's settings: `.mcp.json` servers they disable (`disabledMcpjsonServers`) are not started. */
   settings?: Promise<LoadedSettings>;
+  /** Output and time limits of MCP tool calls. */
+  limits?: McpCallLimits;
+  /** Answers servers' requests for user input. */
+  onElicitation?: OnElicitation;
 }
 
 export interface RunMcpServers {
@@ -63,6 +69,8 @@ export async function startRunMcpServers(input: RunMcpServersInput): Promise<Run
     cwd: input.cwd,
     signal: input.signal,
     takenNames: input.takenNames,
+    ...(input.limits && { limits: input.limits }),
+    ...(input.onElicitation && { onElicitation: input.onElicitation }),
   });
   return { servers: connected, ...(ignored && { ignored }) };
 }

@@ -1,6 +1,7 @@
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { ToolRegistry } from "../tools/index.js";
+import { mcpCallLimits } from "./call-limits.js";
 import type { LiveServer } from "./live-server.js";
 import { ToolSync } from "./tool-sync.js";
 
@@ -24,7 +25,7 @@ describe("ToolSync", () => {
   it("registers a server's tools and re-registers nothing when nothing changed", () => {
     const registry = new ToolRegistry();
     const server = fakeServer("s", ["a", "b"]);
-    const sync = new ToolSync();
+    const sync = new ToolSync(undefined, mcpCallLimits({}));
     sync.attach(registry, () => false, [server]);
     expect(registry.names()).toEqual(["mcp__s__a", "mcp__s__b"]);
     const revision = registry.revision;
@@ -36,7 +37,7 @@ describe("ToolSync", () => {
   it("an unavailable server's tools are kept but not offered; a removed tool is unregistered", () => {
     const registry = new ToolRegistry();
     const server = fakeServer("s", ["a", "b"]);
-    const sync = new ToolSync();
+    const sync = new ToolSync(undefined, mcpCallLimits({}));
     sync.attach(registry, () => false, [server]);
     server.unavailable = true;
     sync.update(server);
@@ -52,7 +53,7 @@ describe("ToolSync", () => {
   it("hidden tools never get in; names stay the same when a tool comes back; taken names get a suffix", () => {
     const registry = new ToolRegistry();
     const server = fakeServer("s", ["a", "secret"]);
-    const sync = new ToolSync(["mcp__s__a"]);
+    const sync = new ToolSync(["mcp__s__a"], mcpCallLimits({}));
     sync.attach(registry, (name) => name === "mcp__s__secret", [server]);
     expect(registry.names()).toEqual(["mcp__s__a_2"]);
     server.knownTools = [];

@@ -1,4 +1,5 @@
 import type { AnyTool, ToolRegistry } from "../tools/index.js";
+import type { McpCallLimits } from "./call-limits.js";
 import type { LiveServer } from "./live-server.js";
 import { mcpTool } from "./mcp-tool.js";
 import { ToolNamer } from "./tool-names.js";
@@ -19,8 +20,11 @@ export class ToolSync {
   #registry: ToolRegistry | undefined;
   #hidden: (toolName: string) => boolean = () => false;
 
-  constructor(takenNames?: Iterable<string>) {
+  readonly #limits: McpCallLimits;
+
+  constructor(takenNames: Iterable<string> | undefined, limits: McpCallLimits) {
     this.#namer = new ToolNamer(takenNames);
+    this.#limits = limits;
   }
 
   attach(registry: ToolRegistry, hidden: (toolName: string) => boolean, servers: LiveServer[]): void {
@@ -53,6 +57,7 @@ export class ToolSync {
       server: server.name,
       call: server.callTool.bind(server),
       timeoutMs: server.timeoutMs,
+      limits: this.#limits,
     };
     const tool = mcpTool(name, info, source) as AnyTool;
     return enabled ? tool : { ...tool, enabled: false };

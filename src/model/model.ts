@@ -54,6 +54,8 @@ export interface ModelTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** For an MCP tool: its server and its name there (text-protocol models list tools by server). */
+  mcp?: { server: string; tool: string };
 }
 
 /** An Anthropic raw stream event, as carried by `stream_event` messages. */

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import type { AnyTool } from "./tool.js";
 
-/** A tool as the model sees it: name, description and JSON Schema of its input. */
+/** A tool as the model sees it: name, description and JSON Schema of its input (and an MCP tool's origin). */
 export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  mcp?: { server: string; tool: string };
 }
 
 export interface ToolFilter {
@@ -80,6 +81,7 @@ export class ToolRegistry {
       name: tool.name,
       description: tool.description,
       inputSchema: this.#jsonSchema(tool),
+      ...(tool.mcp && { mcp: tool.mcp }),
     }));
   }
 

@@ -83,6 +83,8 @@ export interface Tool<Input = unknown> {
   readonly maxOutputChars?: number;
   /** Per-call timeout in milliseconds (default: none beyond the tool's own). */
   readonly timeoutMs?: number;
+  /** For a tool of an MCP server: the server's name and the tool's own name there (text-protocol models call it so). */
+  readonly mcp?: { server: string; tool: string };
   /** Disabled tools are not offered to the model but can still be looked up. */
   readonly enabled?: boolean;
   execute(input: Input, context: ToolContext): Promise<ToolOutput>;

@@ -1,5 +1,6 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { ModelRequest, ModelTool } from "../model.js";
+import { MCP_TOOL_OPTIONS } from "../text-protocol/index.js";
 import { toPrompt } from "./to-prompt.js";
 
 /** Tool definitions in the AI SDK's shape, per tool list (a run passes the same list every call). */
@@ -13,6 +14,8 @@ function functionTools(tools: readonly ModelTool[]): LanguageModelV3FunctionTool
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema as LanguageModelV3FunctionTool["inputSchema"],
+      // Read only by the text-protocol wrapper; providers ignore options under a key not theirs.
+      ...(tool.mcp && { providerOptions: { [MCP_TOOL_OPTIONS]: { ...tool.mcp } } }),
     }));
     functionToolCache.set(tools, converted);
   }

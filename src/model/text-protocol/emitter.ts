@@ -1,4 +1,5 @@
 import type { LanguageModelV3FinishReason, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { ToolNameResolver } from "./mcp-names.js";
 import { type ParsedEvent, TextProtocolParser } from "./parser.js";
 import { type MalformedCall, TEXT_PROTOCOL_METADATA } from "./rewrite-prompt.js";
 import { readToolBlock } from "./tool-block.js";
@@ -12,13 +13,16 @@ import { readToolBlock } from "./tool-block.js";
 export class TextProtocolEmitter {
   readonly #parser = new TextProtocolParser();
   readonly #callIdPrefix: string;
+  readonly #resolveName: ToolNameResolver | undefined;
   #blocks = 0;
   #calls = 0;
   #textId = "";
   #reasoningId = "";
 
-  constructor(callIdPrefix: string) {
+  /** `resolveName` maps a block's `server_name` and `tool_name` to a tool (default: the name as written). */
+  constructor(callIdPrefix: string, resolveName?: ToolNameResolver) {
     this.#callIdPrefix = callIdPrefix;
+    this.#resolveName = resolveName;
   }
 
   /** Tool calls emitted so far. */
@@ -71,7 +75,7 @@ export class TextProtocolEmitter {
   }
 
   #toolCall(body: string, closed: boolean): LanguageModelV3StreamPart {
-    const call = readToolBlock(body, closed);
+    const call = readToolBlock(body, closed, this.#resolveName);
     const part: LanguageModelV3StreamPart = {
       type: "tool-call",
       toolCallId: `${this.#callIdPrefix}_${this.#calls++}`,

@@ -3,3 +3,4 @@ export { MalformedCall, rewritePrompt, TEXT_PROTOCOL_METADATA } from "./rewrite-
 export { toolProtocolSection } from "./system-section.js";
 export { INVALID_TOOL_NAME, readToolBlock, ToolBlock, type ToolBlockCall } from "./tool-block.js";
 export { isTextProtocolModel, wrapTextProtocol } from "./wrap.js";
+export { LOCAL_SERVER, MCP_TOOL_OPTIONS, mcpOrigin, toolNameResolver, type ToolNameResolver } from "./mcp-names.js";

@@ -1,4 +1,5 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3ToolChoice } from "@ai-sdk/provider";
+import { LOCAL_SERVER, mcpOrigin } from "./mcp-names.js";
 
 /**
  * The part of the system prompt that teaches the text tool protocol: the exact block
@@ -30,13 +31,42 @@ export function toolProtocolSection(
   ];
   const choice = choiceRule(toolChoice);
   if (choice) lines.push(choice);
+  const servers = groupByServer(tools);
+  if (servers.size > 0) {
+    lines.push(
+      `- Tools of MCP servers are listed per server. Call one with "server_name" (the server's name) and the`,
+      `  tool's name on that server as "tool_name", or by its full name alone. "server_name": "${LOCAL_SERVER}" means`,
+      "  the tools under Available tools.",
+    );
+  }
   lines.push("", "## Available tools");
-  for (const tool of tools) {
-    lines.push("", `### ${tool.name}`);
-    if (tool.description) lines.push(tool.description.trim());
-    lines.push(`Input schema: ${JSON.stringify(tool.inputSchema)}`);
+  for (const tool of tools) if (!mcpOrigin(tool)) describe(lines, tool.name, tool);
+  for (const [server, entries] of servers) {
+    lines.push("", `## Tools of MCP server ${JSON.stringify(server)}`);
+    for (const { tool, name } of entries) describe(lines, `${name} (full name: ${tool.name})`, tool);
   }
   return lines.join("\n");
+}
+
+function describe(lines: string[], heading: string, tool: LanguageModelV3FunctionTool): void {
+  lines.push("", `### ${heading}`);
+  if (tool.description) lines.push(tool.description.trim());
+  lines.push(`Input schema: ${JSON.stringify(tool.inputSchema)}`);
+}
+
+/** MCP tools by server, in the order given, with each tool's name on its server. */
+function groupByServer(
+  tools: readonly LanguageModelV3FunctionTool[],
+): Map<string, Array<{ tool: LanguageModelV3FunctionTool; name: string }>> {
+  const servers = new Map<string, Array<{ tool: LanguageModelV3FunctionTool; name: string }>>();
+  for (const tool of tools) {
+    const origin = mcpOrigin(tool);
+    if (!origin) continue;
+    const entries = servers.get(origin.server) ?? [];
+    entries.push({ tool, name: origin.tool });
+    servers.set(origin.server, entries);
+  }
+  return servers;
 }
 
 function choiceRule(toolChoice: LanguageModelV3ToolChoice | undefined): string | undefined {

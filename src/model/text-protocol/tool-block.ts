@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ToolNameResolver } from "./mcp-names.js";
 
 /** Name given to a call whose block names no tool; the loop answers it as an unknown tool. */
 export const INVALID_TOOL_NAME = "invalid_tool_call";
@@ -6,6 +7,8 @@ export const INVALID_TOOL_NAME = "invalid_tool_call";
 /** What the model must write inside `<tool>...</tool>`. */
 export const ToolBlock = z.object({
   tool_name: z.string().min(1),
+  /** `"local"` for the run's own tools, an MCP server's name for that server's tools. */
+  server_name: z.string().min(1).optional(),
   arguments: z.record(z.string(), z.unknown()).nullish(),
 });
 export type ToolBlock = z.infer<typeof ToolBlock>;
@@ -32,9 +35,14 @@ export interface ToolBlockCall {
  * - `arguments` not an object: the named tool with the arguments as written (not an object,
  *   so the loop reports them as invalid).
  * A block that was not closed but holds complete, valid JSON is accepted as it is: models
- * (and stop sequences) often drop the final `</tool>`.
+ * (and stop sequences) often drop the final `</tool>`. A `"server_name"` is resolved with
+ * `resolveName` (see `toolNameResolver`).
  */
-export function readToolBlock(body: string, closed: boolean): ToolBlockCall {
+export function readToolBlock(
+  body: string,
+  closed: boolean,
+  resolveName: ToolNameResolver = (_server, name) => name,
+): ToolBlockCall {
   const text = stripCodeFence(body.trim());
   const json = parseJson(text);
   if (!json.ok) {
@@ -44,7 +52,10 @@ export function readToolBlock(body: string, closed: boolean): ToolBlockCall {
     return { toolName: namedTool(text) ?? INVALID_TOOL_NAME, input: text, problem };
   }
   const block = ToolBlock.safeParse(json.value);
-  if (block.success) return { toolName: block.data.tool_name, input: JSON.stringify(block.data.arguments ?? {}) };
+  if (block.success) {
+    const toolName = resolveName(block.data.server_name, block.data.tool_name);
+    return { toolName, input: JSON.stringify(block.data.arguments ?? {}) };
+  }
   const value = json.value;
   const name = isRecord(value) && typeof value.tool_name === "string" ? value.tool_name : "";
   if (name.length === 0) {

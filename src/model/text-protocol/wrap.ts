@@ -8,6 +8,7 @@ import type {
 } from "@ai-sdk/provider";
 import { callIdPrefix } from "./call-id.js";
 import { TextProtocolEmitter } from "./emitter.js";
+import { type ToolNameResolver, toolNameResolver } from "./mcp-names.js";
 import { rewritePrompt } from "./rewrite-prompt.js";
 import { toolProtocolSection } from "./system-section.js";
 
@@ -35,14 +36,15 @@ export function wrapTextProtocol(model: LanguageModelV3): LanguageModelV3 {
       return model.supportedUrls;
     },
     async doGenerate(options) {
-      const { callOptions, idPrefix } = prepare(options);
+      const { callOptions, idPrefix, resolveName } = prepare(options);
       const result = await model.doGenerate(callOptions);
-      return readGenerated(result, new TextProtocolEmitter(idPrefix));
+      return readGenerated(result, new TextProtocolEmitter(idPrefix, resolveName));
     },
     async doStream(options) {
-      const { callOptions, idPrefix } = prepare(options);
+      const { callOptions, idPrefix, resolveName } = prepare(options);
       const result = await model.doStream(callOptions);
-      return { ...result, stream: result.stream.pipeThrough(readStream(new TextProtocolEmitter(idPrefix))) };
+      const emitter = new TextProtocolEmitter(idPrefix, resolveName);
+      return { ...result, stream: result.stream.pipeThrough(readStream(emitter)) };
     },
   };
   return wrapped;
@@ -56,13 +58,14 @@ export function isTextProtocolModel(model: LanguageModelV3): boolean {
 function prepare(options: LanguageModelV3CallOptions): {
   callOptions: LanguageModelV3CallOptions;
   idPrefix: string;
+  resolveName: ToolNameResolver;
 } {
   const { tools, toolChoice, ...rest } = options;
   const functions = (tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === "function");
   const section =
     functions.length === 0 || toolChoice?.type === "none" ? undefined : toolProtocolSection(functions, toolChoice);
   const prompt = rewritePrompt(options.prompt, section);
-  return { callOptions: { ...rest, prompt }, idPrefix: callIdPrefix(prompt) };
+  return { callOptions: { ...rest, prompt }, idPrefix: callIdPrefix(prompt), resolveName: toolNameResolver(functions) };
 }
 
 function readStream(
