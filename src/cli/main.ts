@@ -9,6 +9,9 @@ Usage:
   gyre trust [PATH]                  let the settings files of PATH (default: here) and its
                                      subfolders grant permissions, run hooks and set env
   gyre trust --list  gyre untrust [PATH]
+  gyre mcp serve [--http PORT] [--tools] [options of run]
+                                     serve the agent as an MCP tool (and with --tools the built-in
+                                     tools) on stdin/stdout, or streamable HTTP on 127.0.0.1:PORT/mcp
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
   gyre --version
@@ -51,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./trust-command.js")).trustCommand(rest);
     case "untrust":
       return (await import("./trust-command.js")).untrustCommand(rest);
+    case "mcp":
+      if (rest[0] === "serve") return (await import("./mcp-serve-command.js")).mcpServeCommand(rest.slice(1));
+      process.stderr.write(`gyre: unknown command "mcp ${rest[0] ?? ""}"\n\n${USAGE}`);
+      return 2;
     case "mock-llm":
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
     case "--version":

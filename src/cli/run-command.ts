@@ -187,7 +187,7 @@ function write(text: string): void {
   process.stdout.write(text);
 }
 
-function permissionMode(value: string | undefined): PermissionMode | undefined {
+export function permissionMode(value: string | undefined): PermissionMode | undefined {
   if (value === undefined) return undefined;
   const parsed = PermissionMode.safeParse(value);
   if (!parsed.success) {
@@ -199,7 +199,7 @@ function permissionMode(value: string | undefined): PermissionMode | undefined {
   return parsed.data;
 }
 
-function number(value: string | undefined, flag: string): number | undefined {
+export function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed < 0)
@@ -207,7 +207,7 @@ function number(value: string | undefined, flag: string): number | undefined {
   return parsed;
 }
 
-function list(value: string | undefined): string[] | undefined {
+export function list(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   return value
     .split(",")
