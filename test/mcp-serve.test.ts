@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -10,6 +10,8 @@ import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.j
 import { beforeAll, describe, expect, it } from "vitest";
 import type { McpStdioServerConfig } from "../src/index.js";
 import { type MockLLMServer, mockTurn } from "../src/testing/index.js";
+// @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
+import { PIXEL_PNG } from "./fixtures/mcp-test-server.mjs";
 import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 const CLI = resolve("dist/bin/gyre.js");
@@ -157,6 +159,40 @@ describe("gyre mcp serve with the MCP SDK's client", () => {
     },
   );
 
+  it("a call the settings do not allow is denied inside the run; a client's maxTurns cannot pass the server's", async () => {
+    const { dir } = project();
+    const script = {
+      turns: [
+        mockTurn.toolUse("Bash", { command: `touch ${join(dir, "pwned")}` }),
+        mockTurn.toolUse("Bash", { command: `echo hi > ${join(dir, "pwned")}` }),
+        mockTurn.text("never reached"),
+      ],
+    };
+    await withMock(script, async (mock) => {
+      const client = await stdioClient(mock, serveArgs(FORMATS[0].model, dir, "--max-turns", "2"));
+      try {
+        const result = (await client.callTool({
+          name: "agent",
+          arguments: { prompt: "make a file", maxTurns: 10 },
+        })) as CallToolResult;
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toContain("error_max_turns");
+        expect(result.structuredContent).toMatchObject({
+          subtype: "error_max_turns",
+          terminal_reason: "max_turns",
+          num_turns: 2,
+          permission_denials: 2,
+        });
+        // Nobody could be asked: the inner model was told no, and nothing was written.
+        expect(sentToModel(mock, 1)).toContain("Permission to use Bash is required");
+        expect(mock.requests).toHaveLength(2);
+        expect(existsSync(join(dir, "pwned"))).toBe(false);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
   it("--http 0: streamable HTTP on 127.0.0.1 with a session per client; a web page's request is refused; SIGTERM ends it", async () => {
     const { dir, notes } = project();
     await withMock(readThenAnswer(notes), async (mock) => {
@@ -273,8 +309,18 @@ describe("gyre mcp serve with Gyre's own MCP client, through the loop", () => {
     async (format) => {
       const { dir, notes } = project();
       const outside = mkdtempSync(join(tmpdir(), "gyre-serve-outside-"));
+      writeFileSync(join(dir, "pixel.png"), Buffer.from(PIXEL_PNG, "base64"));
+      writeFileSync(join(dir, "secret.txt"), "do not read\n");
+      // The project's settings file is not trusted (gyre trust), but its deny rules apply, as in gyre run.
+      mkdirSync(join(dir, ".claude"));
+      writeFileSync(
+        join(dir, ".claude", "settings.json"),
+        JSON.stringify({ permissions: { deny: ["Read(./secret.txt)"] } }),
+      );
       const calls = [
         mockTurn.toolUse("mcp__gyre__Read", { file_path: notes }),
+        mockTurn.toolUse("mcp__gyre__Read", { file_path: join(dir, "pixel.png") }),
+        mockTurn.toolUse("mcp__gyre__Read", { file_path: join(dir, "secret.txt") }),
         mockTurn.toolUse("mcp__gyre__Bash", { command: "echo allowed" }),
         // Starts like the allowed `echo`, then does what no rule allows.
         mockTurn.toolUse("mcp__gyre__Bash", { command: `echo ok && touch ${join(dir, "pwned")}` }),
@@ -304,10 +350,17 @@ describe("gyre mcp serve with Gyre's own MCP client, through the loop", () => {
           additionalDirectories: [outside],
         });
         const results = toolResults(messages);
-        expect(results).toHaveLength(6);
-        const [read, echo, chained, substituted, outsideWrite, insideWrite] = results;
+        expect(results).toHaveLength(8);
+        const [read, image, secret, echo, chained, substituted, outsideWrite, insideWrite] = results;
         expect(read?.is_error).toBeUndefined();
         expect(String(read?.content)).toContain(SECRET);
+        // An image comes back as image content, and reaches the model as an image.
+        expect(image?.content).toEqual([
+          { type: "image", source: { type: "base64", media_type: "image/png", data: PIXEL_PNG } },
+        ]);
+        expect(secret?.is_error).toBe(true);
+        expect(String(secret?.content)).toContain("secret.txt");
+        expect(String(secret?.content)).not.toContain("do not read");
         expect(echo?.is_error).toBeUndefined();
         expect(String(echo?.content)).toContain("allowed");
         // Refused by the server (its tool names), not by the calling run (mcp__gyre__…).
@@ -321,7 +374,7 @@ describe("gyre mcp serve with Gyre's own MCP client, through the loop", () => {
         }
         expect(insideWrite?.is_error).toBeUndefined();
         // What the model was sent for the refused calls is the refusal.
-        expect(sentToModel(outer, 3)).toContain("Permission to use Bash");
+        expect(sentToModel(outer, 5)).toContain("Permission to use Bash");
         expect(existsSync(join(dir, "pwned"))).toBe(false);
         expect(existsSync(join(dir, "pwned-too"))).toBe(false);
         expect(readdirSync(outside)).toEqual([]);
