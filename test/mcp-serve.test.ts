@@ -418,4 +418,65 @@ describe("cancelling a call", () => {
       }
     });
   });
+
+  it("interrupting a Gyre run cancels its call of mcp__gyre__agent: the inner run's command ends", async () => {
+    const { dir } = project();
+    const marker = `${300 + Math.floor(Math.random() * 1000)}.${process.pid}1`;
+    const innerScript = { turns: [mockTurn.toolUse("Bash", { command: `sleep ${marker}` }), mockTurn.text("slept")] };
+    await withMock(innerScript, async (inner) => {
+      const outerScript = {
+        turns: [mockTurn.toolUse("mcp__gyre__agent", { prompt: "sleep" }), mockTurn.text("never")],
+      };
+      await withMock(outerScript, async (outer) => {
+        const controller = new AbortController();
+        const run = runQuery(outer, FORMATS[0], "delegate", {
+          tools: [],
+          mcpServers: {
+            gyre: {
+              command: process.execPath,
+              args: serveArgs(FORMATS[0].model, dir, "--allowed-tools", "Bash(sleep:*)"),
+              env: serveEnv(inner),
+            },
+          },
+          allowedTools: ["mcp__gyre__agent"],
+          abortController: controller,
+        });
+        await until(() => processesWith(marker).length > 0, "the inner Bash call runs");
+        controller.abort();
+        const messages = await run;
+        expect(resultOf(messages)).toMatchObject({ terminal_reason: "interrupted" });
+        await until(() => processesWith(marker).length === 0, "the inner command has ended");
+        expect(inner.requests).toHaveLength(1);
+      });
+    });
+  });
+
+  it("SIGTERM to an HTTP server with a run in flight aborts the run, answers the call, and exits cleanly", async () => {
+    const { dir } = project();
+    const marker = `${300 + Math.floor(Math.random() * 1000)}.${process.pid}2`;
+    const script = { turns: [mockTurn.toolUse("Bash", { command: `sleep ${marker}` }), mockTurn.text("slept")] };
+    await withMock(script, async (mock) => {
+      const { child, url } = await startHttpServe(
+        mock,
+        serveArgs(FORMATS[0].model, dir, "--allowed-tools", "Bash(sleep:*)"),
+      );
+      const client = new Client({ name: "gyre-test", version: "1.0.0" });
+      try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+        const call = client.callTool({ name: "agent", arguments: { prompt: "sleep" } });
+        await until(() => processesWith(marker).length > 0, "the inner Bash call runs");
+        child.kill("SIGTERM");
+        expect(await exitOf(child)).toBe(0);
+        expect(processesWith(marker)).toEqual([]);
+        // The server answered the call before it closed: the client knows the run was interrupted.
+        const result = (await call) as CallToolResult;
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toContain("interrupted");
+        expect(result.structuredContent).toMatchObject({ terminal_reason: "interrupted" });
+      } finally {
+        child.kill("SIGKILL");
+        await client.close();
+      }
+    });
+  });
 });

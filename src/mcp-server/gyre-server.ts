@@ -1,10 +1,22 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AGENT_TOOL_NAME, agentToolDefinition, callAgent } from "./agent-tool.js";
 import type { BuiltinToolSetup } from "./builtin-tool-setup.js";
 import { BuiltinToolSession } from "./builtin-tool-session.js";
+import { OwedAnswers } from "./owed-answers.js";
 import { SERVER_INFO, type ServeConfig } from "./serve-config.js";
 import { errorCallResult } from "./tool-result-content.js";
+
+export interface GyreServer {
+  server: Server;
+  /** Connect the server to a client's transport (use this, not `server.connect`). */
+  connect: (transport: Transport) => Promise<void>;
+  /** Resolves when the connection has closed (the client went away, or {@link GyreServer.close}). */
+  closed: Promise<void>;
+  /** Abort the calls in flight, wait for their answers to be sent, close the connection. */
+  close: () => Promise<void>;
+}
 
 /**
  * One MCP server for one client connection: the agent tool, and with `--tools` the built-in
@@ -15,7 +27,7 @@ import { errorCallResult } from "./tool-result-content.js";
 export async function createGyreServer(
   config: ServeConfig,
   builtin: BuiltinToolSetup | undefined,
-): Promise<{ server: Server; close: () => Promise<void> }> {
+): Promise<GyreServer> {
   const tools = builtin && (await BuiltinToolSession.open(builtin));
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
@@ -26,10 +38,16 @@ export async function createGyreServer(
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [agentToolDefinition(), ...(tools?.definitions() ?? [])],
   }));
-  // Calls still running: closing waits for them, so an aborted run has ended its commands first.
+  // Closing aborts the calls in flight and waits until each has answered, so the client hears
+  // how each ended (and an aborted run has ended its commands) before the connection goes.
+  const owed = new OwedAnswers();
+  const shutdown = new AbortController();
+  // Calls the client cancelled are owed no answer, but may still be ending their commands.
   const running = new Set<Promise<unknown>>();
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, (request, requestExtra) => {
+    owed.add(requestExtra.requestId, requestExtra.signal);
     const { name, arguments: args } = request.params;
+    const extra = { ...requestExtra, signal: AbortSignal.any([requestExtra.signal, shutdown.signal]) };
     const call =
       name === AGENT_TOOL_NAME
         ? callAgent(args, extra, config)
@@ -40,13 +58,23 @@ export async function createGyreServer(
     void call.finally(() => running.delete(call)).catch(() => {});
     return call;
   });
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => {
+      owed.forgive();
+      resolve();
+    };
+  });
+  const connect = async (transport: Transport) => {
+    owed.watch(transport);
+    await server.connect(transport);
+  };
   let closing: Promise<void> | undefined;
-  // Closing the server aborts the calls in flight (the MCP SDK aborts their signals).
   const close = () =>
     (closing ??= (async () => {
+      shutdown.abort();
+      await Promise.all([owed.given(), Promise.allSettled(running)]);
       await server.close();
-      await Promise.allSettled(running);
       await tools?.close();
     })());
-  return { server, close };
+  return { server, connect, close, closed };
 }

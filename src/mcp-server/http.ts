@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../errors/index.js";
 import { setUpBuiltinTools } from "./builtin-tool-setup.js";
-import { createGyreServer } from "./gyre-server.js";
+import { createGyreServer, type GyreServer } from "./gyre-server.js";
 import { isLocalRequest } from "./local-origin.js";
 import type { ServeConfig } from "./serve-config.js";
 
@@ -17,8 +17,6 @@ export interface HttpServeOptions {
   onListening: (url: string) => void;
 }
 
-type Connection = Awaited<ReturnType<typeof createGyreServer>>;
-
 const HOST = "127.0.0.1";
 const PATH = "/mcp";
 
@@ -29,7 +27,7 @@ const PATH = "/mcp";
  */
 export async function serveHttp(config: ServeConfig, options: HttpServeOptions): Promise<void> {
   const builtin = config.builtinTools ? await setUpBuiltinTools(config) : undefined;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; connection: Connection }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; connection: GyreServer }>();
   let port = options.port;
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -53,12 +51,16 @@ export async function serveHttp(config: ServeConfig, options: HttpServeOptions):
       if (transport.sessionId) sessions.delete(transport.sessionId);
       void connection.close();
     };
-    await connection.server.connect(transport);
+    await connection.connect(transport);
     await transport.handleRequest(request, response);
     if (!transport.sessionId) await connection.close();
   };
 
+  // Responses still being written: shutdown lets them finish (the calls' last answers are in them).
+  const responses = new Set<ServerResponse>();
   const server = createServer((request, response) => {
+    responses.add(response);
+    response.once("close", () => responses.delete(response));
     handle(request, response).catch((error: unknown) => {
       config.log(`request failed: ${errorMessage(error)}`);
       if (!response.headersSent) reply(response, 500, "Internal error");
@@ -77,6 +79,8 @@ export async function serveHttp(config: ServeConfig, options: HttpServeOptions):
   });
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   await Promise.allSettled([...sessions.values()].map((session) => session.connection.close()));
+  // Closing the sessions ended their streams; what is left is flushing them to the clients.
+  await Promise.all([...responses].map((response) => new Promise((resolve) => response.once("close", resolve))));
   server.closeAllConnections();
   await closed;
 }

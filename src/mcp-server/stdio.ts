@@ -10,15 +10,12 @@ import type { ServeConfig } from "./serve-config.js";
 export async function serveStdio(config: ServeConfig, signal: AbortSignal): Promise<void> {
   const builtin = config.builtinTools ? await setUpBuiltinTools(config) : undefined;
   const connection = await createGyreServer(config, builtin);
-  const disconnected = new Promise<void>((resolve) => {
-    connection.server.onclose = resolve;
-  });
-  await connection.server.connect(new StdioServerTransport());
+  await connection.connect(new StdioServerTransport());
   const stop = () => void connection.close();
   process.stdin.once("end", stop);
   signal.addEventListener("abort", stop, { once: true });
   try {
-    await disconnected;
+    await connection.closed;
     await connection.close();
   } finally {
     process.stdin.off("end", stop);
