@@ -36,10 +36,10 @@ function project(): { dir: string; notes: string } {
 }
 
 /** The environment of a served `gyre`: the mock LLM's provider variables, a throwaway HOME and GYRE_HOME. */
-function serveEnv(mock: MockLLMServer): Record<string, string> {
+function serveEnv(mock: MockLLMServer, serverHome = home): Record<string, string> {
   const gyreHome = process.env.GYRE_HOME;
   if (!gyreHome) throw new Error("GYRE_HOME is not set: run the tests through vitest (test/global-setup.ts)");
-  return { PATH: process.env.PATH ?? "", HOME: home, GYRE_HOME: gyreHome, ...mock.env() };
+  return { PATH: process.env.PATH ?? "", HOME: serverHome, GYRE_HOME: gyreHome, ...mock.env() };
 }
 
 function serveArgs(model: string, cwd: string, ...flags: string[]): string[] {
@@ -281,6 +281,46 @@ describe("gyre mcp serve with Gyre's own MCP client, through the loop", () => {
       });
     },
   );
+
+  it("--tools: hooks of the settings files run around each call, as in a run", async () => {
+    const { dir } = project();
+    const log = join(dir, "post-tool-use.log");
+    // User settings are trusted: their hooks run. PreToolUse blocks a word, PostToolUse logs what ran.
+    const userHome = mkdtempSync(join(tmpdir(), "gyre-serve-hooks-home-"));
+    mkdirSync(join(userHome, ".gyre"));
+    const hook = (command: string) => [{ matcher: "Bash", hooks: [{ type: "command", command }] }];
+    writeFileSync(
+      join(userHome, ".gyre", "settings.json"),
+      JSON.stringify({
+        hooks: {
+          PreToolUse: hook('if grep -q forbidden; then echo "no forbidden words" >&2; exit 2; fi'),
+          PostToolUse: hook(`cat >> ${log}`),
+        },
+      }),
+    );
+    const calls = [
+      mockTurn.toolUse("mcp__gyre__Bash", { command: "echo forbidden" }),
+      mockTurn.toolUse("mcp__gyre__Bash", { command: "echo fine" }),
+      mockTurn.text("done"),
+    ];
+    await withMock({ turns: calls }, async (outer) => {
+      const server = gyreServer(outer, FORMATS[0].model, dir, "--tools", "--allowed-tools", "Bash(echo:*)");
+      const messages = await runQuery(outer, FORMATS[0], "use Bash", {
+        tools: [],
+        mcpServers: { gyre: { ...server, env: serveEnv(outer, userHome) } },
+        allowedTools: ["mcp__gyre"],
+      });
+      const [blocked, ran] = toolResults(messages);
+      expect(blocked?.is_error).toBe(true);
+      expect(String(blocked?.content)).toContain("no forbidden words");
+      expect(sentToModel(outer, 1)).toContain("no forbidden words");
+      expect(ran?.is_error).toBeUndefined();
+      expect(String(ran?.content)).toContain("fine");
+      const logged = readFileSync(log, "utf8");
+      expect(logged).toContain('"command":"echo fine"');
+      expect(logged).not.toContain("forbidden");
+    });
+  });
 
   it("--tools: built-in tools listed with their schemas and read-only hints", async () => {
     const { dir } = project();

@@ -4,7 +4,7 @@ import type { HookRunner } from "../hooks/index.js";
 import { DoomLoopDetector, type GateDecision, MessageStamp, ToolGate } from "../loop/index.js";
 import { PermissionPolicy } from "../permissions/index.js";
 import type { SDKMessage } from "../protocol/index.js";
-import { executeTool, prepareCall, type ToolCall, ToolSession } from "../tools/index.js";
+import { executeTool, prepareCall, type ToolCall, type ToolResult, ToolSession } from "../tools/index.js";
 import type { CallExtra } from "./agent-tool.js";
 import type { BuiltinToolSetup } from "./builtin-tool-setup.js";
 import { ProgressReporter } from "./progress.js";
@@ -23,8 +23,10 @@ export class BuiltinToolSession {
   readonly #gate: ToolGate;
   readonly #state: { permissions: PermissionPolicy; doomLoop: DoomLoopDetector };
   readonly #closed = new AbortController();
+  readonly #hooks: HookRunner | undefined;
 
   private constructor(setup: BuiltinToolSetup, sessionId: string, hooks: HookRunner | undefined) {
+    this.#hooks = hooks;
     const { cwd, permissionMode, allowedTools, disallowedTools, additionalDirectories } = setup.config.query;
     this.#setup = setup;
     this.#session = new ToolSession(sessionId);
@@ -93,7 +95,7 @@ export class BuiltinToolSession {
     if (decision.behavior === "deny") return errorCallResult(decision.message);
     const progress = new ProgressReporter(extra);
     const signal = AbortSignal.any([extra.signal, this.#closed.signal]);
-    const result = await executeTool(prepared.tool, decision.input, {
+    const executed = await executeTool(prepared.tool, decision.input, {
       cwd: this.#setup.config.query.cwd,
       signal,
       sessionId: this.#session.id,
@@ -102,7 +104,26 @@ export class BuiltinToolSession {
       reportProgress: (data) => void progress.report(typeof data === "string" ? data : JSON.stringify(data)),
       emit: () => {},
     });
-    return toCallToolResult(result);
+    const notes = [...decision.context, ...(await this.#afterTool(prepared.tool.name, decision.input, call, executed))];
+    return toCallToolResult(withNotes(executed, notes));
+  }
+
+  /** PostToolUse (or PostToolUseFailure) hooks, as in a run: what they have to say joins the result. */
+  async #afterTool(toolName: string, input: unknown, call: ToolCall, result: ToolResult): Promise<string[]> {
+    const event = result.isError ? "PostToolUseFailure" : "PostToolUse";
+    if (!this.#hooks?.has(event)) return [];
+    const common = { tool_name: toolName, tool_input: input, tool_use_id: call.id };
+    const signal = this.#closed.signal;
+    const outcome =
+      event === "PostToolUse"
+        ? await this.#hooks.run("PostToolUse", { ...common, tool_response: result.data ?? result.content }, { signal })
+        : await this.#hooks.run(
+            "PostToolUseFailure",
+            { ...common, error: textOf(result), is_interrupt: signal.aborted },
+            { signal },
+          );
+    if (outcome.failure) this.#setup.config.log(`${event} hook failed: ${outcome.failure}`);
+    return [...(outcome.block ? [outcome.block.reason] : []), ...outcome.additionalContext];
   }
 
   /** Ends background shells and hooks still running. */
@@ -124,4 +145,18 @@ export class BuiltinToolSession {
     if (message.type !== "system" || message.subtype !== "hook_response" || message.outcome === "success") return;
     this.#setup.config.log(`${message.hook_event} hook ${JSON.stringify(message.hook_name)} failed: ${message.output}`);
   }
+}
+
+/** Hooks' notes after the result, as system reminders (as a run gives them to the model). */
+function withNotes(result: ToolResult, notes: string[]): ToolResult {
+  if (notes.length === 0) return result;
+  const text = notes.map((note) => `<system-reminder>\n${note}\n</system-reminder>`).join("\n");
+  if (typeof result.content === "string") return { ...result, content: `${result.content}\n\n${text}` };
+  return { ...result, content: [...result.content, { type: "text", text }] };
+}
+
+function textOf(result: ToolResult): string {
+  return typeof result.content === "string"
+    ? result.content
+    : result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
 }
