@@ -26,9 +26,9 @@ export class BuiltinToolSession {
   readonly #hooks: HookRunner | undefined;
 
   private constructor(setup: BuiltinToolSetup, sessionId: string, hooks: HookRunner | undefined) {
-    this.#hooks = hooks;
     const { cwd, permissionMode, allowedTools, disallowedTools, additionalDirectories } = setup.config.query;
     this.#setup = setup;
+    this.#hooks = hooks;
     this.#session = new ToolSession(sessionId);
     this.#state = {
       permissions: PermissionPolicy.fromSettings(setup.settings, {
@@ -58,6 +58,7 @@ export class BuiltinToolSession {
       const { HookRunner } = await import("../hooks/index.js");
       hooks = new HookRunner({ settings: settingsHooks, cwd, sessionId, permissionMode: () => session.mode });
     }
+    // The hooks read the permission mode of the session built with them.
     const session = new BuiltinToolSession(setup, sessionId, hooks);
     return session;
   }

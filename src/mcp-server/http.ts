@@ -29,11 +29,13 @@ export async function serveHttp(config: ServeConfig, options: HttpServeOptions):
   const builtin = config.builtinTools ? await setUpBuiltinTools(config) : undefined;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; connection: GyreServer }>();
   let port = options.port;
+  let stopping = false;
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (new URL(request.url ?? "/", `http://${HOST}`).pathname !== PATH) return reply(response, 404, "Not found");
     // A web page the person visits must not drive the agent (DNS rebinding, cross-site POSTs).
     if (!isLocalRequest(request.headers, port)) return reply(response, 403, "Forbidden: not a local client");
+    if (stopping) return reply(response, 503, "Shutting down");
     const sessionId = request.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
@@ -77,6 +79,7 @@ export async function serveHttp(config: ServeConfig, options: HttpServeOptions):
     if (options.signal.aborted) resolve();
     options.signal.addEventListener("abort", () => resolve(), { once: true });
   });
+  stopping = true;
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   await Promise.allSettled([...sessions.values()].map((session) => session.connection.close()));
   // Closing the sessions ended their streams; what is left is flushing them to the clients.
