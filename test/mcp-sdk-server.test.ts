@@ -260,6 +260,68 @@ describe("in-process MCP servers (createSdkMcpServer, tool)", () => {
       });
     }
   });
+  it("two runs at the same time share one createSdkMcpServer: both connected, one waits on the other's call", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const latch = createSdkMcpServer({
+      name: "latch",
+      tools: [
+        tool("wait", "Wait until released.", {}, async () => {
+          await released;
+          return { content: [{ type: "text", text: "released" }] };
+        }),
+        tool("release", "Release the waiter.", {}, async () => {
+          release();
+          return { content: [{ type: "text", text: "done" }] };
+        }),
+      ],
+    });
+    const options = { tools: [], mcpServers: { latch }, permissionMode: "bypassPermissions" as const };
+    await withMock({ turns: [mockTurn.toolUse("mcp__latch__wait"), mockTurn.text("A")] }, (a) =>
+      withMock({ turns: [mockTurn.toolUse("mcp__latch__release"), mockTurn.text("B")] }, async (b) => {
+        // Run A's call returns only once run B's call has run: B must connect while A is connected.
+        const [first, second] = await Promise.all([
+          runQuery(a, anthropic, "wait", options),
+          runQuery(b, anthropic, "release", options),
+        ]);
+        for (const messages of [first, second])
+          expect(initOf(messages).mcp_servers).toEqual([{ name: "latch", status: "connected" }]);
+        expect(toolResults(first)[0]).toMatchObject({ content: "released" });
+        expect(toolResults(second)[0]).toMatchObject({ content: "done" });
+      }),
+    );
+  });
+
+  it("an McpServer of the caller's serves one run at a time: a second run at the same time gets a clear failure", async () => {
+    const own = new McpServer({ name: "own", version: "1.0.0" });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let waiting = false;
+    own.registerTool("wait", { description: "Wait." }, async () => {
+      waiting = true;
+      await released;
+      return { content: [{ type: "text", text: "released" }] };
+    });
+    const config = { type: "sdk" as const, name: "own", instance: own };
+    const options = { tools: [], mcpServers: { own: config }, permissionMode: "bypassPermissions" as const };
+    await withMock({ turns: [mockTurn.toolUse("mcp__own__wait"), mockTurn.text("A")] }, (a) =>
+      withMock({ turns: [mockTurn.text("B")] }, async (b) => {
+        const first = runQuery(a, anthropic, "wait", options);
+        // Wait until run A's call reached the server, then start run B.
+        while (!waiting) await new Promise((r) => setImmediate(r));
+        const second = await runQuery(b, anthropic, "hi", options);
+        release();
+        expect(initOf(second).mcp_servers).toEqual([
+          expect.objectContaining({
+            name: "own",
+            status: "failed",
+            error: expect.stringContaining("serving another run"),
+          }),
+        ]);
+        expect(toolResults(await first)[0]).toMatchObject({ content: "released" });
+      }),
+    );
+  });
 });
 
 describe("streamable HTTP MCP servers", () => {

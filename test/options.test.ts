@@ -27,7 +27,7 @@ describe("query() options are checked before anything runs", () => {
       1024,
       /`maxThinkingTokens` is a Claude Agent SDK option Gyre does not support; use `thinking/,
     ],
-    ["strictMcpConfig", true, /`strictMcpConfig` is a Claude Agent SDK option Gyre does not support/],
+    ["plugins", [], /`plugins` is a Claude Agent SDK option Gyre does not support; plugins are not supported/],
     ["agents", { reviewer: {} }, /`agents` is a Claude Agent SDK option Gyre does not support; subagents/],
     ["stderr", () => {}, /`stderr` is a Claude Agent SDK option Gyre does not support/],
   ])("names the Claude Agent SDK option %s that Gyre lacks, and what to use", async (key, value, message) => {
@@ -104,6 +104,7 @@ describe("query() options are checked before anything runs", () => {
         cwd: process.cwd(),
         tools: ["Read"],
         mcpServers: {},
+        strictMcpConfig: true,
         allowedTools: ["Read"],
         disallowedTools: ["Bash(rm:*)"],
         abortController: new AbortController(),

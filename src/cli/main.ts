@@ -9,6 +9,10 @@ Usage:
   gyre trust [PATH]                  let the settings files of PATH (default: here) and its
                                      subfolders grant permissions, run hooks and set env
   gyre trust --list  gyre untrust [PATH]
+  gyre mcp list|get NAME|remove NAME  MCP servers of .mcp.json, ~/.gyre/mcp.json, ~/.claude.json
+  gyre mcp add NAME [-s local|project|user] [-e KEY=VALUE]... -- COMMAND [ARGS...]
+  gyre mcp add -t http|sse NAME URL [-H "Name: value"]...  gyre mcp add-json NAME JSON
+                                     add a server (default scope local); gyre mcp help: details
   gyre mcp serve [--http PORT] [--tools] [options of run]
                                      serve the agent as an MCP tool (and with --tools the built-in
                                      tools) on stdin/stdout, or streamable HTTP on 127.0.0.1:PORT/mcp
@@ -30,6 +34,8 @@ Options of run:
                                           trusted (gyre trust), project and local files give only
                                           their deny and ask rules
   --trust-project                         trust this folder's settings for this run only (CI)
+  --mcp-config FILE_OR_JSON               MCP servers ({"mcpServers": {...}}) besides the config
+                                          files' (repeatable); --strict-mcp-config: only these
   --loop-control                          add task_completion, ask_question and converse; questions are
                                           asked on the terminal and the run goes on with the answer
   --max-retries N  --fallback-model provider/model-id   used for the rest of the run when a call fails for good
@@ -55,9 +61,7 @@ async function main(argv: string[]): Promise<number> {
     case "untrust":
       return (await import("./trust-command.js")).untrustCommand(rest);
     case "mcp":
-      if (rest[0] === "serve") return (await import("./mcp-serve-command.js")).mcpServeCommand(rest.slice(1));
-      process.stderr.write(`gyre: unknown command "mcp ${rest[0] ?? ""}"\n\n${USAGE}`);
-      return 2;
+      return (await import("./mcp-command.js")).mcpCommand(rest);
     case "mock-llm":
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
     case "--version":

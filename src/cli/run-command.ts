@@ -41,6 +41,8 @@ export async function runCommand(args: string[]): Promise<number> {
       "add-dir": { type: "string", multiple: true },
       "setting-sources": { type: "string", default: "user,project,local" },
       "trust-project": { type: "boolean", default: false },
+      "mcp-config": { type: "string", multiple: true },
+      "strict-mcp-config": { type: "boolean", default: false },
       "loop-control": { type: "boolean", default: false },
       resume: { type: "string", short: "r" },
       continue: { type: "boolean", short: "c", default: false },
@@ -81,6 +83,8 @@ export async function runCommand(args: string[]): Promise<number> {
     settingSources: list(values["setting-sources"]) as QueryOptions["settingSources"],
     // A flag, not an env var or a settings key: a repository cannot set it for itself.
     requireProjectTrust: !values["trust-project"],
+    ...(values["mcp-config"] && { mcpServers: await mcpServersOf(values["mcp-config"]) }),
+    strictMcpConfig: values["strict-mcp-config"],
     resume: values.resume,
     continue: values.continue,
     forkSession: values["fork-session"],
@@ -132,6 +136,14 @@ export async function runCommand(args: string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   return exitCode;
+}
+
+/** The servers of every `--mcp-config`; a later one wins on a name clash. */
+async function mcpServersOf(values: string[]): Promise<NonNullable<QueryOptions["mcpServers"]>> {
+  const { readMcpConfigArgument } = await import("../mcp/index.js");
+  const servers: NonNullable<QueryOptions["mcpServers"]> = {};
+  for (const value of values) Object.assign(servers, await readMcpConfigArgument(value, process.env));
+  return servers;
 }
 
 /** One line: which hook failed, whether that blocked anything, and why. */

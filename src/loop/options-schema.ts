@@ -12,7 +12,6 @@ import type { QueryOptions } from "./options.js";
  */
 const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   maxThinkingTokens: 'use `thinking: { type: "enabled", budgetTokens }` (or `{ type: "adaptive" }`)',
-  strictMcpConfig: "Gyre reads MCP servers only from `mcpServers`",
   agents: "subagents are not supported yet",
   agent: "subagents are not supported yet",
   stderr: "Gyre runs no CLI subprocess, so there is no stderr to forward; errors arrive as messages and exceptions",
@@ -145,6 +144,7 @@ const shape = {
   cwd: z.string().min(1).optional(),
   tools: z.array(ToolOption).optional(),
   mcpServers: McpServersOption.optional(),
+  strictMcpConfig: z.boolean().optional(),
   allowedTools: stringList.optional(),
   disallowedTools: stringList.optional(),
   abortController: z.instanceof(AbortController).optional(),

@@ -53,6 +53,11 @@ export interface QueryOptions {
    * that fails to connect is reported in `system`/`init`'s `mcp_servers` as `failed`; the run goes on.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /**
+   * Use only `mcpServers`: no servers from MCP config files (`.mcp.json`, `~/.claude.json`,
+   * `~/.gyre/mcp.json`), which are otherwise read for the scopes in `settingSources`.
+   */
+  strictMcpConfig?: boolean;
   /** Tools that run without asking `canUseTool`. */
   allowedTools?: string[];
   /** Tools removed from the model's view; calls to them are refused. */

@@ -3,7 +3,7 @@ import { systemTimers } from "../async/index.js";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { connectMcpServers, type McpServers, type McpServerStatus } from "../mcp/index.js";
+import { type McpServerStatus, type RunMcpServers, startRunMcpServers } from "../mcp/index.js";
 import {
   CostTracker,
   type JsonObject,
@@ -14,7 +14,13 @@ import {
 } from "../model/index.js";
 import { loadShellParser, PermissionPolicy, ruleAppliesTo } from "../permissions/index.js";
 import type { PermissionMode } from "../protocol/index.js";
-import { type IgnoredProjectSettings, type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
+import {
+  type IgnoredProjectSettings,
+  type LoadedSettings,
+  loadSettings,
+  mergeIgnoredSettings,
+  mergeSettings,
+} from "../settings/index.js";
 import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
@@ -85,9 +91,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const pendingPrompt = quiet(
     new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
   );
-  const pendingMcp = connectMcp(options, cwd, signal);
+  const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings));
   // Registered at once, so the servers close when the run ends even if setup fails further on.
-  if (pendingMcp) session.onDispose(async () => (await pendingMcp).close());
+  session.onDispose(async () => (await pendingMcp.catch(() => undefined))?.servers?.close());
   const model = await pendingModel;
   const fallbackModel = await pendingFallback;
   for (const candidate of [model, fallbackModel]) if (candidate) assertBudgetPriced(options, candidate);
@@ -101,7 +107,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
   if (options.loopControlTools) tools.push(...loopControlTools());
   if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
-  const mcp = await pendingMcp;
+  const { servers: mcp, ignored: ignoredMcp } = await pendingMcp;
   const wholeToolRules = disallowed.filter((rule) => !rule.includes("("));
   // `disallowedTools: ["mcp__server"]` hides every tool of that server, as a name hides one tool.
   if (mcp) tools.push(...mcp.tools.filter((tool) => !wholeToolRules.some((rule) => ruleAppliesTo(rule, tool.name))));
@@ -171,6 +177,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     history: [...persistence.history],
     startedAt: input.startedAt,
   });
+  const ignoredSettings = mergeIgnoredSettings(settings.ignored, ignoredMcp);
   const switchModel = async (spec: string | undefined) => {
     const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
     assertBudgetPriced(options, next);
@@ -182,17 +189,33 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     permissionMode,
     switchModel,
     mcpServers: mcp?.statuses ?? [],
-    ...(settings.ignored && { ignoredSettings: settings.ignored }),
+    ...(ignoredSettings && { ignoredSettings }),
   };
 }
 
-/** Starts connecting the run's MCP servers (the MCP SDK is loaded only for runs that have some). */
-function connectMcp(options: QueryOptions, cwd: string, signal: AbortSignal): Promise<McpServers> | undefined {
-  const servers = options.mcpServers;
-  if (!servers || Object.keys(servers).length === 0) return undefined;
+/**
+ * Starts connecting the run's MCP servers: the option's and, unless `strictMcpConfig`, those
+ * of the MCP config files of `settingSources` (the MCP SDK is loaded only for runs that have some).
+ */
+function connectMcp(
+  options: QueryOptions,
+  cwd: string,
+  signal: AbortSignal,
+  settings: Promise<LoadedSettings>,
+): Promise<RunMcpServers> {
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
-  return connectMcpServers(servers, { cwd, signal, takenNames });
+  return startRunMcpServers({
+    servers: options.mcpServers,
+    strict: options.strictMcpConfig,
+    sources: options.settingSources ?? [],
+    requireTrust: options.requireProjectTrust === true,
+    cwd,
+    env: { ...process.env, ...options.env },
+    signal,
+    takenNames,
+    settings,
+  });
 }
 
 /**

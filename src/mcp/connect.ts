@@ -8,6 +8,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, GyreError } from "../errors/index.js";
 import type { McpServerConfig } from "./config.js";
+import { serverForConnection } from "./sdk-server.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */
 export const CONNECT_TIMEOUT_MS = 30_000;
@@ -45,7 +46,7 @@ export async function connectServer(
     await pair?.close().catch(() => {});
   };
   try {
-    if (config.type === "sdk") await config.instance.connect(pair as Transport);
+    if (config.type === "sdk") await serverForConnection(config).connect(pair as Transport);
     const request = { signal: options.signal, timeout: CONNECT_TIMEOUT_MS };
     await client.connect(transport, request);
     const tools: McpToolInfo[] = [];

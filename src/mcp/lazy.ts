@@ -6,7 +6,7 @@ import type { McpServers, McpServersOptions } from "./manager.js";
  * run without servers, and `import("gyre")`, never pay for it.
  */
 export async function connectMcpServers(
-  servers: Record<string, McpServerConfig>,
+  servers: Record<string, McpServerConfig | Error>,
   options: McpServersOptions,
 ): Promise<McpServers> {
   const { McpServers } = await import("./manager.js");

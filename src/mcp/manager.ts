@@ -26,10 +26,21 @@ export class McpServers {
     this.#connections = connections;
   }
 
-  /** Connects every server in parallel; never rejects (a failure is a `failed` status). */
-  static async connect(servers: Record<string, McpServerConfig>, options: McpServersOptions): Promise<McpServers> {
+  /**
+   * Connects every server in parallel; never rejects (a failure is a `failed` status). An
+   * `Error` in place of a config (a config file's server that could not be resolved) is a
+   * server that failed with it.
+   */
+  static async connect(
+    servers: Record<string, McpServerConfig | Error>,
+    options: McpServersOptions,
+  ): Promise<McpServers> {
     const entries = Object.entries(servers);
-    const outcomes = await Promise.allSettled(entries.map(([name, config]) => connectServer(name, config, options)));
+    const outcomes = await Promise.allSettled(
+      entries.map(([name, config]) =>
+        config instanceof Error ? Promise.reject(config) : connectServer(name, config, options),
+      ),
+    );
     const namer = new ToolNamer(options.takenNames);
     const statuses: McpServerStatus[] = [];
     const tools: AnyTool[] = [];

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
+import { GyreError } from "../errors/index.js";
 import type { McpSdkServerConfigWithInstance } from "./config.js";
 
 /** A tool's input as a zod raw shape: `{ a: z.number(), b: z.number() }`. */
@@ -54,12 +55,37 @@ export interface CreateSdkMcpServerOptions {
 }
 
 /**
+ * For each server createSdkMcpServer made: builds another from the same definitions when the instance is already serving a run,
+ * so concurrent runs can share one `createSdkMcpServer` config; an `McpServer` made by the
+ * caller serves one run at a time (the MCP SDK's rule), and a second gets a clear error.
+ */
+const spareServers = new WeakMap<McpServer, () => McpServer>();
+
+/**
  * An MCP server that runs in this process (the Claude Agent SDK's `createSdkMcpServer`):
  * pass it in `mcpServers` (`{ calc: createSdkMcpServer({ name: "calc", tools }) }`) and the
  * model sees its tools as `mcp__calc__<tool>`. The run talks to it over an in-memory
- * transport; one run at a time may use an instance.
+ * transport. Runs at the same time may share it: each gets its own server built from the same tools.
  */
 export function createSdkMcpServer(options: CreateSdkMcpServerOptions): McpSdkServerConfigWithInstance {
+  const server = buildServer(options);
+  spareServers.set(server, () => buildServer(options));
+  return { type: "sdk", name: options.name, instance: server };
+}
+
+/** The server that serves a new run's connection to `config`: its instance, or a fresh twin when that is busy. */
+export function serverForConnection(config: McpSdkServerConfigWithInstance): McpServer {
+  if (!config.instance.isConnected()) return config.instance;
+  const spare = spareServers.get(config.instance);
+  if (spare) return spare();
+  throw new GyreError(
+    "mcp_connection_failed",
+    `MCP server "${config.name}" is serving another run: an McpServer connects to one client at a time. ` +
+      `Make one per run, or use createSdkMcpServer, whose servers can be shared.`,
+  );
+}
+
+function buildServer(options: CreateSdkMcpServerOptions): McpServer {
   const server = new (loadMcpServer())(
     { name: options.name, version: options.version ?? "1.0.0" },
     { capabilities: { tools: {} }, ...(options.instructions !== undefined && { instructions: options.instructions }) },
@@ -76,7 +102,7 @@ export function createSdkMcpServer(options: CreateSdkMcpServerOptions): McpSdkSe
       (args: unknown, extra: unknown) => definition.handler(args as InferShape<ZodRawShape>, extra),
     );
   }
-  return { type: "sdk", name: options.name, instance: server };
+  return server;
 }
 
 let mcpServerClass: typeof McpServer | undefined;

@@ -9,4 +9,4 @@ export {
   type UntrustOutcome,
   untrustFolder,
 } from "./trust.js";
-export { describeIgnoredSettings, type IgnoredProjectSettings } from "./untrusted.js";
+export { describeIgnoredSettings, type IgnoredProjectSettings, mergeIgnoredSettings } from "./untrusted.js";

@@ -44,6 +44,15 @@ export function restrictUntrusted(settings: SettingsFile): { settings: SettingsF
   return { settings: { permissions: kept }, ignored: [...ignoredPermissions, ...ignored] };
 }
 
+/** Both reports of one folder as one (settings files, then MCP config files). */
+export function mergeIgnoredSettings(
+  first: IgnoredProjectSettings | undefined,
+  second: IgnoredProjectSettings | undefined,
+): IgnoredProjectSettings | undefined {
+  if (!first || !second) return first ?? second;
+  return { folder: first.folder, files: [...first.files, ...second.files] };
+}
+
 /**
  * One line for stderr: which files of which folder were partly ignored, that their deny and
  * ask rules still apply, and the command that trusts the folder. Paths are shown relative to
