@@ -193,6 +193,28 @@ describe("gyre mcp serve with the MCP SDK's client", () => {
     });
   });
 
+  it("the agent's runs get the servers of --mcp-config, as gyre run's do", async () => {
+    const { dir } = project();
+    const everything = resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    const config = JSON.stringify({
+      mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } },
+    });
+    const script = {
+      turns: [mockTurn.toolUse("mcp__everything__echo", { message: "through two servers" }), mockTurn.text("echoed")],
+    };
+    await withMock(script, async (mock) => {
+      const flags = ["--mcp-config", config, "--allowed-tools", "mcp__everything__echo"];
+      const client = await stdioClient(mock, serveArgs(FORMATS[0].model, dir, ...flags));
+      try {
+        const result = (await client.callTool({ name: "agent", arguments: { prompt: "echo" } })) as CallToolResult;
+        expect(textOf(result)).toBe("echoed");
+        expect(sentToModel(mock, 1)).toContain("through two servers");
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
   it("--http 0: streamable HTTP on 127.0.0.1 with a session per client; a web page's request is refused; SIGTERM ends it", async () => {
     const { dir, notes } = project();
     await withMock(readThenAnswer(notes), async (mock) => {

@@ -1,12 +1,12 @@
 import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
 import type { ServeConfig } from "../mcp-server/index.js";
-import { list, number, permissionMode } from "./run-command.js";
+import { list, mcpServersOf, number, permissionMode } from "./run-command.js";
 
 const USAGE = `Usage: gyre mcp serve [--http PORT] [--tools] [options of gyre run: --model, --max-turns,
   --max-budget-usd, --max-budget-tokens, --cwd, --permission-mode, --allowed-tools, --disallowed-tools,
   --add-dir, --setting-sources, --trust-project, --system-prompt, --append-system-prompt,
-  --no-session-persistence]
+  --no-session-persistence, --mcp-config, --strict-mcp-config]
 `;
 
 /**
@@ -39,6 +39,8 @@ export async function mcpServeCommand(args: string[]): Promise<number> {
         "setting-sources": { type: "string", default: "user,project,local" },
         "trust-project": { type: "boolean", default: false },
         "no-session-persistence": { type: "boolean", default: false },
+        "mcp-config": { type: "string", multiple: true },
+        "strict-mcp-config": { type: "boolean", default: false },
       },
     });
   } catch (error) {
@@ -63,6 +65,8 @@ export async function mcpServeCommand(args: string[]): Promise<number> {
       // As in gyre run: a flag, so a repository cannot trust itself.
       requireProjectTrust: !values["trust-project"],
       persistSession: !values["no-session-persistence"],
+      ...(values["mcp-config"] && { mcpServers: await mcpServersOf(values["mcp-config"]) }),
+      strictMcpConfig: values["strict-mcp-config"],
       systemPrompt: values["system-prompt"] ?? {
         type: "preset",
         preset: "gyre",

@@ -139,7 +139,7 @@ export async function runCommand(args: string[]): Promise<number> {
 }
 
 /** The servers of every `--mcp-config`; a later one wins on a name clash. */
-async function mcpServersOf(values: string[]): Promise<NonNullable<QueryOptions["mcpServers"]>> {
+export async function mcpServersOf(values: string[]): Promise<NonNullable<QueryOptions["mcpServers"]>> {
   const { readMcpConfigArgument } = await import("../mcp/index.js");
   const servers: NonNullable<QueryOptions["mcpServers"]> = {};
   for (const value of values) Object.assign(servers, await readMcpConfigArgument(value, process.env));
