@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
 import type { ServeConfig } from "../mcp-server/index.js";
@@ -56,7 +57,7 @@ export async function mcpServeCommand(args: string[]): Promise<number> {
       maxBudgetUsd: number(values["max-budget-usd"], "--max-budget-usd"),
       maxBudgetTokens: number(values["max-budget-tokens"], "--max-budget-tokens"),
       maxRetries: number(values["max-retries"], "--max-retries"),
-      cwd: values.cwd ?? process.cwd(),
+      cwd: resolve(values.cwd ?? "."),
       allowedTools: list(values["allowed-tools"]),
       disallowedTools: list(values["disallowed-tools"]),
       permissionMode: permissionMode(values["permission-mode"]),
