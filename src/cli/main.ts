@@ -16,6 +16,9 @@ Usage:
   gyre mcp auth NAME | gyre mcp auth --url URL
                                      log in to a remote MCP server behind OAuth: prints the URL to
                                      open, waits for the browser on a loopback port, keeps the tokens
+  gyre mcp serve [--http PORT] [--tools] [options of run]
+                                     serve the agent as an MCP tool (and with --tools the built-in
+                                     tools) on stdin/stdout, or streamable HTTP on 127.0.0.1:PORT/mcp
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
   gyre --version

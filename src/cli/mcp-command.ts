@@ -23,6 +23,7 @@ const USAGE = `usage:
   gyre mcp add-json NAME JSON [-s SCOPE]
   gyre mcp remove NAME [-s SCOPE]
   gyre mcp auth NAME | --url URL     log in to a remote server behind OAuth (gyre mcp auth --help)
+  gyre mcp serve [--http PORT] [--tools] [options of gyre run]   Gyre as an MCP server
 scopes (-s, --scope): local (default: you, in this project), project (.mcp.json, shared
 through the repository), user (you, in every project); -t, --transport: stdio (default), http, sse`;
 
@@ -52,7 +53,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
         return await removeCommand(rest);
       case "auth":
         return (await import("./mcp-auth-command.js")).mcpAuthCommand(rest);
-      // `gyre mcp serve` (an agent offered as an MCP server) is dispatched here.
+      case "serve":
+        return await (await import("./mcp-serve-command.js")).mcpServeCommand(rest);
       case "help":
       case "--help":
       case "-h":

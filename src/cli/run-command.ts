@@ -143,7 +143,7 @@ export async function runCommand(args: string[]): Promise<number> {
 }
 
 /** The servers of every `--mcp-config`; a later one wins on a name clash. */
-async function mcpServersOf(values: string[]): Promise<NonNullable<QueryOptions["mcpServers"]>> {
+export async function mcpServersOf(values: string[]): Promise<NonNullable<QueryOptions["mcpServers"]>> {
   const { readMcpConfigArgument } = await import("../mcp/index.js");
   const servers: NonNullable<QueryOptions["mcpServers"]> = {};
   for (const value of values) Object.assign(servers, await readMcpConfigArgument(value, process.env));
@@ -203,7 +203,7 @@ function write(text: string): void {
   process.stdout.write(text);
 }
 
-function permissionMode(value: string | undefined): PermissionMode | undefined {
+export function permissionMode(value: string | undefined): PermissionMode | undefined {
   if (value === undefined) return undefined;
   const parsed = PermissionMode.safeParse(value);
   if (!parsed.success) {
@@ -215,7 +215,7 @@ function permissionMode(value: string | undefined): PermissionMode | undefined {
   return parsed.data;
 }
 
-function number(value: string | undefined, flag: string): number | undefined {
+export function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed < 0)
@@ -223,7 +223,7 @@ function number(value: string | undefined, flag: string): number | undefined {
   return parsed;
 }
 
-function list(value: string | undefined): string[] | undefined {
+export function list(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   return value
     .split(",")

@@ -10,3 +10,7 @@ export type { EffortOption, ThinkingOption } from "./options-schema.js";
 export { DEFAULT_MODEL, type Query, query } from "./query.js";
 export type { RetryPolicy } from "./retry.js";
 export { type Approval, type ClientToolResult, toolResultsPrompt } from "./pause.js";
+// For serving built-in tools outside a run (`gyre mcp serve --tools`): the same gate as a run's calls.
+export { DoomLoopDetector } from "./doom-loop.js";
+export { MessageStamp } from "./messages.js";
+export { type GateDecision, ToolGate } from "./tool-gate.js";

@@ -1,0 +1,108 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { GyreError } from "../errors/index.js";
+import type { ServeConfig } from "../mcp-server/index.js";
+import { list, mcpServersOf, number, permissionMode } from "./run-command.js";
+
+const USAGE = `Usage: gyre mcp serve [--http PORT] [--tools] [options of gyre run: --model, --max-turns,
+  --max-budget-usd, --max-budget-tokens, --cwd, --permission-mode, --allowed-tools, --disallowed-tools,
+  --add-dir, --setting-sources, --trust-project, --system-prompt, --append-system-prompt,
+  --no-session-persistence, --mcp-config, --strict-mcp-config]
+`;
+
+/**
+ * `gyre mcp serve`: Gyre as an MCP server, on stdin/stdout or (`--http PORT`) over streamable
+ * HTTP on 127.0.0.1. It offers the agent as the tool `agent`, and with `--tools` the built-in
+ * tools, all under the permission settings a `gyre run` with the same flags would have.
+ * Exit code 2 for a flag it does not know.
+ */
+export async function mcpServeCommand(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        http: { type: "string" },
+        tools: { type: "boolean", default: false },
+        model: { type: "string" },
+        "fallback-model": { type: "string" },
+        "max-turns": { type: "string" },
+        "max-budget-usd": { type: "string" },
+        "max-budget-tokens": { type: "string" },
+        "max-retries": { type: "string" },
+        cwd: { type: "string" },
+        "system-prompt": { type: "string" },
+        "append-system-prompt": { type: "string" },
+        "allowed-tools": { type: "string" },
+        "disallowed-tools": { type: "string" },
+        "permission-mode": { type: "string" },
+        "add-dir": { type: "string", multiple: true },
+        "setting-sources": { type: "string", default: "user,project,local" },
+        "trust-project": { type: "boolean", default: false },
+        "no-session-persistence": { type: "boolean", default: false },
+        "mcp-config": { type: "string", multiple: true },
+        "strict-mcp-config": { type: "boolean", default: false },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`gyre mcp serve: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values } = parsed;
+  const config: ServeConfig = {
+    query: {
+      model: values.model,
+      fallbackModel: values["fallback-model"],
+      maxTurns: number(values["max-turns"], "--max-turns"),
+      maxBudgetUsd: number(values["max-budget-usd"], "--max-budget-usd"),
+      maxBudgetTokens: number(values["max-budget-tokens"], "--max-budget-tokens"),
+      maxRetries: number(values["max-retries"], "--max-retries"),
+      cwd: resolve(values.cwd ?? "."),
+      allowedTools: list(values["allowed-tools"]),
+      disallowedTools: list(values["disallowed-tools"]),
+      permissionMode: permissionMode(values["permission-mode"]),
+      additionalDirectories: values["add-dir"],
+      settingSources: list(values["setting-sources"]) as ServeConfig["query"]["settingSources"],
+      // As in gyre run: a flag, so a repository cannot trust itself.
+      requireProjectTrust: !values["trust-project"],
+      persistSession: !values["no-session-persistence"],
+      ...(values["mcp-config"] && { mcpServers: await mcpServersOf(values["mcp-config"]) }),
+      strictMcpConfig: values["strict-mcp-config"],
+      systemPrompt: values["system-prompt"] ?? {
+        type: "preset",
+        preset: "gyre",
+        append: values["append-system-prompt"],
+      },
+    },
+    builtinTools: values.tools,
+    log: (line) => process.stderr.write(`gyre mcp serve: ${line}\n`),
+  };
+  const port = values.http === undefined ? undefined : httpPort(values.http);
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    const server = await import("../mcp-server/index.js");
+    if (port === undefined) await server.serveStdio(config, controller.signal);
+    else {
+      await server.serveHttp(config, {
+        port,
+        signal: controller.signal,
+        // On stdout, as gyre mock-llm prints its address: stdout is free when serving over HTTP.
+        onListening: (url) => process.stdout.write(`gyre mcp serve: listening on ${url}\n`),
+      });
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  return 0;
+}
+
+function httpPort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new GyreError("config_error", `--http must be a port number (0 picks a free one), not "${value}"`);
+  return port;
+}
