@@ -168,10 +168,11 @@ describe("in-process MCP servers (createSdkMcpServer, tool)", () => {
       });
     });
 
-    it("a readOnlyHint tool runs without a rule, and PreToolUse hooks see MCP calls", async () => {
+    it("a readOnlyHint tool runs without a rule; PreToolUse and PostToolUse hooks see MCP calls and their server", async () => {
       const seen: string[] = [];
       const hook = async (input: unknown) => {
-        seen.push((input as { tool_name: string }).tool_name);
+        const { hook_event_name, tool_name, mcp_server } = input as Record<string, string>;
+        seen.push(`${hook_event_name} ${tool_name} ${mcp_server}`);
         return {};
       };
       await withMock({ turns: [mockTurn.toolUse("mcp__calc__peek"), mockTurn.text("done")] }, async (server) => {
@@ -179,9 +180,12 @@ describe("in-process MCP servers (createSdkMcpServer, tool)", () => {
           tools: [],
           mcpServers: { calc: calcServer() },
           permissionMode: "dontAsk",
-          hooks: { PreToolUse: [{ matcher: "mcp__calc__.*", hooks: [hook] }] },
+          hooks: {
+            PreToolUse: [{ matcher: "mcp__calc__.*", hooks: [hook] }],
+            PostToolUse: [{ matcher: "mcp__calc__.*", hooks: [hook] }],
+          },
         });
-        expect(seen).toEqual(["mcp__calc__peek"]);
+        expect(seen).toEqual(["PreToolUse mcp__calc__peek calc", "PostToolUse mcp__calc__peek calc"]);
         expect(toolResults(messages)[0]).toMatchObject({ content: "memory: 0" });
       });
     });

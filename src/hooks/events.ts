@@ -33,6 +33,8 @@ export type BaseHookInput = z.infer<typeof BaseHookInput>;
 const toolFields = {
   tool_name: z.string(),
   tool_input: z.unknown(),
+  /** For a tool of an MCP server (`mcp__<server>__<tool>`): the server's name in `mcpServers`. */
+  mcp_server: z.string().optional(),
 };
 
 export const PreToolUseHookInput = BaseHookInput.extend({

@@ -259,6 +259,7 @@ async function afterTool(
       tool_name: approved.tool.name,
       tool_input: approved.input,
       tool_use_id: approved.call.id,
+      ...(approved.tool.mcp && { mcp_server: approved.tool.mcp.server }),
     };
     const hookOutcome =
       event === "PostToolUse"

@@ -76,7 +76,12 @@ export class ToolGate {
     if (this.config.hooks?.has("PreToolUse")) {
       const outcome = await this.config.hooks.run(
         "PreToolUse",
-        { tool_name: tool.name, tool_input: current, tool_use_id: call.id },
+        {
+          tool_name: tool.name,
+          tool_input: current,
+          tool_use_id: call.id,
+          ...(tool.mcp && { mcp_server: tool.mcp.server }),
+        },
         { signal: this.config.signal },
       );
       yield* hookReports(this.config.stamp, outcome);

@@ -140,10 +140,16 @@ export class LiveServer {
     options: McpCallOptions = {},
   ): Promise<CallToolResult | CompatibilityCallToolResult> {
     const connection = await this.#usable(signal);
+    // The MCP SDK never removes the abort listener it adds to a request's signal: a signal of
+    // the call's own keeps the run's signal from collecting one per call (and Node's warning).
+    const call = new AbortController();
+    const forward = () => call.abort(signal.reason);
+    signal.addEventListener("abort", forward, { once: true });
+    if (signal.aborted) forward();
     try {
       const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
         ...options,
-        signal,
+        signal: call.signal,
         timeout: options.timeout ?? NO_REQUEST_TIMEOUT,
       });
       // A list_changed the call caused arrived before its answer: the new list is in before the next model call.
@@ -164,6 +170,8 @@ export class LiveServer {
         );
       }
       throw error;
+    } finally {
+      signal.removeEventListener("abort", forward);
     }
   }
 
