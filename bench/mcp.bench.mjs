@@ -16,6 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { connectMcpServers } from "../dist/mcp/index.js";
 import { startMockLLM } from "../dist/testing/index.js";
+import { ToolRegistry } from "../dist/tools/index.js";
 
 const RUNS = 5;
 const CALLS = 2000;
@@ -102,7 +103,9 @@ await server.close();
 // One tool call, Gyre's MCP tool against the bare client, interleaved in rounds.
 const config = { command: process.execPath, args: [testServer] };
 const gyre = await connectMcpServers({ s: config }, { cwd: scratch, signal: new AbortController().signal });
-const add = gyre.tools.find((tool) => tool.name === "mcp__s__add");
+const registry = new ToolRegistry();
+gyre.attach(registry, () => false);
+const add = registry.get("mcp__s__add");
 const bareClient = new Client({ name: "bench", version: "0" });
 await bareClient.connect(new StdioClientTransport({ ...config, stderr: "ignore" }));
 // One signal for every call, as a run passes its own signal to each call.
