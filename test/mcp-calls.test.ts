@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -401,18 +402,23 @@ describe("MCP elicitation", () => {
   });
 });
 
+const LOOPBACK_ONLY = pathToFileURL(resolve("test/fixtures/listen-loopback.mjs")).href;
+
 describe("server-everything over streamable HTTP", () => {
   let child: ChildProcess | undefined;
   let url = "";
 
   beforeAll(async () => {
     const port = await freePort();
-    child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    // server-everything listens on every interface; the preload keeps it on 127.0.0.1.
+    child = spawn(process.execPath, ["--import", LOOPBACK_ONLY, EVERYTHING, "streamableHttp"], {
       env: { ...process.env, PORT: String(port) },
       stdio: "ignore",
     });
     url = `http://127.0.0.1:${port}/mcp`;
     await untilAsync(() => listening(port), "server-everything to listen");
+    // Bound to 127.0.0.1 only: no socket of any other address listens on the port.
+    expect(listeningAddresses(port)).toEqual(["0100007F"]);
   });
 
   afterAll(() => {
@@ -594,4 +600,18 @@ function listening(port: number): Promise<boolean> {
     });
     socket.once("error", () => done(false));
   });
+}
+
+/** Local addresses (hex, as /proc/net shows them) of the sockets listening on `port`. */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  return ["/proc/net/tcp", "/proc/net/tcp6"].flatMap((file) =>
+    readFileSync(file, "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      // Field 1 is local address:port, field 3 the state (0A: listening).
+      .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A")
+      .map((fields) => fields[1]?.split(":")[0] ?? ""),
+  );
 }
