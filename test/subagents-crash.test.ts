@@ -1,0 +1,146 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool, type SDKMessage } from "../src/index.js";
+import { query } from "../src/loop/index.js";
+import { INTERRUPTED_TOOL_RESULT, openSqliteSessionStore } from "../src/sessions/index.js";
+import { mockTurn } from "../src/testing/index.js";
+import { mockEnv, withMock } from "./helpers.js";
+import { compileAllForChild, killHard, startLockHolder } from "./sessions-child.js";
+
+let entry: string;
+let cleanupCompiled: () => void;
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  ({ entry, cleanup: cleanupCompiled } = compileAllForChild());
+});
+afterAll(() => cleanupCompiled());
+afterEach(async () => {
+  await Promise.all(children.splice(0).map(killHard));
+});
+
+const SLEEPER = { description: "Waits.", prompt: "You are sleeper. Report briefly." };
+
+/** A child process running a real query whose subagent's tool call never returns. */
+const CHILD = `
+  const { query, defineTool } = await import(process.env.ENTRY);
+  const { z } = await import("zod");
+  const hang = defineTool({
+    name: "hang",
+    description: "Never returns.",
+    inputSchema: z.object({}),
+    readOnly: true,
+    execute: () => {
+      setInterval(() => {}, 1 << 30);
+      process.stdout.write("tool-started\\n");
+      return new Promise(() => {});
+    },
+  });
+  const { openSqliteSessionStore } = await import(process.env.ENTRY.replace(/index\\.js$/, "sessions/index.js"));
+  const store = openSqliteSessionStore({ path: process.env.DB });
+  const q = query({
+    prompt: "ask the sleeper",
+    options: {
+      model: "anthropic/claude-sonnet-4-5",
+      env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: process.env.BASE_URL },
+      tools: [hang, "Agent"],
+      agents: { sleeper: JSON.parse(process.env.SLEEPER) },
+      sessionId: process.env.SESSION,
+      sessionStore: store,
+      cwd: process.env.CWD,
+    },
+  });
+  for await (const message of q) {}
+`;
+
+const hang = defineTool({
+  name: "hang",
+  description: "Never returns.",
+  inputSchema: z.object({}),
+  readOnly: true,
+  execute: () => new Promise<string>(() => {}),
+});
+
+describe("kill -9 with a subagent running, then resume", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "gyre-subagent-crash-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("keeps the subagent's messages apart, closes the Agent call as interrupted, and the parent goes on", async () => {
+    const script = {
+      turns: [
+        mockTurn.toolUse(
+          "Agent",
+          { description: "wait", prompt: "wait for it", subagent_type: "sleeper" },
+          { id: "toolu_agent" },
+        ),
+        mockTurn.text("Resumed after the crash."),
+      ],
+      routes: [{ system: "You are sleeper.", turns: [mockTurn.toolUse("hang", {}, { id: "toolu_sub_hang" })] }],
+    };
+    await withMock(script, async (server) => {
+      const db = join(dir, "sessions.db");
+      const child = await startLockHolder(
+        CHILD,
+        {
+          ENTRY: entry,
+          DB: db,
+          BASE_URL: server.baseURL,
+          SESSION: "crash-sub",
+          CWD: dir,
+          SLEEPER: JSON.stringify(SLEEPER),
+        },
+        "tool-started",
+      );
+      children.push(child);
+      await killHard(child);
+      // The parent's call and the subagent's first call.
+      expect(server.requests.map((r) => r.route)).toEqual([undefined, 0]);
+
+      const store = openSqliteSessionStore({ path: db });
+      try {
+        const stored = (await store.getSessionMessages("crash-sub")).filter((m) => m.type !== "tool_progress");
+        // The subagent's call to hang was stored, tagged with the Agent call's id.
+        const sub = stored.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id === "toolu_agent");
+        expect(JSON.stringify(sub)).toContain("toolu_sub_hang");
+
+        const messages: SDKMessage[] = [];
+        const resumed = query({
+          prompt: "go on",
+          options: {
+            model: "anthropic/claude-sonnet-4-5",
+            env: mockEnv(server),
+            tools: [hang, "Agent"],
+            agents: { sleeper: SLEEPER },
+            sessionStore: store,
+            resume: "crash-sub",
+            cwd: dir,
+          },
+        });
+        for await (const message of resumed) messages.push(message);
+        expect(messages.at(-1)).toMatchObject({
+          type: "result",
+          subtype: "success",
+          result: "Resumed after the crash.",
+        });
+
+        // The resumed request: the parent's history only, its Agent call answered as interrupted.
+        const body = server.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+        expect(server.requests.at(-1)?.route).toBeUndefined();
+        const history = JSON.stringify(body.messages);
+        expect(history).toContain("toolu_agent");
+        expect(history).toContain(INTERRUPTED_TOOL_RESULT);
+        expect(history).not.toContain("toolu_sub_hang");
+        expect(body.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});
