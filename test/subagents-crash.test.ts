@@ -99,16 +99,22 @@ describe("kill -9 with a subagent running, then resume", () => {
         "tool-started",
       );
       children.push(child);
-      await killHard(child);
-      // The parent's call and the subagent's first call.
-      expect(server.requests.map((r) => r.route)).toEqual([undefined, 0]);
-
       const store = openSqliteSessionStore({ path: db });
       try {
-        const stored = (await store.getSessionMessages("crash-sub")).filter((m) => m.type !== "tool_progress");
-        // The subagent's call to hang was stored, tagged with the Agent call's id.
-        const sub = stored.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id === "toolu_agent");
-        expect(JSON.stringify(sub)).toContain("toolu_sub_hang");
+        // A subagent's messages are recorded as the parent's stream passes them on, which may be
+        // just after its tool started: wait until its call is stored, tagged with the Agent
+        // call's id, then kill.
+        const subagentCall = async () =>
+          (await store.getSessionMessages("crash-sub")).some(
+            (m) =>
+              "parent_tool_use_id" in m &&
+              m.parent_tool_use_id === "toolu_agent" &&
+              JSON.stringify(m).includes("toolu_sub_hang"),
+          );
+        while (!(await subagentCall())) await new Promise((resolve) => setImmediate(resolve));
+        await killHard(child);
+        // The parent's call and the subagent's first call.
+        expect(server.requests.map((r) => r.route)).toEqual([undefined, 0]);
 
         const messages: SDKMessage[] = [];
         const resumed = query({
