@@ -465,11 +465,12 @@ describe("the Agent tool", () => {
         agents: { scout: agent("scout") },
         tools: ["Read", "Task"],
       });
-      expect(toolNamesOf(server, 1)).toEqual(["Read", "Agent"]);
+      expect(toolNamesOf(server, 1)).toEqual(["Read", "Agent", "AgentOutput"]);
       expect(toolResults(messages)).toEqual([expect.objectContaining({ content: "scouted" })]);
       server.reset();
       await runQuery(server, anthropic, "go", { disallowedTools: ["Task"] });
       expect(toolNamesOf(server, 1)).not.toContain("Agent");
+      expect(toolNamesOf(server, 1)).not.toContain("AgentOutput");
     });
   });
 

@@ -1,4 +1,5 @@
 import type { SDKMessage } from "../protocol/index.js";
+import { remindOfBackgroundAgents } from "./background-reminder.js";
 import { CONTINUE, type NextStep } from "./next-step.js";
 import { resultMessage } from "./result.js";
 import type { RunContext } from "./run-context.js";
@@ -20,11 +21,24 @@ export async function* runLoop(
   state: RunState,
   first?: Step,
 ): AsyncGenerator<SDKMessage, NextStep> {
+  const { background } = context;
+  // The top run's stream also carries its background agents' messages (a subagent's go to the same channel).
+  if (background && !context.agent) return yield* background.channel.merge(turns(context, state, first));
+  return yield* turns(context, state, first);
+}
+
+async function* turns(context: RunContext, state: RunState, first?: Step): AsyncGenerator<SDKMessage, NextStep> {
   state.counters = newPromptCounters();
-  let step: NextStep = first ? yield* first(context, state) : CONTINUE;
-  while (step.next === "continue") step = yield* turn(context, state);
-  yield finish(context, state, step);
-  return step;
+  try {
+    let step: NextStep = first ? yield* first(context, state) : CONTINUE;
+    while (step.next === "continue") step = yield* turn(context, state);
+    // Background agents die with the run: stopped before the result, so what they spent is in it.
+    await context.background?.stopAll();
+    yield finish(context, state, step);
+    return step;
+  } finally {
+    await context.background?.stopAll();
+  }
 }
 
 /** One turn, top to bottom: prepare, call the model, then run its tools or end the turn. */
@@ -34,7 +48,8 @@ export async function* turn(context: RunContext, state: RunState): AsyncGenerato
   const answered = yield* modelTurnStep(context, state);
   if (answered.next !== "continue") return answered;
   if (state.answer && state.answer.calls.length > 0) return yield* toolsStep(context, state);
-  return yield* endTurnStep(context, state);
+  const ended = yield* endTurnStep(context, state);
+  return yield* remindOfBackgroundAgents(context, state, ended);
 }
 
 /** The run's `result` for how it ended. */

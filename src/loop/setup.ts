@@ -38,7 +38,9 @@ import type { Persistence } from "./persistence.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import type { RunContext } from "./run-context.js";
 import { newRunState, type RunState, useModel } from "./run-state.js";
-import { runAgents, type SubagentSettings, subagentTool } from "./subagents.js";
+import { BackgroundAgents } from "./background-agents.js";
+import { RunChannel } from "./run-channel.js";
+import { runAgents, type SubagentSettings, subagentOutputTool, subagentTool } from "./subagents.js";
 import { ToolGate } from "./tool-gate.js";
 
 export const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
@@ -123,6 +125,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       doomLoopThreshold: options.doomLoopThreshold ?? 3,
     };
     tools.push(subagentTool(subagents, () => ({ ...top, depth: 0 })));
+    tools.push(subagentOutputTool(() => ({ ...top, depth: 0 })));
   }
   // Bash permissions need the shell parser (~50 ms of compiling, once per process). Started
   // here it overlaps the run's start: measured on the 20-turn CLI session, 1.27 s wall
@@ -192,6 +195,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     now: input.now,
     timers: systemTimers,
     newUuid: input.newUuid,
+    ...(wantsAgentTool(options) && { background: new BackgroundAgents(new RunChannel()) }),
   };
   const state = newRunState(context, {
     model,

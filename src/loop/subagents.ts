@@ -2,7 +2,9 @@ import { GyreError } from "../errors/index.js";
 import { CostTracker, type Model } from "../model/index.js";
 import type { SDKMessage, SDKResultMessage } from "../protocol/index.js";
 import {
+  AGENT_OUTPUT_TOOL_NAME,
   type AgentDefinition,
+  agentOutputTool,
   agentTool,
   GENERAL_PURPOSE,
   GENERAL_PURPOSE_NAME,
@@ -56,12 +58,27 @@ export function subagentTool(settings: SubagentSettings, parent: () => Parent): 
         `Error: There is no agent "${call.subagentType}". Available agents: ${[...settings.agents.keys()].join(", ")}.`,
       );
     }
-    await slots.take(toolContext.signal);
-    try {
-      return await runSubagent(settings, parent(), definition, call, toolContext);
-    } finally {
-      slots.give();
-    }
+    // A background agent waits for its slot in the background: its call returns at once either way.
+    const run = async (runContext: ToolContext) => {
+      await slots.take(runContext.signal);
+      try {
+        return await runSubagent(settings, parent(), definition, call, runContext);
+      } finally {
+        slots.give();
+      }
+    };
+    const { background, signal } = parent().context;
+    if (call.runInBackground && background) return background.start(call, toolContext, signal, run);
+    return run(toolContext);
+  });
+}
+
+/** The `AgentOutput` tool of a run, over the background agents its `Agent` tool started. */
+export function subagentOutputTool(parent: () => Parent): AnyTool {
+  return agentOutputTool(async (request, toolContext) => {
+    const { background, timers } = parent().context;
+    if (!background) return errorResult("Error: No background agent was started in this run.");
+    return background.output(request, toolContext, timers);
   });
 }
 
@@ -109,8 +126,13 @@ async function runSubagent(
     // A subagent spends from the parent's budget: the sum of all stays within it.
     budgetCosts: parent.context.budgetCosts ?? parent.state.costs,
     agent,
+    // Its own background agents (if it may start any) die with it; the parent's are not its to stop.
+    background: depth < settings.maxDepth ? parent.context.background?.forSubagent() : undefined,
   };
-  if (depth < settings.maxDepth) context.registry.register(subagentTool(settings, () => child));
+  if (depth < settings.maxDepth) {
+    context.registry.register(subagentTool(settings, () => child));
+    context.registry.register(subagentOutputTool(() => child));
+  }
   const state = newRunState(context, {
     model,
     permissions: parent.state.permissions.narrowedTo(definition.permissionMode),
@@ -167,12 +189,12 @@ async function modelFor(settings: SubagentSettings, current: Model, spec: string
 
 /**
  * The agent's tools: the parent's offered tools, narrowed to the definition's list, minus its
- * disallowed ones and the parent's `Agent` tool. Never wider than the parent's: a tool the
+ * disallowed ones and the parent's `Agent` and `AgentOutput` tools. Never wider than the parent's: a tool the
  * parent lacks is not added by naming it.
  */
 function toolsFor(parent: ToolRegistry, definition: AgentDefinition): AnyTool[] {
   const only = definition.tools && new Set(definition.tools);
-  const without = new Set([...(definition.disallowedTools ?? []), AGENT_TOOL_NAME]);
+  const without = new Set([...(definition.disallowedTools ?? []), AGENT_TOOL_NAME, AGENT_OUTPUT_TOOL_NAME]);
   return parent.offered().filter((tool) => (!only || only.has(tool.name)) && !without.has(tool.name));
 }
 

@@ -12,6 +12,8 @@ export interface SubagentCall {
   subagentType: string;
   /** A model for this call only (an alias or full model string). */
   model?: string;
+  /** Start the agent and return at once; `AgentOutput` reads its result later. */
+  runInBackground?: boolean;
 }
 
 const AgentInput = z.strictObject({
@@ -23,6 +25,12 @@ const AgentInput = z.strictObject({
     .optional()
     .describe(
       "Optional model for this agent: sonnet, opus, haiku or a provider/model string. Default: the agent's own, else yours.",
+    ),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe(
+      "Set to true to run this agent in the background: the call returns a task_id at once, and AgentOutput reads the agent's result later.",
     ),
 });
 
@@ -51,6 +59,7 @@ export function agentTool(
           prompt: input.prompt,
           subagentType: input.subagent_type,
           ...(input.model !== undefined && { model: input.model }),
+          ...(input.run_in_background === true && { runInBackground: true }),
         },
         context,
       ),
@@ -67,6 +76,8 @@ function describeAgents(agents: ReadonlyMap<string, AgentDefinition>): string {
     "searches and research that would fill your context, and for independent tasks that can run in parallel:",
     "several Agent calls in one message run at the same time. The agent sees only your prompt, so say exactly",
     "what to do and what to report. Its answer comes back to you, not to the user.",
+    "With run_in_background: true the call returns a task_id at once while the agent works; read its answer with",
+    "AgentOutput. Agents still running when you give your final answer are stopped.",
     "",
     "Available agent types (subagent_type):",
     ...list,
