@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type AgentDefinition, defineTool, type QueryOptions, query, type SDKMessage } from "../src/index.js";
+import {
+  type AgentDefinition,
+  defineTool,
+  type QueryOptions,
+  type QueryPrompt,
+  query,
+  type SDKMessage,
+  type SDKUserMessage,
+} from "../src/index.js";
 import {
   type MockLLMServer,
   type MockRequest,
@@ -62,9 +70,9 @@ async function startServer(script: MockScript) {
   return { server, logged };
 }
 
-function start(server: MockLLMServer, format: Format, options: QueryOptions) {
+function start(server: MockLLMServer, format: Format, options: QueryOptions, prompt: QueryPrompt = "go") {
   return query({
-    prompt: "go",
+    prompt,
     options: { model: format.model, env: mockEnv(server), persistSession: false, cwd: dir, ...options },
   });
 }
@@ -135,6 +143,9 @@ describe("background subagents", () => {
         const lastWorker = seq.findLastIndex(([route]) => route === 0);
         expect(seq.findIndex(([route, turn]) => route === "main" && turn === 1)).toBeLessThan(lastWorker);
         expect(seq).toHaveLength(6);
+        // The worker has neither the Agent tool nor the parent's AgentOutput.
+        const workerTools = (server.requests[lastWorker]?.body as { tools?: Array<{ name?: string }> }).tools ?? [];
+        expect(workerTools.map((tool) => tool.name)).toEqual(["gate"]);
 
         const [launch, notReady, finished, ...rest] = toolResults(parentOnly(messages));
         expect(rest).toEqual([]);
@@ -347,6 +358,91 @@ describe("background subagents", () => {
       expect(resultOf(messages)).toMatchObject({ subtype: "error_max_budget_usd" });
       // Two calls of the spender (the second past the budget), two of the parent, in whatever order they met.
       expect(server.requests.map((r) => r.route ?? "main").sort()).toEqual([0, 0, "main", "main"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a subagent's background agents are its own: stopped when it ends, unknown to the parent's AgentOutput", async () => {
+    const script = {
+      turns: [
+        mockTurn.toolUse(
+          "Agent",
+          { description: "outer", prompt: "go deeper", subagent_type: "outer" },
+          { id: "call_outer" },
+        ),
+        agentOutput("call_inner", { block: false }),
+        mockTurn.text("top done"),
+      ],
+      routes: [
+        {
+          system: "You are outer.",
+          turns: [
+            backgroundCall("inner", "call_inner"),
+            mockTurn.text("outer done"),
+            mockTurn.text("outer really done"),
+          ],
+        },
+        { system: "You are inner.", turns: [{ ...mockTurn.text("woke"), delayMs: 60_000 }] },
+      ],
+    };
+    const { server } = await startServer(script);
+    try {
+      const messages = await collect(
+        start(server, anthropic, { agents: { outer: agent("outer"), inner: agent("inner") }, maxSubagentDepth: 2 }),
+      );
+      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "top done" });
+      const [outer, unknown] = toolResults(parentOnly(messages));
+      expect(outer).toMatchObject({ content: "outer really done" });
+      expect(unknown).toMatchObject({ is_error: true });
+      expect(textOf(unknown?.content)).toContain("No background agent was started in this run");
+      // The outer agent was reminded of its running agent, in its own stream.
+      const outerTexts = taggedWith(messages, "call_outer").map((m) =>
+        m.type === "user" ? textOf(m.message.content) : "",
+      );
+      expect(outerTexts.filter((text) => text.includes("call_inner (inner: ask inner): running"))).toHaveLength(1);
+      // The inner agent's one model call was cut when the outer one ended; nothing waited for it.
+      expect(server.requests.filter((r) => r.route === 1)).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("in a session of several prompts, an agent stopped when an earlier prompt ended reads as stopped later", async () => {
+    const prompt = (text: string): SDKUserMessage => ({
+      type: "user",
+      message: { role: "user", content: text },
+      parent_tool_use_id: null,
+      session_id: "",
+      uuid: text,
+    });
+    async function* prompts(): AsyncGenerator<SDKUserMessage> {
+      yield prompt("first");
+      yield prompt("second");
+    }
+    const script = {
+      turns: [
+        backgroundCall("sleeper", "call_x"),
+        mockTurn.text("first answer"),
+        mockTurn.text("first done"),
+        agentOutput("call_x", { block: false }),
+        mockTurn.text("second done"),
+      ],
+      routes: [{ system: "You are sleeper.", turns: [{ ...mockTurn.text("woke"), delayMs: 60_000 }] }],
+    };
+    const { server } = await startServer(script);
+    try {
+      const messages = await collect(start(server, anthropic, { agents: { sleeper: agent("sleeper") } }, prompts()));
+      const results = messages.filter((m) => m.type === "result");
+      expect(results.map((r) => r.type === "result" && r.result)).toEqual(["first done", "second done"]);
+      const [, output] = toolResults(parentOnly(messages));
+      expect(output).toMatchObject({ is_error: true });
+      expect(textOf(output?.content)).toContain("<status>stopped</status>");
+      const reminders = parentOnly(messages).filter(
+        (m) => m.type === "user" && textOf(m.message.content).includes("Background agents you started"),
+      );
+      expect(reminders).toHaveLength(1);
+      expect(server.requests.filter((r) => r.route === undefined)).toHaveLength(5);
     } finally {
       await server.close();
     }

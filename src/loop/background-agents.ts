@@ -115,7 +115,8 @@ export class BackgroundAgents {
    * when there is nothing new to say.
    */
   reminder(): string | undefined {
-    const unnoticed = [...this.#tasks.values()].filter((task) => !task.noticed);
+    // A stopped agent is gone with an earlier run of this session: nothing the model can act on.
+    const unnoticed = [...this.#tasks.values()].filter((task) => !task.noticed && task.status !== "stopped");
     if (unnoticed.length === 0) return undefined;
     for (const task of unnoticed) task.noticed = true;
     const list = unnoticed.map(
