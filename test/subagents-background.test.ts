@@ -95,13 +95,15 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/** Running: it exists and is not a zombie waiting for a parent to reap it (Linux's /proc says which). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+  return !/^\d+ \(.*\) Z/.test(stat);
 }
 
 let dir: string;
