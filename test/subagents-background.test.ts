@@ -159,13 +159,14 @@ describe("background subagents", () => {
         expect(textOf(finished?.content)).toContain("<status>completed</status>");
         expect(textOf(finished?.content)).toContain("<output>\nworker done\n</output>");
 
-        // The worker's messages reach the stream tagged with the Agent call's id, after the call returned.
+        // The worker's messages reach the stream tagged with the Agent call's id; its answer comes
+        // before the AgentOutput result that carries it.
         const tagged = taggedWith(messages, "call_bg");
         expect(tagged.map((m) => m.type)).toEqual(["assistant", "user", "assistant"]);
-        const launchIndex = messages.findIndex(
-          (m) => m.type === "user" && m.parent_tool_use_id === null && textOf(m.message.content).includes("call_bg"),
+        const completedIndex = messages.findIndex(
+          (m) => m.type === "user" && m.parent_tool_use_id === null && textOf(m.message.content).includes("completed"),
         );
-        expect(messages.indexOf(tagged[0] as SDKMessage)).toBeGreaterThan(launchIndex);
+        expect(messages.indexOf(tagged[2] as SDKMessage)).toBeLessThan(completedIndex);
 
         // Six model calls of the same price: the worker's two are in the result.
         const result = resultOf(messages);
@@ -209,8 +210,8 @@ describe("background subagents", () => {
             permissionMode: "bypassPermissions",
           }),
         );
-        const pid = Number(readFileSync(pidFile, "utf8"));
-        await until(() => !alive(pid));
+        // The query ends only once the session's commands are verified gone: no waiting here.
+        expect(alive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
         expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "Done anyway." });
 
         // The final answer came while the agent ran: one reminder turn, then the run ended.
