@@ -26,6 +26,7 @@ import { runLoop } from "./run-loop.js";
 import type { RunState } from "./run-state.js";
 import { setupRun, startModel } from "./setup.js";
 import { hookReports } from "./hook-reports.js";
+import { activeContext } from "./handoffs.js";
 
 export { DEFAULT_MODEL } from "./setup.js";
 const GYRE_VERSION = "0.1.0";
@@ -224,7 +225,7 @@ async function* runSession(
       apiKeySource: apiKeySource(state.model.provider, options, typeof (options.model ?? "") !== "string"),
       claude_code_version: CLAUDE_CODE_TOOLS_VERSION,
       cwd,
-      tools: context.registry.names(),
+      tools: activeContext(context, state).registry.names(),
       mcp_servers: setup.mcpServers.map(({ name, status, error }) => ({ name, status, ...(error && { error }) })),
       model: state.model.id,
       // A mode set before the run started is the one it starts in.

@@ -2,6 +2,7 @@ import type { Timers } from "../async/index.js";
 import type { HookRunner } from "../hooks/index.js";
 import type { CostTracker, Model } from "../model/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
+import type { Handoffs } from "./handoffs.js";
 import type { MessageStamp } from "./messages.js";
 import type { RetryPolicy } from "./retry.js";
 import type { ModelSettings } from "./run-state.js";
@@ -67,4 +68,6 @@ export interface RunContext {
   readonly budgetCosts?: CostTracker;
   /** Set when this run is a subagent: its end fires SubagentStop hooks instead of Stop. */
   readonly agent?: { readonly id: string; readonly type: string };
+  /** The agents this run may run as or hand off to (see handoffs.ts); absent when it has none. */
+  readonly handoffs?: Handoffs;
 }

@@ -1,4 +1,5 @@
 import type { SDKMessage } from "../protocol/index.js";
+import { activeContext } from "./handoffs.js";
 import { CONTINUE, type NextStep } from "./next-step.js";
 import { resultMessage } from "./result.js";
 import type { RunContext } from "./run-context.js";
@@ -13,16 +14,23 @@ export type Step = (context: RunContext, state: RunState) => AsyncGenerator<SDKM
 
 /**
  * The agentic loop for one prompt: turns until a step says stop or pause, then the `result`.
- * `first` runs before the turns (resuming a paused run answers its pending calls there).
+ * `first` runs before the turns (resuming a paused run answers its pending calls there). The
+ * turns run in the context of the agent the run runs as (see handoffs.ts); a handoff switches it.
  */
 export async function* runLoop(
-  context: RunContext,
+  runContext: RunContext,
   state: RunState,
   first?: Step,
 ): AsyncGenerator<SDKMessage, NextStep> {
   state.counters = newPromptCounters();
+  let context = activeContext(runContext, state);
   let step: NextStep = first ? yield* first(context, state) : CONTINUE;
-  while (step.next === "continue") step = yield* turn(context, state);
+  for (;;) {
+    while (step.next === "continue") step = yield* turn(context, state);
+    if (step.next !== "handoff") break;
+    context = activeContext(runContext, state);
+    step = CONTINUE;
+  }
   yield finish(context, state, step);
   return step;
 }
@@ -38,7 +46,11 @@ export async function* turn(context: RunContext, state: RunState): AsyncGenerato
 }
 
 /** The run's `result` for how it ended. */
-export function finish(context: RunContext, state: RunState, step: Exclude<NextStep, { next: "continue" }>) {
+export function finish(
+  context: RunContext,
+  state: RunState,
+  step: Exclude<NextStep, { next: "continue" | "handoff" }>,
+) {
   if (step.next === "pause") {
     state.exitReason = "requires_action";
     return resultMessage(context.stamp, state, "requires_action", { pending: step.pending }, context.now());

@@ -12,6 +12,7 @@ import {
 } from "../subagents/index.js";
 import { type AnyTool, errorResult, ToolRegistry, type ToolContext, type ToolResult } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
+import { withSubagentHandoffs } from "./handoffs.js";
 import { hookReports } from "./hook-reports.js";
 import type { RunContext } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
@@ -97,7 +98,7 @@ async function runSubagent(
     prompt.push(...outcome.additionalContext);
   }
   const tools = toolsFor(parent.context.registry, definition);
-  const context: RunContext = {
+  const own: RunContext = {
     ...parent.context,
     systemPrompt: subagentPrompt(definition, parent.context.systemPrompt),
     registry: new ToolRegistry(tools),
@@ -110,6 +111,7 @@ async function runSubagent(
     budgetCosts: parent.context.budgetCosts ?? parent.state.costs,
     agent,
   };
+  const context = withSubagentHandoffs(own, definition, parent, settings.agents, settings.resolveModel, model);
   if (depth < settings.maxDepth) context.registry.register(subagentTool(settings, () => child));
   const state = newRunState(context, {
     model,

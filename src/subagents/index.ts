@@ -1,5 +1,6 @@
 export { type AgentFile, type AgentFileSources, loadAgentFiles, parseAgentFile } from "./agent-files.js";
 export { AGENT_TOOL_NAME, agentTool, type SubagentCall } from "./agent-tool.js";
+export { handoffTarget, handoffTool, handoffToolName, transferMessage } from "./handoff-tool.js";
 export {
   type AgentDefinition,
   AgentsOption,

@@ -1,0 +1,291 @@
+import { errorMessage, GyreError } from "../errors/index.js";
+import type { Model } from "../model/index.js";
+import type { PermissionPolicy } from "../permissions/index.js";
+import type { SDKMessage, ToolUseBlock } from "../protocol/index.js";
+import {
+  AGENT_TOOL_NAME,
+  type AgentDefinition,
+  handoffTarget,
+  handoffTool,
+  handoffToolName,
+  MODEL_ALIASES,
+  transferMessage,
+} from "../subagents/index.js";
+import { type AnyTool, errorResult, ToolRegistry } from "../tools/index.js";
+import { type NextStep, stop } from "./next-step.js";
+import type { RunContext } from "./run-context.js";
+import { type RunState, type TurnAnswer, useModel } from "./run-state.js";
+import type { ToolBatch, ToolsOutcome } from "./run-tools.js";
+import type { GateDecision } from "./tool-gate.js";
+
+// Handoffs (the OpenAI Agents SDK's): an agent with `handoffs` gets a `transfer_to_<agent>`
+// tool per target; calling it hands the rest of the run to that agent — its system prompt,
+// tools, model and permission mode — with the history kept. The main thread runs as an agent
+// the same way (the `agent` option). RunContext stays fixed per agent: the agent the run
+// runs as, and its context, are run state (`state.activeAgent`).
+
+/** Handoffs per prompt before the run stops as a doom loop (agents passing the run back and forth). */
+export const DEFAULT_MAX_HANDOFFS = 10;
+
+export interface HandoffsInit {
+  agents: ReadonlyMap<string, AgentDefinition>;
+  /** The run's own context, which every agent's context derives from (read when first needed). */
+  base: () => RunContext;
+  /** The tools an agent's `tools` narrows: the run's own (a subagent's: its parent's). */
+  tools: () => AnyTool[];
+  /** Tools every agent keeps whatever its list says: the run needs them to end (loop control, StructuredOutput). */
+  kept: ReadonlySet<string>;
+  /** What `model: "inherit"` means, and the permissions an agent's `permissionMode` narrows. */
+  run: () => { model: Model; permissions: PermissionPolicy };
+  resolveModel: (spec: string) => Promise<Model>;
+  maxHandoffs: number;
+}
+
+/** The agents a run may run as or hand off to, and how to switch the run to one of them. */
+export class Handoffs {
+  readonly #models = new Map<string, Promise<Model>>();
+
+  constructor(readonly init: HandoffsInit) {}
+
+  /** One `transfer_to_<target>` tool per name in the definition's `handoffs`. */
+  transferTools(definition: AgentDefinition): AnyTool[] {
+    return (definition.handoffs ?? []).map((target) =>
+      handoffTool(target, this.#definition(target), async () => {
+        try {
+          await this.model(target);
+        } catch (error) {
+          return errorResult(
+            `Error: The transfer to ${target} failed: its model cannot be used: ${errorMessage(error)}`,
+          );
+        }
+        return { content: transferMessage(target), data: { handoff: target } };
+      }),
+    );
+  }
+
+  /**
+   * The context of a run that runs as `name`: the agent's prompt (with the run's environment
+   * section), the run's tools narrowed to the agent's list plus its transfer tools, and its
+   * `maxTurns` counted from `turns` (the run's turns so far), within the run's own limit.
+   */
+  contextFor(name: string, turns: number): RunContext {
+    const base = this.init.base();
+    const definition = this.#definition(name);
+    const only = definition.tools && new Set(definition.tools);
+    const without = new Set(definition.disallowedTools ?? []);
+    const listed = (tool: AnyTool) => [tool.name, ...(tool.aliases ?? [])].some((n) => only?.has(n));
+    const tools = this.init
+      .tools()
+      .filter((tool) => this.init.kept.has(tool.name) || ((!only || listed(tool)) && !without.has(tool.name)));
+    const { maxTurns } = base.limits;
+    return {
+      ...base,
+      systemPrompt: agentPrompt(definition, base.systemPrompt),
+      registry: new ToolRegistry([...tools, ...this.transferTools(definition)]),
+      limits: {
+        ...base.limits,
+        maxTurns: definition.maxTurns === undefined ? maxTurns : Math.min(maxTurns, turns + definition.maxTurns),
+      },
+    };
+  }
+
+  /** Makes `name` the agent the run goes on as: its context, model and narrowed permissions. */
+  async switchTo(state: RunState, name: string): Promise<void> {
+    const model = await this.model(name);
+    const context = this.contextFor(name, state.turns);
+    state.activeAgent = { name, context };
+    useModel(context, state, model);
+    state.permissions = this.init.run().permissions.narrowedTo(this.#definition(name).permissionMode);
+  }
+
+  /** The agent's model: `inherit` (or none) is the run's own; resolved once per model. */
+  model(name: string): Promise<Model> {
+    const runModel = this.init.run().model;
+    const spec = this.#definition(name).model;
+    const full = spec === undefined || spec === "inherit" ? runModel.id : (MODEL_ALIASES[spec] ?? spec);
+    if (full === runModel.id) return Promise.resolve(runModel);
+    let model = this.#models.get(full);
+    if (!model) {
+      model = this.init.resolveModel(full);
+      model.catch(() => {});
+      this.#models.set(full, model);
+    }
+    return model;
+  }
+
+  #definition(name: string): AgentDefinition {
+    const definition = this.init.agents.get(name);
+    if (!definition) throw new GyreError("config_error", `There is no agent "${name}".`);
+    return definition;
+  }
+}
+
+/**
+ * Checks the run's agents before it starts: every handoff names an agent of the run (and no
+ * two of one agent's targets share a tool name), and so does `agent`.
+ */
+export function checkAgents(agents: ReadonlyMap<string, AgentDefinition>, agent: string | undefined): void {
+  const known = () => [...agents.keys()].join(", ");
+  for (const [name, definition] of agents) {
+    const toolNames = new Map<string, string>();
+    for (const target of definition.handoffs ?? []) {
+      if (!agents.has(target)) {
+        throw new GyreError(
+          "config_error",
+          `Agent "${name}" hands off to "${target}", which is not an agent of this run. Agents: ${known()}.`,
+        );
+      }
+      const toolName = handoffToolName(target);
+      const clash = toolNames.get(toolName);
+      if (clash !== undefined && clash !== target) {
+        throw new GyreError(
+          "config_error",
+          `Agent "${name}" hands off to "${clash}" and "${target}", which both make the tool ${toolName}.`,
+        );
+      }
+      toolNames.set(toolName, target);
+    }
+  }
+  if (agent !== undefined && !agents.has(agent))
+    throw new GyreError("config_error", `agent: there is no agent "${agent}". Agents: ${known()}.`);
+}
+
+/** The context the run's turns use: its active agent's, else its own. */
+export function activeContext(context: RunContext, state: RunState): RunContext {
+  return state.activeAgent?.context ?? context;
+}
+
+/** The turn's handoff, decided before its tools run: which transfer is taken and which are refused. */
+export interface HandoffPlan {
+  /** The turn's calls, with the refused transfers already answered. */
+  batch: ToolBatch;
+  call: ToolUseBlock;
+  target: string;
+  /** The prompt's handoffs are used up: the transfer is refused and the run stops. */
+  overLimit: boolean;
+}
+
+/**
+ * Only the first transfer call of a turn is taken (as in the OpenAI Agents SDK): the others
+ * get an `is_error` result without running. The turn's other tools run as usual, in the
+ * agent that called them, before the switch.
+ */
+export function planHandoff(context: RunContext, state: RunState, answer: TurnAnswer): HandoffPlan | undefined {
+  const handoffs = context.handoffs;
+  if (!handoffs) return undefined;
+  const transfers = answer.calls.flatMap((call) => {
+    const target = handoffTarget(context.registry.get(call.name));
+    return target === undefined ? [] : [{ call, target }];
+  });
+  const [first, ...others] = transfers;
+  if (!first) return undefined;
+  const decided = new Map<string, GateDecision>();
+  for (const { call } of others) {
+    decided.set(call.id, {
+      behavior: "deny",
+      denial: false,
+      message: `Error: Only one transfer per turn is taken: ${first.call.name} was; this ${call.name} was ignored.`,
+    });
+  }
+  const { maxHandoffs } = handoffs.init;
+  const overLimit = state.counters.handoffs >= maxHandoffs;
+  if (overLimit) {
+    decided.set(first.call.id, {
+      behavior: "deny",
+      denial: false,
+      stop: "doom_loop",
+      message: `Error: The run was already handed over ${maxHandoffs} times for this request; this transfer was not taken.`,
+    });
+  }
+  return { batch: { ...answer, decided }, call: first.call, target: first.target, overLimit };
+}
+
+/**
+ * After the turn's tools: when its transfer succeeded, the run switches to the target (also
+ * when the turn pauses or stops, so that the session goes on as the history says) and the
+ * loop goes on as it, after a `system`/`handoff` message.
+ */
+export async function* takeHandoff(
+  context: RunContext,
+  state: RunState,
+  plan: HandoffPlan,
+  tools: ToolsOutcome,
+  next: NextStep,
+): AsyncGenerator<SDKMessage, NextStep> {
+  if (plan.overLimit && next.next === "stop" && next.reason === "doom_loop") {
+    const times = context.handoffs?.init.maxHandoffs;
+    return stop("doom_loop", {
+      errors: [`The agents handed the run over ${times} times for one request (maxHandoffs); the run stopped.`],
+    });
+  }
+  const result = tools.results.find((block) => block.tool_use_id === plan.call.id);
+  if (!context.handoffs || !result || result.is_error) return next;
+  const from = state.activeAgent?.name ?? context.agent?.type ?? "main";
+  await context.handoffs.switchTo(state, plan.target);
+  state.counters.handoffs++;
+  yield context.stamp.stamp({
+    type: "system",
+    subtype: "handoff",
+    from,
+    to: plan.target,
+    tool_use_id: plan.call.id,
+    model: state.model.id,
+    parent_tool_use_id: null,
+  });
+  return next.next === "continue" ? { next: "handoff", agent: plan.target } : next;
+}
+
+/** The agent a stored session was last handed to (its main thread's, not a subagent's). */
+export function lastHandoff(messages: readonly SDKMessage[]): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type === "system" && message.subtype === "handoff" && message.parent_tool_use_id === null)
+      return message.to;
+  }
+  return undefined;
+}
+
+/**
+ * The context a subagent starts from when the run runs as an agent: the agent's tools without
+ * its transfer tools (a subagent cannot hand its parent's run over).
+ */
+export function subagentParentContext(context: RunContext): RunContext {
+  const tools = context.registry.offered();
+  if (!tools.some((tool) => handoffTarget(tool) !== undefined)) return context;
+  return { ...context, registry: new ToolRegistry(tools.filter((tool) => handoffTarget(tool) === undefined)) };
+}
+
+/**
+ * A subagent's context with its own handoffs: its transfer tools, and the agents it may hand
+ * off to narrowed from its parent's tools. Without handoffs, the parent's are dropped.
+ */
+export function withSubagentHandoffs(
+  context: RunContext,
+  definition: AgentDefinition,
+  parent: { context: RunContext; state: RunState },
+  agents: ReadonlyMap<string, AgentDefinition>,
+  resolveModel: (spec: string) => Promise<Model>,
+  model: Model,
+): RunContext {
+  const { handoffs: _parentHandoffs, ...own } = context;
+  if (!definition.handoffs?.length) return own;
+  const permissions = parent.state.permissions.narrowedTo(definition.permissionMode);
+  const handoffs: Handoffs = new Handoffs({
+    agents,
+    base: () => subagent,
+    tools: () => parent.context.registry.offered().filter((tool) => tool.name !== AGENT_TOOL_NAME),
+    kept: new Set(),
+    run: () => ({ model, permissions }),
+    resolveModel,
+    maxHandoffs: parent.context.handoffs?.init.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
+  });
+  const subagent: RunContext = { ...own, handoffs };
+  for (const tool of handoffs.transferTools(definition)) subagent.registry.register(tool);
+  return subagent;
+}
+
+/** The agent's prompt, then the run's environment section when its prompt has one (as subagents get it). */
+function agentPrompt(definition: AgentDefinition, runPrompt: string): string {
+  const env = /<env>[\s\S]*?<\/env>/.exec(runPrompt)?.[0];
+  return env ? `${definition.prompt}\n\n${env}` : definition.prompt;
+}
