@@ -290,6 +290,50 @@ describe("handoffs", () => {
     }
   });
 
+  it("a transfer deferred for approval is taken when the resumed run approves it", async () => {
+    const store = openSqliteSessionStore({ path: join(dir, "sessions.db") });
+    const script = {
+      turns: [],
+      routes: [
+        { system: "You are triage.", turns: [transfer("billing", "call_transfer")] },
+        { system: "You are billing.", turns: at({ 1: mockTurn.text("Billing, approved.") }) },
+      ],
+    };
+    const defer = async () => ({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse" as const,
+        permissionDecision: "defer" as const,
+        permissionDecisionReason: "a person approves transfers",
+      },
+    });
+    const options = {
+      cwd: dir,
+      sessionStore: store,
+      agent: "triage",
+      agents: { triage: agent("triage", { handoffs: ["billing"] }), billing: agent("billing", { tools: ["Glob"] }) },
+      hooks: { PreToolUse: [{ matcher: "transfer_to_billing", hooks: [defer] }] },
+    };
+    try {
+      await withMock(script, async (server) => {
+        const first = await runQuery(server, anthropic, "refund me", options);
+        const paused = resultOf(first);
+        expect(paused).toMatchObject({ terminal_reason: "requires_action", agent: "triage" });
+        expect(paused.pending_tool_calls).toMatchObject([{ kind: "approval", id: "call_transfer" }]);
+        expect(handoffsOf(first)).toEqual([]);
+        const second = await runQuery(server, anthropic, "", {
+          ...options,
+          resume: paused.session_id,
+          approvals: { call_transfer: { behavior: "allow" } },
+        });
+        expect(handoffsOf(second)).toEqual([expect.objectContaining({ to: "billing", tool_use_id: "call_transfer" })]);
+        expect(server.requests.map((r) => r.route)).toEqual([0, 1]);
+        expect(resultOf(second)).toMatchObject({ result: "Billing, approved.", agent: "billing" });
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
   it("the agent option applies the agent's maxTurns and narrows the permission mode", async () => {
     const planned = join(dir, "planned.txt");
     const script = {

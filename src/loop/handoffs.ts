@@ -14,7 +14,7 @@ import {
 import { type AnyTool, errorResult, ToolRegistry } from "../tools/index.js";
 import { type NextStep, stop } from "./next-step.js";
 import type { RunContext } from "./run-context.js";
-import { type RunState, type TurnAnswer, useModel } from "./run-state.js";
+import { type RunState, useModel } from "./run-state.js";
 import type { ToolBatch, ToolsOutcome } from "./run-tools.js";
 import type { GateDecision } from "./tool-gate.js";
 
@@ -168,18 +168,19 @@ export interface HandoffPlan {
 /**
  * Only the first transfer call of a turn is taken (as in the OpenAI Agents SDK): the others
  * get an `is_error` result without running. The turn's other tools run as usual, in the
- * agent that called them, before the switch.
+ * agent that called them, before the switch. A transfer that waited on an approval is planned
+ * again when the run resumes with the answer.
  */
-export function planHandoff(context: RunContext, state: RunState, answer: TurnAnswer): HandoffPlan | undefined {
+export function planHandoff(context: RunContext, state: RunState, batch: ToolBatch): HandoffPlan | undefined {
   const handoffs = context.handoffs;
   if (!handoffs) return undefined;
-  const transfers = answer.calls.flatMap((call) => {
+  const transfers = batch.calls.flatMap((call) => {
     const target = handoffTarget(context.registry.get(call.name));
     return target === undefined ? [] : [{ call, target }];
   });
   const [first, ...others] = transfers;
   if (!first) return undefined;
-  const decided = new Map<string, GateDecision>();
+  const decided = new Map<string, GateDecision>(batch.decided ?? []);
   for (const { call } of others) {
     decided.set(call.id, {
       behavior: "deny",
@@ -197,7 +198,7 @@ export function planHandoff(context: RunContext, state: RunState, answer: TurnAn
       message: `Error: The run was already handed over ${maxHandoffs} times for this request; this transfer was not taken.`,
     });
   }
-  return { batch: { ...answer, decided }, call: first.call, target: first.target, overLimit };
+  return { batch: { ...batch, decided }, call: first.call, target: first.target, overLimit };
 }
 
 /**
