@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AgentDefinition, type SDKHandoffMessage, SDKMessage } from "../src/index.js";
+import { type AgentDefinition, query, type SDKHandoffMessage, SDKMessage } from "../src/index.js";
 import { openSqliteSessionStore } from "../src/sessions/index.js";
 import { type MockLLMServer, type MockTurn, mockTurn } from "../src/testing/index.js";
-import { FORMATS, requestedModel, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { FORMATS, mockEnv, requestedModel, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 const [anthropic, openai] = FORMATS;
 
@@ -209,6 +209,43 @@ describe("handoffs", () => {
         ["billing", "triage", "anthropic/claude-sonnet-4-5"],
       ]);
       expect(resultOf(messages)).toMatchObject({ result: "Back at triage.", agent: "triage" });
+    });
+  });
+
+  it("a permission mode the caller set while a narrowing agent ran still holds after a handoff", async () => {
+    const written = join(dir, "written.txt");
+    const script = {
+      turns: [],
+      routes: [
+        { system: "You are triage.", turns: [transfer("billing")] },
+        {
+          system: "You are billing.",
+          turns: at({ 1: mockTurn.toolUse("Write", { file_path: written, content: "x" }), 2: mockTurn.text("ok") }),
+        },
+      ],
+    };
+    await withMock(script, async (server) => {
+      const q = query({
+        prompt: "go",
+        options: {
+          model: anthropic.model,
+          env: mockEnv(server),
+          persistSession: false,
+          cwd: dir,
+          permissionMode: "bypassPermissions",
+          agent: "triage",
+          agents: {
+            triage: agent("triage", { permissionMode: "acceptEdits", handoffs: ["billing"] }),
+            billing: agent("billing", { tools: ["Write"] }),
+          },
+        },
+      });
+      await q.setPermissionMode("plan");
+      const messages: SDKMessage[] = [];
+      for await (const message of q) messages.push(message);
+      expect(handoffsOf(messages)).toHaveLength(1);
+      expect(toolResults(messages).at(-1)).toMatchObject({ is_error: true });
+      expect(existsSync(written)).toBe(false);
     });
   });
 

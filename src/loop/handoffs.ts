@@ -1,7 +1,7 @@
 import { errorMessage, GyreError } from "../errors/index.js";
 import type { Model } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
-import type { SDKMessage, ToolUseBlock } from "../protocol/index.js";
+import type { PermissionMode, SDKMessage, ToolUseBlock } from "../protocol/index.js";
 import {
   AGENT_TOOL_NAME,
   type AgentDefinition,
@@ -148,6 +148,16 @@ export function checkAgents(agents: ReadonlyMap<string, AgentDefinition>, agent:
   }
   if (agent !== undefined && !agents.has(agent))
     throw new GyreError("config_error", `agent: there is no agent "${agent}". Agents: ${known()}.`);
+}
+
+/**
+ * `Query.setPermissionMode`: the mode of the policy in use and of the run's own, which later
+ * handoffs narrow from — else a handoff would undo a mode the caller set while an agent ran.
+ */
+export function setPermissionMode(context: RunContext, state: RunState, mode: PermissionMode): void {
+  state.permissions.setMode(mode);
+  const run = context.handoffs?.init.run().permissions;
+  if (run && run !== state.permissions) run.setMode(mode);
 }
 
 /** The context the run's turns use: its active agent's, else its own. */

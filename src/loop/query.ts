@@ -26,7 +26,7 @@ import { runLoop } from "./run-loop.js";
 import type { RunState } from "./run-state.js";
 import { setupRun, startModel } from "./setup.js";
 import { hookReports } from "./hook-reports.js";
-import { activeContext } from "./handoffs.js";
+import { activeContext, setPermissionMode } from "./handoffs.js";
 
 export { DEFAULT_MODEL } from "./setup.js";
 const GYRE_VERSION = "0.1.0";
@@ -213,7 +213,7 @@ async function* runSession(
       firstTurn && !firstTurn.done ? readAnswers(state.pending, firstTurn.value, options.approvals) : undefined;
     mcp.attach(setup.mcp);
     await controls.attach({
-      setPermissionMode: (mode) => state.permissions.setMode(mode),
+      setPermissionMode: (mode) => setPermissionMode(context, state, mode),
       switchModel: setup.switchModel,
       compact: (request) => {
         state.compactRequest = request;
