@@ -313,6 +313,15 @@ describe("handoffs", () => {
         expect(JSON.stringify(server.requests.at(-1)?.body)).toContain("Refunded.");
         expect(second[0]).toMatchObject({ subtype: "init", tools: ["Glob"] });
         expect(resultOf(second)).toMatchObject({ result: "Invoice sent.", agent: "billing" });
+        const gone = await runQuery(server, anthropic, "hi", {
+          cwd: dir,
+          sessionStore: store,
+          resume: sessionId,
+        }).catch((e: unknown) => e as Error);
+        expect(gone).toMatchObject({ code: "config_error" });
+        expect((gone as Error).message).toContain(
+          'The session was handed to the agent "billing", which this run does not have',
+        );
         const third = await runQuery(server, anthropic, "thanks", {
           cwd: dir,
           sessionStore: store,
@@ -369,6 +378,28 @@ describe("handoffs", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("a target whose model has no price under maxBudgetUsd: the transfer fails as is_error and the run stays", async () => {
+    const script = {
+      turns: [],
+      routes: [{ system: "You are triage.", turns: at({ 0: transfer("billing"), 1: mockTurn.text("Still triage.") }) }],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "go", {
+        maxBudgetUsd: 5,
+        agent: "triage",
+        agents: {
+          triage: agent("triage", { handoffs: ["billing"] }),
+          billing: agent("billing", { model: "openai/no-such-price-model" }),
+        },
+      });
+      const [refused] = toolResults(messages);
+      expect(refused).toMatchObject({ is_error: true });
+      expect(refused?.content).toContain("maxBudgetUsd needs the price");
+      expect(handoffsOf(messages)).toEqual([]);
+      expect(resultOf(messages)).toMatchObject({ result: "Still triage.", agent: "triage" });
+    });
   });
 
   it("the agent option applies the agent's maxTurns and narrows the permission mode", async () => {

@@ -122,9 +122,12 @@ export class Handoffs {
 
 /**
  * Checks the run's agents before it starts: every handoff names an agent of the run (and no
- * two of one agent's targets share a tool name), and so does `agent`.
+ * two of one agent's targets share a tool name), and so does the agent the main thread runs as.
  */
-export function checkAgents(agents: ReadonlyMap<string, AgentDefinition>, agent: string | undefined): void {
+export function checkAgents(
+  agents: ReadonlyMap<string, AgentDefinition>,
+  agent: { name: string; from: "option" | "session" } | undefined,
+): void {
   const known = () => [...agents.keys()].join(", ");
   for (const [name, definition] of agents) {
     const toolNames = new Map<string, string>();
@@ -146,8 +149,12 @@ export function checkAgents(agents: ReadonlyMap<string, AgentDefinition>, agent:
       toolNames.set(toolName, target);
     }
   }
-  if (agent !== undefined && !agents.has(agent))
-    throw new GyreError("config_error", `agent: there is no agent "${agent}". Agents: ${known()}.`);
+  if (agent === undefined || agents.has(agent.name)) return;
+  const what =
+    agent.from === "option"
+      ? `agent: there is no agent "${agent.name}"`
+      : `The session was handed to the agent "${agent.name}", which this run does not have`;
+  throw new GyreError("config_error", `${what}. Agents: ${known()}.`);
 }
 
 /**

@@ -118,7 +118,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   // The agent the main thread runs as: a resumed session's last handoff, else the option.
   const agentName = persistence.agent ?? options.agent;
   const agents = wantsAgentTool(options) || agentName !== undefined ? await pendingAgents : undefined;
-  if (agents) checkAgents(agents, agentName);
+  if (agents) {
+    const from = persistence.agent !== undefined ? "session" : "option";
+    checkAgents(agents, agentName === undefined ? undefined : { name: agentName, from });
+  }
   if (agents && wantsAgentTool(options)) {
     const subagents: SubagentSettings = {
       agents,
