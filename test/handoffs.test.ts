@@ -469,6 +469,32 @@ describe("handoffs", () => {
     });
   });
 
+  it("a subagent's transfer tools are its own: a subagent it starts does not get them", async () => {
+    const agentCall = (type: string) =>
+      mockTurn.toolUse("Agent", { description: "d", prompt: `work, ${type}`, subagent_type: type });
+    const script = {
+      turns: [agentCall("triage"), mockTurn.text("done")],
+      routes: [
+        { system: "You are triage.", turns: [agentCall("scout"), mockTurn.text("triage done")] },
+        { system: "You are scout.", turns: [mockTurn.text("scouted")] },
+      ],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "go", {
+        maxSubagentDepth: 2,
+        agents: {
+          triage: agent("triage", { tools: ["Glob"], handoffs: ["billing"] }),
+          billing: agent("billing"),
+          scout: agent("scout"),
+        },
+      });
+      expect(server.requests.map((r) => r.route)).toEqual([undefined, 0, 1, 0, undefined]);
+      expect(toolNamesOf(server, 2)).toEqual(["Glob", "transfer_to_billing", "Agent"]);
+      expect(toolNamesOf(server, 3)).toEqual(["Glob"]);
+      expect(resultOf(messages)).toMatchObject({ result: "done" });
+    });
+  });
+
   it.each([
     [{ agent: "triage", agents: { triage: agent("triage", { handoffs: ["nobody"] }) } }, /hands off to "nobody"/],
     [{ agents: { triage: agent("triage", { handoffs: ["nobody"] }) } }, /hands off to "nobody"/],

@@ -13,7 +13,7 @@ import type {
 import type { NextStep } from "./next-step.js";
 import type { RunContext } from "./run-context.js";
 import type { RunState } from "./run-state.js";
-import { planHandoff, takeHandoff } from "./handoffs.js";
+import { planHandoff, takeHandoff } from "./handoff-step.js";
 import { runTools } from "./run-tools.js";
 import { afterTools } from "./steps/tools.js";
 import type { GateDecision } from "./tool-gate.js";

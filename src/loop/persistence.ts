@@ -16,7 +16,7 @@ import {
 } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
-import { lastHandoff } from "./handoffs.js";
+import { lastHandoff } from "./handoff-step.js";
 import { pendingToolCalls } from "./pause.js";
 import { uniqueHistoryToolUseIds } from "./tool-use-ids.js";
 

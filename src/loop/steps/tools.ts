@@ -1,5 +1,5 @@
 import type { SDKMessage, TerminalReason } from "../../protocol/index.js";
-import { planHandoff, takeHandoff } from "../handoffs.js";
+import { planHandoff, takeHandoff } from "../handoff-step.js";
 import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
 import { recordUser } from "../record.js";
 import type { RunContext } from "../run-context.js";
