@@ -173,7 +173,9 @@ describe("handoffs", () => {
       ]);
       expect(results[0]?.content).toBe('{"assistant":"billing"}');
       expect(JSON.stringify(results[1]?.content)).toContain("the secret is 42");
-      expect(results[2]?.content).toContain("Only one transfer per turn is taken: transfer_to_billing was");
+      expect(results[2]?.content).toContain(
+        "Only the first transfer of a turn counts (transfer_to_billing); this transfer_to_support was not run",
+      );
       expect(handoffsOf(messages).map((h) => h.to)).toEqual(["billing"]);
       expect(server.requests.map((r) => r.route)).toEqual([0, 1]);
       expect(resultOf(messages)).toMatchObject({ result: "billing here", agent: "billing", permission_denials: [] });

@@ -39,7 +39,7 @@ export function planHandoff(context: RunContext, state: RunState, batch: ToolBat
     decided.set(call.id, {
       behavior: "deny",
       denial: false,
-      message: `Error: Only one transfer per turn is taken: ${first.call.name} was; this ${call.name} was ignored.`,
+      message: `Error: Only the first transfer of a turn counts (${first.call.name}); this ${call.name} was not run.`,
     });
   }
   const { maxHandoffs } = handoffs.init;
