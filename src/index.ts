@@ -43,6 +43,7 @@ export {
   SDKApiRetryMessage,
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
+  SDKHandoffMessage,
   SDKHookResponseMessage,
   SDKMessage,
   SDKModelFallbackMessage,
@@ -108,7 +109,7 @@ export {
   type ZodRawShape,
 } from "./mcp/index.js";
 
-// ── Subagents: agents the model starts with the `Agent` tool (`agents`) ─────────────
+// ── Subagents: agents the model starts with the `Agent` tool (`agents`), or hands off to ──
 export type { AgentDefinition } from "./subagents/index.js";
 
 // ── Permissions: `canUseTool` answers and the updates they may carry ──────────────────

@@ -28,7 +28,6 @@ describe("query() options are checked before anything runs", () => {
       /`maxThinkingTokens` is a Claude Agent SDK option Gyre does not support; use `thinking/,
     ],
     ["plugins", [], /`plugins` is a Claude Agent SDK option Gyre does not support; plugins are not supported/],
-    ["agent", "reviewer", /`agent` is a Claude Agent SDK option Gyre does not support; running the main thread/],
     ["stderr", () => {}, /`stderr` is a Claude Agent SDK option Gyre does not support/],
   ])("names the Claude Agent SDK option %s that Gyre lacks, and what to use", async (key, value, message) => {
     const error = await rejected({ [key]: value });
@@ -83,10 +82,10 @@ describe("query() options are checked before anything runs", () => {
   });
 
   it("lists every problem at once", async () => {
-    const error = await rejected({ maxTurns: -1, permissionMode: "yolo", agent: "x", agents: { a: { prompt: "" } } });
+    const error = await rejected({ maxTurns: -1, permissionMode: "yolo", stderr: "x", agents: { a: { prompt: "" } } });
     expect(error.message).toContain("options.maxTurns");
     expect(error.message).toContain("options.permissionMode");
-    expect(error.message).toContain("`agent`");
+    expect(error.message).toContain("`stderr`");
     expect(error.message).toContain("options.agents.a.description");
   });
 
@@ -107,6 +106,8 @@ describe("query() options are checked before anything runs", () => {
         mcpServers: {},
         strictMcpConfig: true,
         agents: { scout: { description: "Finds files.", prompt: "Find files.", tools: ["Read"] } },
+        agent: "scout",
+        maxHandoffs: 3,
         maxSubagentDepth: 1,
         maxConcurrentSubagents: 2,
         onElicitation: async () => ({ action: "decline" }),

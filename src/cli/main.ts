@@ -29,6 +29,8 @@ Options of run:
                                           claude-sonnet-4-5 or gpt-5 (default: $GYRE_MODEL)
   --max-turns N  --max-budget-usd N  --max-budget-tokens N  --cwd DIR
   --system-prompt TEXT  --append-system-prompt TEXT
+  --agent NAME                            run as an agent of .claude/agents, .gyre/agents: its prompt,
+                                          tools, model and handoffs (a resumed session: its last agent)
   --allowed-tools A,B  --disallowed-tools A,B  --tools A,B
   --include-partial-messages              with stream-json: also print stream events
   --permission-mode default|acceptEdits|plan|bypassPermissions|dontAsk

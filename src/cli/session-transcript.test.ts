@@ -34,3 +34,20 @@ describe("a stored run's result line", () => {
     ]);
   });
 });
+
+describe("a stored handoff", () => {
+  it("is a line naming both agents and the model the run went on with", () => {
+    const handoff: SDKMessage = {
+      type: "system",
+      subtype: "handoff",
+      uuid: "u",
+      session_id: "s",
+      from: "triage",
+      to: "billing",
+      tool_use_id: "call_1",
+      model: "openai/gpt-5-mini",
+      parent_tool_use_id: null,
+    };
+    expect(transcript([handoff], false)).toEqual(["-- handoff: triage → billing (openai/gpt-5-mini)"]);
+  });
+});

@@ -7,7 +7,7 @@ export const PREVIEW_CHARS = 1000;
 /**
  * The transcript of a session as text: prompts (`> `), the assistant's text and tool calls
  * (`[Name] input`), each tool result under `← Name` (a preview of its first lines, or all
- * of it with `full`), and a line per run result.
+ * of it with `full`), and a line per handoff and per run result.
  */
 export function transcript(messages: readonly SDKMessage[], full: boolean): string[] {
   const toolNames = new Map<string, string>();
@@ -46,6 +46,8 @@ function messageLines(message: SDKMessage, toolNames: ReadonlyMap<string, string
       );
     case "result":
       return [`-- ${message.subtype} (${message.num_turns} turns, ${costText(message)})`];
+    case "system":
+      return message.subtype === "handoff" ? [`-- handoff: ${message.from} → ${message.to} (${message.model})`] : [];
     default:
       return [];
   }

@@ -13,7 +13,6 @@ import type { QueryOptions } from "./options.js";
  */
 const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   maxThinkingTokens: 'use `thinking: { type: "enabled", budgetTokens }` (or `{ type: "adaptive" }`)',
-  agent: "running the main thread as one of `agents` is not supported yet; give its prompt as `systemPrompt`",
   stderr: "Gyre runs no CLI subprocess, so there is no stderr to forward; errors arrive as messages and exceptions",
   executable: "Gyre runs in your process; there is no Claude Code executable to choose",
   executableArgs: "Gyre runs in your process; there is no Claude Code executable to pass arguments to",
@@ -145,6 +144,8 @@ const shape = {
   mcpServers: McpServersOption.optional(),
   strictMcpConfig: z.boolean().optional(),
   agents: AgentsOption.optional(),
+  agent: z.string().min(1).optional(),
+  maxHandoffs: positiveInt.optional(),
   maxSubagentDepth: nonNegativeInt.optional(),
   maxConcurrentSubagents: positiveInt.optional(),
   onElicitation: fn<NonNullable<QueryOptions["onElicitation"]>>("request, { signal }").optional(),

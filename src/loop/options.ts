@@ -67,6 +67,15 @@ export interface QueryOptions {
    * in the home folder and the project) add to them; these options win on a name clash.
    */
   agents?: Record<string, AgentDefinition>;
+  /**
+   * Run the main thread as one of `agents` (the Claude Agent SDK's `agent`, `gyre run --agent`):
+   * its prompt is the system prompt (with the environment section), its `tools` narrow the
+   * run's, and its `model`, `maxTurns`, `permissionMode` (narrowing only) and `handoffs` apply.
+   * A resumed session goes on as the agent it was last handed to. An unknown name is a `config_error`.
+   */
+  agent?: string;
+  /** Handoffs (`transfer_to_<agent>` calls taken) per prompt before the run stops with `doom_loop`. Default 10. */
+  maxHandoffs?: number;
   /** How deep subagents may nest. Default 1: subagents cannot start their own; 0 turns the `Agent` tool off. */
   maxSubagentDepth?: number;
   /** Subagents that run at once; further `Agent` calls of the same turn wait. Default 4. */

@@ -13,6 +13,7 @@ import type {
 import type { NextStep } from "./next-step.js";
 import type { RunContext } from "./run-context.js";
 import type { RunState } from "./run-state.js";
+import { planHandoff, takeHandoff } from "./handoff-step.js";
 import { runTools } from "./run-tools.js";
 import { afterTools } from "./steps/tools.js";
 import type { GateDecision } from "./tool-gate.js";
@@ -113,12 +114,9 @@ export async function* resumeStep(
     if (!tool || !approval) continue;
     decided.set(call.id, context.gate.answer(state, tool, call.input, approval));
   }
-  const ran = yield* runTools(context, state, {
-    calls: toRun.map(toolUse),
-    toolInputProblems: new Map(),
-    repeatedIds: new Map(),
-    decided,
-  });
+  const batch = { calls: toRun.map(toolUse), toolInputProblems: new Map(), repeatedIds: new Map(), decided };
+  const handoff = planHandoff(context, state, batch);
+  const ran = yield* runTools(context, state, handoff?.batch ?? batch);
   state.denials.push(...ran.denials);
   const byId = new Map([...answers.results, ...ran.results.map((block) => [block.tool_use_id, block] as const)]);
   const results = answers.calls.flatMap((call) => byId.get(call.id) ?? []);
@@ -126,7 +124,8 @@ export async function* resumeStep(
   if (answers.rest.length > 0) state.history.push({ role: "user", content: answers.rest });
   const data = Object.keys(ran.data).length > 0 ? { tool_use_result: ran.data } : {};
   yield context.stamp.user([...results, ...answers.rest], data);
-  return afterTools(context, state, ran);
+  const next = afterTools(context, state, ran);
+  return handoff ? yield* takeHandoff(context, state, handoff, ran, next) : next;
 }
 
 /** Results join the user turn after the answer that made the calls (created if the paused turn had none). */

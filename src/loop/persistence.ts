@@ -16,6 +16,7 @@ import {
 } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
+import { lastHandoff } from "./handoff-step.js";
 import { pendingToolCalls } from "./pause.js";
 import { uniqueHistoryToolUseIds } from "./tool-use-ids.js";
 
@@ -61,6 +62,8 @@ export class Persistence {
     private readonly ownsStore: boolean,
     /** The calls the session's run paused on, still unanswered (see `pendingToolCalls`). */
     readonly pending: PendingToolCall[] = [],
+    /** The agent the session's main thread was last handed to (see handoffs.ts). */
+    readonly agent?: string,
   ) {
     this.#session = session;
     this.#deferred = openLater && { open: openLater, waiting: [], onRequestSent: undefined };
@@ -110,7 +113,7 @@ export class Persistence {
       const messages = await store.getSessionMessages(sessionId);
       const pending = pendingToolCalls(messages);
       const history = toHistory(messages, new Set(pending.map((call) => call.id)));
-      return new Persistence(sessionId, history, { store, lock }, undefined, ownsStore, pending);
+      return new Persistence(sessionId, history, { store, lock }, undefined, ownsStore, pending, lastHandoff(messages));
     } catch (error) {
       await lock?.release();
       if (ownsStore) await store.close();

@@ -26,6 +26,7 @@ import { runLoop } from "./run-loop.js";
 import type { RunState } from "./run-state.js";
 import { setupRun, startModel } from "./setup.js";
 import { hookReports } from "./hook-reports.js";
+import { activeContext, setPermissionMode } from "./handoffs.js";
 
 export { DEFAULT_MODEL } from "./setup.js";
 const GYRE_VERSION = "0.1.0";
@@ -212,7 +213,7 @@ async function* runSession(
       firstTurn && !firstTurn.done ? readAnswers(state.pending, firstTurn.value, options.approvals) : undefined;
     mcp.attach(setup.mcp);
     await controls.attach({
-      setPermissionMode: (mode) => state.permissions.setMode(mode),
+      setPermissionMode: (mode) => setPermissionMode(context, state, mode),
       switchModel: setup.switchModel,
       compact: (request) => {
         state.compactRequest = request;
@@ -224,7 +225,7 @@ async function* runSession(
       apiKeySource: apiKeySource(state.model.provider, options, typeof (options.model ?? "") !== "string"),
       claude_code_version: CLAUDE_CODE_TOOLS_VERSION,
       cwd,
-      tools: context.registry.names(),
+      tools: activeContext(context, state).registry.names(),
       mcp_servers: setup.mcpServers.map(({ name, status, error }) => ({ name, status, ...(error && { error }) })),
       model: state.model.id,
       // A mode set before the run started is the one it starts in.

@@ -20,6 +20,8 @@ export interface RunTotals {
   costs: CostTracker;
   denials: PermissionDenial[];
   lastAssistant: APIAssistantMessage | undefined;
+  /** The agent the run runs as, when it does. */
+  activeAgent?: { name: string } | undefined;
 }
 
 /** How a run ended beyond its reason: error texts, or the final answer a tool gave. */
@@ -83,5 +85,6 @@ export function resultMessage(
   if (ending.question) message.question = ending.question;
   if (ending.structuredOutput !== undefined) message.structured_output = ending.structuredOutput;
   if (ending.pending) message.pending_tool_calls = ending.pending;
+  if (totals.activeAgent) message.agent = totals.activeAgent.name;
   return message;
 }

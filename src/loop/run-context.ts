@@ -3,6 +3,7 @@ import type { HookRunner } from "../hooks/index.js";
 import type { CostTracker, Model } from "../model/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
 import type { BackgroundAgents } from "./background-agents.js";
+import type { Handoffs } from "./handoffs.js";
 import type { MessageStamp } from "./messages.js";
 import type { RetryPolicy } from "./retry.js";
 import type { ModelSettings } from "./run-state.js";
@@ -70,4 +71,6 @@ export interface RunContext {
   readonly agent?: { readonly id: string; readonly type: string };
   /** The background agents this run started (when it has the Agent tool); stopped when it ends. */
   readonly background?: BackgroundAgents;
+  /** The agents this run may run as or hand off to (see handoffs.ts); absent when it has none. */
+  readonly handoffs?: Handoffs;
 }

@@ -1,5 +1,6 @@
 import type { SDKMessage } from "../protocol/index.js";
 import { remindOfBackgroundAgents } from "./background-reminder.js";
+import { activeContext } from "./handoffs.js";
 import { CONTINUE, type NextStep } from "./next-step.js";
 import { resultMessage } from "./result.js";
 import type { RunContext } from "./run-context.js";
@@ -14,7 +15,8 @@ export type Step = (context: RunContext, state: RunState) => AsyncGenerator<SDKM
 
 /**
  * The agentic loop for one prompt: turns until a step says stop or pause, then the `result`.
- * `first` runs before the turns (resuming a paused run answers its pending calls there).
+ * `first` runs before the turns (resuming a paused run answers its pending calls there). The
+ * turns run in the context of the agent the run runs as (see handoffs.ts); a handoff switches it.
  */
 export async function* runLoop(
   context: RunContext,
@@ -27,17 +29,23 @@ export async function* runLoop(
   return yield* turns(context, state, first);
 }
 
-async function* turns(context: RunContext, state: RunState, first?: Step): AsyncGenerator<SDKMessage, NextStep> {
+async function* turns(runContext: RunContext, state: RunState, first?: Step): AsyncGenerator<SDKMessage, NextStep> {
   state.counters = newPromptCounters();
   try {
+    let context = activeContext(runContext, state);
     let step: NextStep = first ? yield* first(context, state) : CONTINUE;
-    while (step.next === "continue") step = yield* turn(context, state);
+    for (;;) {
+      while (step.next === "continue") step = yield* turn(context, state);
+      if (step.next !== "handoff") break;
+      context = activeContext(runContext, state);
+      step = CONTINUE;
+    }
     // Background agents die with the run: stopped before the result, so what they spent is in it.
-    await context.background?.stopAll();
+    await runContext.background?.stopAll();
     yield finish(context, state, step);
     return step;
   } finally {
-    await context.background?.stopAll();
+    await runContext.background?.stopAll();
   }
 }
 
@@ -53,7 +61,11 @@ export async function* turn(context: RunContext, state: RunState): AsyncGenerato
 }
 
 /** The run's `result` for how it ended. */
-export function finish(context: RunContext, state: RunState, step: Exclude<NextStep, { next: "continue" }>) {
+export function finish(
+  context: RunContext,
+  state: RunState,
+  step: Exclude<NextStep, { next: "continue" | "handoff" }>,
+) {
   if (step.next === "pause") {
     state.exitReason = "requires_action";
     return resultMessage(context.stamp, state, "requires_action", { pending: step.pending }, context.now());

@@ -25,6 +25,14 @@ export interface PromptCounters {
   stopHookContinuations: number;
   toolReminders: number;
   structuredOutputReminders: number;
+  /** Handoffs taken (see `maxHandoffs`). */
+  handoffs: number;
+}
+
+/** The agent definition a run goes on as (the `agent` option, or a handoff's target), with its context. */
+export interface ActiveAgent {
+  name: string;
+  context: RunContext;
 }
 
 /** The model's answer in the current turn, as the tools and end-of-turn steps need it. */
@@ -61,6 +69,8 @@ export interface RunState {
   /** A manual compaction asked for with `Query.compact()`, run before the next model call. */
   compactRequest: { instructions?: string } | undefined;
   exitReason: TerminalReason | undefined;
+  /** Set when the run runs as an agent definition: its turns use this context instead of the run's own. */
+  activeAgent: ActiveAgent | undefined;
 }
 
 export interface NewRunState {
@@ -86,11 +96,18 @@ export function newRunState(context: RunContext, init: NewRunState): RunState {
     pending: [],
     compactRequest: undefined,
     exitReason: undefined,
+    activeAgent: undefined,
   };
 }
 
 export function newPromptCounters(): PromptCounters {
-  return { maxTokensContinuations: 0, stopHookContinuations: 0, toolReminders: 0, structuredOutputReminders: 0 };
+  return {
+    maxTokensContinuations: 0,
+    stopHookContinuations: 0,
+    toolReminders: 0,
+    structuredOutputReminders: 0,
+    handoffs: 0,
+  };
 }
 
 /** Makes `model` the run's model from the next call on; compaction and provider options follow it. */

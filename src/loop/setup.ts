@@ -32,6 +32,7 @@ import { type AgentDefinition, loadAgentFiles } from "../subagents/index.js";
 import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
+import { activeContext, checkAgents, DEFAULT_MAX_HANDOFFS, Handoffs, subagentParentContext } from "./handoffs.js";
 import type { MessageStamp } from "./messages.js";
 import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
@@ -116,24 +117,37 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
   // The Agent tool reads the run's context and state when called: they exist by then.
   const top = {} as { context: RunContext; state: RunState };
-  if (wantsAgentTool(options)) {
+  // The agent the main thread runs as: a resumed session's last handoff, else the option.
+  const agentName = persistence.agent ?? options.agent;
+  const agents = wantsAgentTool(options) || agentName !== undefined ? await pendingAgents : undefined;
+  if (agents) {
+    const from = persistence.agent !== undefined ? "session" : "option";
+    checkAgents(agents, agentName === undefined ? undefined : { name: agentName, from });
+  }
+  if (agents && wantsAgentTool(options)) {
     const subagents: SubagentSettings = {
-      agents: await pendingAgents,
+      agents,
       resolveModel: (spec) => resolveModel(spec, resolveOptions(options)),
       maxConcurrent: options.maxConcurrentSubagents ?? 4,
       maxDepth: options.maxSubagentDepth ?? 1,
       doomLoopThreshold: options.doomLoopThreshold ?? 3,
     };
-    tools.push(subagentTool(subagents, () => ({ ...top, depth: 0 })));
-    tools.push(subagentOutputTool(() => ({ ...top, depth: 0 })));
+    // A subagent's parent is the agent the run runs as at the time of the call.
+    const parent = () => ({ context: subagentParentContext(activeContext(top.context, top.state)), state: top.state });
+    tools.push(subagentTool(subagents, () => ({ ...parent(), depth: 0 })));
+    tools.push(subagentOutputTool(() => ({ ...parent(), depth: 0 })));
   }
   // Bash permissions need the shell parser (~50 ms of compiling, once per process). Started
   // here it overlaps the run's start: measured on the 20-turn CLI session, 1.27 s wall
   // against 1.40 s when started after the first request or at the first Bash call, for a
   // first request ~50 ms later.
   if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
-  if (options.loopControlTools) tools.push(...loopControlTools());
-  if (options.outputFormat) tools.push(structuredOutputTool(options.outputFormat));
+  // Tools the run needs to end as asked: every agent it runs as keeps them.
+  const endingTools = [
+    ...(options.loopControlTools ? loopControlTools() : []),
+    ...(options.outputFormat ? [structuredOutputTool(options.outputFormat)] : []),
+  ];
+  tools.push(...endingTools);
   const { servers: mcp, ignored: ignoredMcp } = await pendingMcp;
   const wholeToolRules = disallowed.filter((rule) => !rule.includes("("));
   const registry = new ToolRegistry(tools, { disallowed: wholeToolRules });
@@ -150,6 +164,21 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const hooks = await hookRunner(options, settings, cwd, sessionId, () => policy.mode);
   const gate = new ToolGate({ hooks, canUseTool: options.canUseTool, cwd, signal, stamp });
   const systemPrompt = await pendingPrompt;
+  const handoffs =
+    agents &&
+    new Handoffs({
+      agents,
+      base: () => top.context,
+      tools: () => top.context.registry.offered(),
+      kept: new Set(endingTools.map((tool) => tool.name)),
+      run: () => ({ model, permissions: policy }),
+      resolveModel: async (spec) => {
+        const resolved = await resolveModel(spec, resolveOptions(options));
+        assertBudgetPriced(options, resolved);
+        return resolved;
+      },
+      maxHandoffs: options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
+    });
   const context: RunContext = {
     systemPrompt,
     registry,
@@ -196,6 +225,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     timers: systemTimers,
     newUuid: input.newUuid,
     ...(wantsAgentTool(options) && { background: new BackgroundAgents(new RunChannel()) }),
+    ...(handoffs && { handoffs }),
   };
   const state = newRunState(context, {
     model,
@@ -206,6 +236,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     startedAt: input.startedAt,
   });
   Object.assign(top, { context, state });
+  if (handoffs && agentName !== undefined) await handoffs.switchTo(state, agentName);
   const ignoredSettings = mergeIgnoredSettings(settings.ignored, ignoredMcp);
   const switchModel = async (spec: string | undefined) => {
     const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));

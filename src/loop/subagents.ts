@@ -14,6 +14,7 @@ import {
 } from "../subagents/index.js";
 import { type AnyTool, errorResult, ToolRegistry, type ToolContext, type ToolResult } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
+import { withSubagentHandoffs } from "./handoffs.js";
 import { hookReports } from "./hook-reports.js";
 import type { RunContext } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
@@ -114,7 +115,7 @@ async function runSubagent(
     prompt.push(...outcome.additionalContext);
   }
   const tools = toolsFor(parent.context.registry, definition);
-  const context: RunContext = {
+  const own: RunContext = {
     ...parent.context,
     systemPrompt: subagentPrompt(definition, parent.context.systemPrompt),
     registry: new ToolRegistry(tools),
@@ -129,6 +130,7 @@ async function runSubagent(
     // Its own background agents (if it may start any) die with it; the parent's are not its to stop.
     background: depth < settings.maxDepth ? parent.context.background?.forSubagent() : undefined,
   };
+  const context = withSubagentHandoffs(own, definition, parent, settings.agents, settings.resolveModel, model);
   if (depth < settings.maxDepth) {
     context.registry.register(subagentTool(settings, () => child));
     context.registry.register(subagentOutputTool(() => child));

@@ -161,6 +161,28 @@ export const SDKModelFallbackMessage = z.object({
 });
 export type SDKModelFallbackMessage = z.infer<typeof SDKModelFallbackMessage>;
 
+/**
+ * Gyre addition: the run was handed from one agent to another (a `transfer_to_<agent>` call,
+ * the OpenAI Agents SDK's handoff). From the next model call on, the run has the new agent's
+ * system prompt, tools and model, with the history kept; a resumed session goes on with the
+ * agent of its last handoff. `parent_tool_use_id` is set when a subagent handed over.
+ */
+export const SDKHandoffMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("handoff"),
+  ...Base,
+  /** The agent that handed the run over. */
+  from: z.string(),
+  /** The agent the rest of the run belongs to. */
+  to: z.string(),
+  /** The `transfer_to_<agent>` call that did it. */
+  tool_use_id: z.string(),
+  /** The model the run goes on with (`provider/model-id`). */
+  model: z.string(),
+  parent_tool_use_id: z.string().nullable(),
+});
+export type SDKHandoffMessage = z.infer<typeof SDKHandoffMessage>;
+
 /** Usage as Anthropic reports it: Gyre's four counts, and the fields it does not track (see api-shapes.ts). */
 export const ApiUsage = Usage.extend(
   Object.fromEntries(Object.entries(ApiUsageExtras).map(([key, schema]) => [key, schema.optional()])) as {
@@ -362,6 +384,11 @@ export const SDKResultMessage = z.object({
   question: z.object({ question: z.string(), options: z.array(z.string()).optional() }).optional(),
   /** Gyre addition: with `terminal_reason: "requires_action"`, the calls the run waits on. */
   pending_tool_calls: z.array(PendingToolCall).optional(),
+  /**
+   * Gyre addition: the agent the run ended as (the `agent` option, or the last handoff's
+   * target); absent when the main thread never ran as an agent.
+   */
+  agent: z.string().optional(),
 });
 export type SDKResultMessage = z.infer<typeof SDKResultMessage>;
 
@@ -372,6 +399,7 @@ export const SDKSystemMessage = z.discriminatedUnion("subtype", [
   SDKTodoMessage,
   SDKHookResponseMessage,
   SDKModelFallbackMessage,
+  SDKHandoffMessage,
 ]);
 export type SDKSystemMessage = z.infer<typeof SDKSystemMessage>;
 

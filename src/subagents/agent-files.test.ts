@@ -36,7 +36,19 @@ describe("agent files", () => {
     });
   });
 
+  it("takes handoffs as a list or a comma-separated string", () => {
+    expect(read("---\ndescription: d\nhandoffs: [billing, support]\n---\np").definition.handoffs).toEqual([
+      "billing",
+      "support",
+    ]);
+    expect(read("---\ndescription: d\nhandoffs: billing, support\n---\np").definition.handoffs).toEqual([
+      "billing",
+      "support",
+    ]);
+  });
+
   it.each([
+    ["handoffs of the wrong kind", "---\ndescription: d\nhandoffs: {a: 1}\n---\np", /`handoffs`/],
     ["no front matter", "just text", /has no front matter/],
     ["bad YAML", "---\ndescription: [unclosed\n---\np", /not valid YAML/],
     ["no description", "---\nname: a\n---\np", /needs a `description`/],

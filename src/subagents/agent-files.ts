@@ -61,8 +61,8 @@ const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 /**
  * One agent file, as Claude Code reads it: `name` and `description` are required; `tools` and
- * `disallowedTools` are lists or comma-separated strings; `model`, `maxTurns` and
- * `permissionMode` are optional; the body is the system prompt.
+ * `disallowedTools` are lists or comma-separated strings (and Gyre's `handoffs`: agent names);
+ * `model`, `maxTurns` and `permissionMode` are optional; the body is the system prompt.
  */
 export function parseAgentFile(text: string, file: string, parseYaml: (yaml: string) => unknown): AgentFile {
   const match = FRONT_MATTER.exec(text.replace(/^\uFEFF/, ""));
@@ -88,9 +88,9 @@ export function parseAgentFile(text: string, file: string, parseYaml: (yaml: str
     description: record.description.trim(),
     prompt: text.slice(match[0].length + (match.index ?? 0)).trim(),
   };
-  const tools = toolList(record.tools, "tools", fail);
+  const tools = nameList(record.tools, "tools", fail);
   if (tools) definition.tools = tools;
-  const disallowed = toolList(record.disallowedTools, "disallowedTools", fail);
+  const disallowed = nameList(record.disallowedTools, "disallowedTools", fail);
   if (disallowed) definition.disallowedTools = disallowed;
   if (record.model !== undefined) {
     if (typeof record.model !== "string" || record.model === "") return fail("has a `model` that is not a string.");
@@ -101,6 +101,8 @@ export function parseAgentFile(text: string, file: string, parseYaml: (yaml: str
       return fail("has a `maxTurns` that is not a positive whole number.");
     definition.maxTurns = record.maxTurns as number;
   }
+  const handoffs = nameList(record.handoffs, "handoffs", fail);
+  if (handoffs) definition.handoffs = handoffs;
   if (record.permissionMode !== undefined) {
     const mode = PermissionMode.safeParse(record.permissionMode);
     if (!mode.success) return fail(`has an unknown \`permissionMode\`: ${String(record.permissionMode)}.`);
@@ -109,7 +111,7 @@ export function parseAgentFile(text: string, file: string, parseYaml: (yaml: str
   return { name, definition, file };
 }
 
-function toolList(value: unknown, key: string, fail: (why: string) => never): string[] | undefined {
+function nameList(value: unknown, key: string, fail: (why: string) => never): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === "string")
     return value
@@ -117,5 +119,5 @@ function toolList(value: unknown, key: string, fail: (why: string) => never): st
       .map((name) => name.trim())
       .filter((name) => name !== "");
   if (Array.isArray(value) && value.every((name) => typeof name === "string")) return value as string[];
-  return fail(`has a \`${key}\` that is neither a list of tool names nor a comma-separated string.`);
+  return fail(`has a \`${key}\` that is neither a list of names nor a comma-separated string.`);
 }

@@ -27,6 +27,12 @@ export interface AgentDefinition {
    * ask where a parent in `acceptEdits` would not); a mode that would widen the parent's is ignored.
    */
   permissionMode?: PermissionMode;
+  /**
+   * Agents this one may hand the run over to (the OpenAI Agents SDK's handoffs): it gets a
+   * `transfer_to_<name>` tool per name, and calling it switches the rest of the run to that
+   * agent's prompt, tools and model, with the history kept. Each name must be an agent of the run.
+   */
+  handoffs?: string[];
 }
 
 /** Claude Code's model aliases, as Anthropic model strings. */
@@ -58,6 +64,7 @@ const Definition = z.strictObject({
   model: z.string().min(1).optional(),
   maxTurns: z.number().int().positive().optional(),
   permissionMode: PermissionMode.optional(),
+  handoffs: z.array(z.string().min(1)).optional(),
 });
 
 /** `agents` as `query()` checks it: agent name to definition. */

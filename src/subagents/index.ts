@@ -7,6 +7,7 @@ export {
   agentOutputTool,
 } from "./agent-output-tool.js";
 export { AGENT_TOOL_NAME, agentTool, type SubagentCall } from "./agent-tool.js";
+export { handoffTarget, handoffTool, handoffToolName, transferMessage } from "./handoff-tool.js";
 export {
   type AgentDefinition,
   AgentsOption,
