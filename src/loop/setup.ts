@@ -28,7 +28,7 @@ import {
   mergeIgnoredSettings,
   mergeSettings,
 } from "../settings/index.js";
-import { type AgentDefinition, loadAgentFiles } from "../subagents/index.js";
+import { type AgentDefinition, type AgentFile, loadAgentFiles } from "../subagents/index.js";
 import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
@@ -115,12 +115,21 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   // The Agent tool reads the run's context and state when called: they exist by then.
   const top = {} as { context: RunContext; state: RunState };
   if (wantsAgentTool(options)) {
+    const { agents, fromFiles } = await pendingAgents;
+    const env = { ...process.env, ...options.env };
     const subagents: SubagentSettings = {
-      agents: await pendingAgents,
+      agents,
       resolveModel: (spec) => resolveModel(spec, resolveOptions(options)),
       maxConcurrent: options.maxConcurrentSubagents ?? 4,
       maxDepth: options.maxSubagentDepth ?? 1,
       doomLoopThreshold: options.doomLoopThreshold ?? 3,
+      mcp: {
+        runServers: () => pendingMcp.then(({ servers }) => servers),
+        env,
+        limits: mcpCallLimits(env),
+        onElicitation: options.onElicitation,
+        fromFiles,
+      },
     };
     tools.push(subagentTool(subagents, () => ({ ...top, depth: 0 })));
   }
@@ -233,13 +242,18 @@ function wantsAgentTool(options: QueryOptions): boolean {
  * The run's agents: the built-in one, then agent files by `settingSources` (a project's only
  * in a trusted folder when `requireProjectTrust` is on), then the `agents` option.
  */
-async function runAgentDefinitions(options: QueryOptions, cwd: string): Promise<Map<string, AgentDefinition>> {
+async function runAgentDefinitions(
+  options: QueryOptions,
+  cwd: string,
+): Promise<{ agents: Map<string, AgentDefinition>; fromFiles: Set<AgentDefinition> }> {
   const scopes = [...(options.settingSources ?? [])];
   if (options.requireProjectTrust === true && !(await findTrustedFolder(cwd)))
     scopes.splice(0, scopes.length, ...scopes.filter((scope) => scope === "user"));
-  const files = scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map();
+  const files: Map<string, AgentFile> =
+    scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map();
   const fromFiles = Object.fromEntries([...files].map(([name, file]) => [name, file.definition]));
-  return runAgents({ ...fromFiles, ...options.agents });
+  // Which definitions came from files: their MCP servers expand `${VAR}` as config files' do.
+  return { agents: runAgents({ ...fromFiles, ...options.agents }), fromFiles: new Set(Object.values(fromFiles)) };
 }
 
 /**

@@ -16,6 +16,7 @@ import { hookReports } from "./hook-reports.js";
 import type { RunContext } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
 import { newRunState, type RunState } from "./run-state.js";
+import { openAgentMcp, type SubagentMcpSettings } from "./subagent-mcp.js";
 
 /** What every subagent of a run shares, from the run's options. */
 export interface SubagentSettings {
@@ -28,6 +29,8 @@ export interface SubagentSettings {
   /** How deep subagents may nest: 1 lets the run start subagents that cannot start their own. */
   maxDepth: number;
   doomLoopThreshold: number;
+  /** The run's MCP servers and what agents' own servers need; none: agents name no servers. */
+  mcp?: SubagentMcpSettings;
 }
 
 /** A run (the top one or a subagent) that can start subagents. */
@@ -122,10 +125,26 @@ async function runSubagent(
   // Denials show in the top run's result, whichever agent met them.
   state.denials = parent.state.denials;
   const child: Parent = { context, state, depth };
+  const mcp = await openAgentMcp({
+    settings: settings.mcp,
+    definition,
+    parentRegistry: parent.context.registry,
+    parentIsTop: parent.depth === 0,
+    registry: context.registry,
+    cwd: context.cwd,
+    signal: toolContext.signal,
+    session: context.session,
+  });
+  if ("error" in mcp) return errorResult(mcp.error);
   let result: SDKResultMessage | undefined;
-  for await (const message of runLoop(context, state)) {
-    if (message.type === "result") result = message;
-    else toolContext.emit({ type: "message", message: message as SDKMessage });
+  try {
+    for await (const message of runLoop(context, state)) {
+      if (message.type === "result") result = message;
+      else toolContext.emit({ type: "message", message: message as SDKMessage });
+    }
+  } finally {
+    // The agent's own servers end with it, also when it was aborted or failed.
+    await mcp.close();
   }
   return subagentResult(result, call);
 }

@@ -1,5 +1,13 @@
 import { z } from "zod";
+import { type McpServerConfig, McpServersOption } from "../mcp/index.js";
 import { PermissionMode } from "../protocol/index.js";
+
+/**
+ * One MCP entry of an agent (the Claude Agent SDK's `AgentMcpServerSpec`): the name of one of
+ * the parent's servers, whose tools the agent gets even when `tools` does not list them, or a
+ * record of servers of its own, started when the agent starts and closed when it ends.
+ */
+export type AgentMcpServerSpec = string | Record<string, McpServerConfig>;
 
 /**
  * A subagent the model can start with the `Agent` tool (the Claude Agent SDK's
@@ -27,6 +35,11 @@ export interface AgentDefinition {
    * ask where a parent in `acceptEdits` would not); a mode that would widen the parent's is ignored.
    */
   permissionMode?: PermissionMode;
+  /**
+   * MCP servers of the agent: a parent's server by name, or servers of its own (their tools are
+   * the agent's only). Without it the agent's MCP tools are the parent's, narrowed by `tools`.
+   */
+  mcpServers?: AgentMcpServerSpec[];
 }
 
 /** Claude Code's model aliases, as Anthropic model strings. */
@@ -58,6 +71,7 @@ const Definition = z.strictObject({
   model: z.string().min(1).optional(),
   maxTurns: z.number().int().positive().optional(),
   permissionMode: PermissionMode.optional(),
+  mcpServers: z.array(z.union([z.string().min(1), McpServersOption])).optional(),
 });
 
 /** `agents` as `query()` checks it: agent name to definition. */

@@ -2,6 +2,7 @@ export { type AgentFile, type AgentFileSources, loadAgentFiles, parseAgentFile }
 export { AGENT_TOOL_NAME, agentTool, type SubagentCall } from "./agent-tool.js";
 export {
   type AgentDefinition,
+  type AgentMcpServerSpec,
   AgentsOption,
   GENERAL_PURPOSE,
   GENERAL_PURPOSE_NAME,
