@@ -131,6 +131,44 @@ describe("an agent's mcpServers", () => {
     });
   });
 
+  it("a nested agent may name its parent agent's own server, not a run server its parent lacks", async () => {
+    const marker = uniqueMarker("nested");
+    const nestedCall = (type: string, id: string) =>
+      mockTurn.toolUse("Agent", { description: "nested", prompt: "go on", subagent_type: type }, { id });
+    const script = {
+      turns: [agentCall("outer"), mockTurn.text("done")],
+      routes: [
+        {
+          system: "You are outer.",
+          turns: [nestedCall("greedy", "call_greedy"), nestedCall("borrower", "call_borrower"), mockTurn.text("ok")],
+        },
+        { system: "You are greedy.", turns: [mockTurn.text("never")] },
+        {
+          system: "You are borrower.",
+          turns: [mockTurn.toolUse("mcp__inner__add", { a: 20, b: 22 }), mockTurn.text("42")],
+        },
+      ],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "go", {
+        cwd: dir,
+        maxSubagentDepth: 2,
+        mcpServers: { calc: testServer(uniqueMarker("top")) },
+        agents: {
+          outer: agent("outer", { tools: ["Read"], mcpServers: [{ inner: testServer(marker) }] }),
+          greedy: agent("greedy", { mcpServers: ["inner", "calc"] }),
+          borrower: agent("borrower", { tools: [], mcpServers: ["inner"] }),
+        },
+      });
+      const [greedy] = subagentResults(messages, "call_agent").filter((r) => r.tool_use_id === "call_greedy");
+      expect(greedy).toMatchObject({ is_error: true });
+      expect(text(greedy?.content)).toContain("its parent does not have: calc. The parent's MCP servers: inner.");
+      expect(subagentResults(messages, "call_borrower")).toEqual([expect.objectContaining({ content: "42" })]);
+      expect(server.requests.filter((r) => r.route === 1)).toEqual([]);
+      expect(processesWith(marker)).toEqual([]);
+    });
+  });
+
   it("an inline server starts with the agent, is the agent's only, and ends with it", async () => {
     const marker = uniqueMarker("inline");
     const script = {
