@@ -1,4 +1,4 @@
-import { GyreError } from "../errors/index.js";
+import { Slots } from "../async/index.js";
 import { CostTracker, type Model } from "../model/index.js";
 import type { SDKMessage, SDKResultMessage } from "../protocol/index.js";
 import {
@@ -193,39 +193,4 @@ function toolsFor(parent: ToolRegistry, definition: AgentDefinition): AnyTool[] 
   const only = definition.tools && new Set(definition.tools);
   const without = new Set([...(definition.disallowedTools ?? []), AGENT_TOOL_NAME]);
   return parent.offered().filter((tool) => (!only || only.has(tool.name)) && !without.has(tool.name));
-}
-
-/** A counting semaphore that gives up waiting when the call is aborted. */
-class Slots {
-  #free: number;
-  readonly #waiting: Array<() => void> = [];
-
-  constructor(size: number) {
-    this.#free = size;
-  }
-
-  async take(signal: AbortSignal): Promise<void> {
-    if (this.#free > 0) {
-      this.#free--;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        this.#waiting.splice(this.#waiting.indexOf(wake), 1);
-        reject(signal.reason ?? new GyreError("aborted", "Interrupted"));
-      };
-      const wake = () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      this.#waiting.push(wake);
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-
-  give(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#free++;
-  }
 }
