@@ -4,13 +4,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import {
   type AgentDefinition,
+  createSdkMcpServer,
   GyreError,
   type McpServerConfig,
   query,
   type QueryOptions,
   type SDKMessage,
+  tool,
 } from "../src/index.js";
 import { type MockLLMServer, type MockTurn, mockTurn } from "../src/testing/index.js";
 import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
@@ -202,6 +205,42 @@ describe("an agent's mcpServers", () => {
       // Ended with the agent, before the run's end.
       expect(isRunning(pid)).toBe(false);
       expect(processesWith(marker)).toEqual([]);
+    });
+  });
+
+  it("an in-process server (createSdkMcpServer) may be the own server of agents running at the same time", async () => {
+    const calls: number[] = [];
+    const counter = createSdkMcpServer({
+      name: "counter",
+      tools: [
+        tool("add", "Add two numbers.", { a: z.number(), b: z.number() }, async ({ a, b }) => {
+          calls.push(a + b);
+          return { content: [{ type: "text", text: String(a + b) }] };
+        }),
+      ],
+    });
+    const colors = ["red", "blue"];
+    const routes = colors.map((color, index) => ({
+      system: `You are ${color}.`,
+      turns: [
+        { ...mockTurn.toolUse("mcp__counter__add", { a: index, b: 10 }), delayMs: 200 },
+        mockTurn.text(`${color} done`),
+      ],
+    }));
+    const agentCalls = colors.map((color) => ({
+      type: "tool_use" as const,
+      id: `call_${color}`,
+      name: "Agent",
+      input: { description: color, prompt: "count", subagent_type: color },
+    }));
+    const script = { turns: [mockTurn.of(agentCalls), mockTurn.text("all done")], routes };
+    const agents = Object.fromEntries(colors.map((color) => [color, agent(color, { mcpServers: [{ counter }] })]));
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "go", { cwd: dir, agents, allowedTools: ["mcp__counter"] });
+      expect(subagentResults(messages, "call_red")).toEqual([expect.objectContaining({ content: "10" })]);
+      expect(subagentResults(messages, "call_blue")).toEqual([expect.objectContaining({ content: "11" })]);
+      expect(calls.sort()).toEqual([10, 11]);
+      expect(parentResults(messages).map((r) => r.content)).toEqual(["red done", "blue done"]);
     });
   });
 
