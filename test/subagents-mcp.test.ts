@@ -38,6 +38,11 @@ function parentResults(messages: SDKMessage[]) {
   return toolResults(messages.filter((m) => !("parent_tool_use_id" in m) || m.parent_tool_use_id === null));
 }
 
+/** The tools of an Anthropic request, with their descriptions. */
+function offeredToolsOf(body: unknown): Array<{ name: string; description: string }> {
+  return (body as { tools?: Array<{ name: string; description: string }> }).tools ?? [];
+}
+
 /** The tools offered by the requests the subagent (route 0) made. */
 function subagentTools(server: MockLLMServer): string[] {
   const request = server.requests.find((r) => r.route === 0);
@@ -82,6 +87,8 @@ describe("an agent's mcpServers", () => {
         agents: { adder: agent("adder", { tools: ["Read"], mcpServers: ["calc"] }) },
       });
       expect(resultOf(messages)).toMatchObject({ subtype: "success" });
+      const agentTool = offeredToolsOf(server.requests[0]?.body).find((tool) => tool.name === "Agent");
+      expect(agentTool?.description).toContain("- adder: The adder agent. (Tools: Read; MCP servers: calc)");
       const tools = subagentTools(server);
       expect(tools).toContain("Read");
       expect(tools).toContain("mcp__calc__add");
