@@ -110,7 +110,7 @@ export {
 } from "./mcp/index.js";
 
 // ── Subagents: agents the model starts with the `Agent` tool (`agents`), or hands off to ──
-export type { AgentDefinition } from "./subagents/index.js";
+export type { AgentDefinition, AgentMcpServerSpec } from "./subagents/index.js";
 
 // ── Permissions: `canUseTool` answers and the updates they may carry ──────────────────
 export {

@@ -20,6 +20,7 @@ import { mockTurn } from "../src/testing/index.js";
 // @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
 import { PIXEL_PNG } from "./fixtures/mcp-calls-server.mjs";
 import { calculator, FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { text } from "./mcp-support.js";
 
 // The Anthropic and OpenAI (Responses) wire formats.
 const FORMATS_UNDER_TEST = [FORMATS[0], FORMATS[1]];
@@ -68,10 +69,6 @@ async function untilAsync(condition: () => Promise<boolean>, what: string): Prom
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 20));
   }
-}
-
-function text(content: unknown): string {
-  return typeof content === "string" ? content : JSON.stringify(content);
 }
 
 /** What the model was sent in the request after the tool call (the tool result in that wire format). */

@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isGyreError, type SDKMessage } from "../src/index.js";
+import { isGyreError } from "../src/index.js";
 import { trustFolder } from "../src/settings/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { initOf, text } from "./mcp-support.js";
 
 // MCP servers from config files (.mcp.json, ~/.claude.json, ~/.gyre/mcp.json), through the
 // loop: the scripted model calls the server's tool and the result reaches it.
@@ -48,16 +49,6 @@ function writeMcpJson(servers: Record<string, unknown>): void {
 /** A stdio "server" that only leaves a file behind: proof that its process was started. */
 function processLeaving(file: string) {
   return { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(file)}, "")`] };
-}
-
-function initOf(messages: SDKMessage[]) {
-  const init = messages[0];
-  if (init?.type !== "system" || init.subtype !== "init") throw new Error("no init message");
-  return init;
-}
-
-function text(content: unknown): string {
-  return typeof content === "string" ? content : JSON.stringify(content);
 }
 
 describe("MCP servers from a project's .mcp.json", () => {

@@ -7,21 +7,16 @@ import { createInterface } from "node:readline";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isGyreError, type McpHttpServerConfig, type McpSSEServerConfig, type SDKMessage } from "../src/index.js";
+import { isGyreError, type McpHttpServerConfig, type McpSSEServerConfig } from "../src/index.js";
 import { authorizeMcpServer, OAuthTokenStore } from "../src/mcp/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { cliEnv, FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 import { type OAuthMcpServer, startOAuthMcpServer } from "./mcp-oauth-server.js";
+import { initOf } from "./mcp-support.js";
 
 const CLI = resolve("dist/bin/gyre.js");
 /** The formats where a tool result reaches the model differently: Anthropic and OpenAI. */
 const WIRE_FORMATS = [FORMATS[0], FORMATS[1]] as const;
-
-function initOf(messages: SDKMessage[]) {
-  const init = messages[0];
-  if (init?.type !== "system" || init.subtype !== "init") throw new Error("no init message");
-  return init;
-}
 
 const whoamiScript = () => ({ turns: [mockTurn.toolUse("mcp__secure__whoami", {}), mockTurn.text("done")] });
 

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { createSdkMcpServer, query, type SDKMessage, tool } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { initOf } from "./mcp-support.js";
 
 const anthropic = FORMATS[0];
 
@@ -24,12 +25,6 @@ function calcServer(calls: Array<{ a: number; b: number }> = []) {
       }),
     ],
   });
-}
-
-function initOf(messages: SDKMessage[]) {
-  const init = messages[0];
-  if (init?.type !== "system" || init.subtype !== "init") throw new Error("no init message");
-  return init;
 }
 
 describe("in-process MCP servers (createSdkMcpServer, tool)", () => {

@@ -13,6 +13,7 @@ import { type MockLLMServer, mockTurn } from "../src/testing/index.js";
 // @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
 import { PIXEL_PNG } from "./fixtures/mcp-test-server.mjs";
 import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { processesWith } from "./mcp-support.js";
 
 const CLI = resolve("dist/bin/gyre.js");
 /** The formats whose behaviour is cheap to check in both: Anthropic's and OpenAI's wire format. */
@@ -80,20 +81,6 @@ function textOf(result: CallToolResult): string {
 /** What the model was sent in request `index`, as text (every wire format carries tool results as strings). */
 function sentToModel(mock: MockLLMServer, index: number): string {
   return JSON.stringify(mock.requests[index]?.body);
-}
-
-/** Pids of live processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
 }
 
 /** Wait until `condition` holds (checked every 25 ms), failing after `ms`. */

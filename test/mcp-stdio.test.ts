@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type McpStdioServerConfig, type SDKMessage, query } from "../src/index.js";
@@ -6,41 +5,17 @@ import { mockFault, mockTurn } from "../src/testing/index.js";
 // @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
 import { PIXEL_PNG } from "./fixtures/mcp-test-server.mjs";
 import { FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { initOf, processesWith, TEST_SERVER, testServer as fixtureServer, text } from "./mcp-support.js";
 
 const anthropic = FORMATS[0];
 const EVERYTHING = resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-const TEST_SERVER = resolve("test/fixtures/mcp-test-server.mjs");
 
 /** server-everything over stdio; `marker` (an argument it ignores) finds its process in /proc. */
 function everything(marker: string): McpStdioServerConfig {
   return { command: process.execPath, args: [EVERYTHING, "stdio", marker] };
 }
 
-const testServer: McpStdioServerConfig = { command: process.execPath, args: [TEST_SERVER] };
-
-/** Pids of live processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
-}
-
-function initOf(messages: SDKMessage[]) {
-  const init = messages[0];
-  if (init?.type !== "system" || init.subtype !== "init") throw new Error("no init message");
-  return init;
-}
-
-function text(content: unknown): string {
-  return typeof content === "string" ? content : JSON.stringify(content);
-}
+const testServer = fixtureServer();
 
 describe("stdio MCP servers", () => {
   it("server-everything: connected in init, its tools listed, echo called through the loop; no process left", async () => {

@@ -3,6 +3,9 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../src/index.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const SOURCES = ["src/sessions", "src/errors", "src/protocol", "src/files"];
@@ -79,4 +82,81 @@ export function killHard(child: ChildProcess): Promise<void> {
     child.once("exit", () => resolvePromise());
     child.kill("SIGKILL");
   });
+}
+
+/**
+ * Children for one test file that run all of `src/` compiled ({@link compileAllForChild}):
+ * compiled before the file's tests and removed after them; each child `start` started is
+ * SIGKILLed after its test. `start` is {@link startLockHolder} with `ENTRY` set.
+ */
+export function compiledChildren(): {
+  start: (script: string, env: Record<string, string>, marker?: string) => Promise<ChildProcess>;
+} {
+  let compiled: { entry: string; cleanup: () => void } | undefined;
+  const children: ChildProcess[] = [];
+  beforeAll(() => {
+    compiled = compileAllForChild();
+  });
+  afterAll(() => compiled?.cleanup());
+  afterEach(async () => {
+    await Promise.all(children.splice(0).map(killHard));
+  });
+  return {
+    async start(script, env, marker) {
+      if (!compiled) throw new Error("compiledChildren().start runs in a test, after the sources are compiled");
+      const child = await startLockHolder(script, { ENTRY: compiled.entry, ...env }, marker);
+      children.push(child);
+      return child;
+    },
+  };
+}
+
+/** The `hang` tool of {@link hangingQueryScript}, for the run that resumes in the test's own process. */
+export const hang = defineTool({
+  name: "hang",
+  description: "Never returns.",
+  inputSchema: z.object({}),
+  readOnly: true,
+  execute: () => new Promise<string>(() => {}),
+});
+
+/**
+ * A child script (for {@link compiledChildren}) running a real query against the mock LLM at
+ * `BASE_URL`, stored in the SQLite file `DB` as session `SESSION`, in `CWD`. Its `hang` tool
+ * never returns and prints `tool-started` once called, so the test can kill the child in the
+ * middle of a turn. `setup` is code run before the query; `tools` and `options` are source
+ * text of the query's `tools` and of more options.
+ */
+export function hangingQueryScript(input: { prompt: string; tools: string; setup?: string; options?: string }): string {
+  return `
+  const { query, defineTool } = await import(process.env.ENTRY);
+  const { z } = await import("zod");
+  const hang = defineTool({
+    name: "hang",
+    description: "Never returns.",
+    inputSchema: z.object({}),
+    readOnly: true,
+    execute: () => {
+      setInterval(() => {}, 1 << 30);
+      process.stdout.write("tool-started\\n");
+      return new Promise(() => {});
+    },
+  });
+  ${input.setup ?? ""}
+  const { openSqliteSessionStore } = await import(process.env.ENTRY.replace(/index\\.js$/, "sessions/index.js"));
+  const store = openSqliteSessionStore({ path: process.env.DB });
+  const q = query({
+    prompt: ${JSON.stringify(input.prompt)},
+    options: {
+      model: "anthropic/claude-sonnet-4-5",
+      env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: process.env.BASE_URL },
+      tools: ${input.tools},
+      ${input.options ?? ""}
+      sessionId: process.env.SESSION,
+      sessionStore: store,
+      cwd: process.env.CWD,
+    },
+  });
+  for await (const message of q) {}
+`;
 }

@@ -1,72 +1,28 @@
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { defineTool, type SDKMessage } from "../src/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SDKMessage } from "../src/index.js";
 import { query } from "../src/loop/index.js";
 import { INTERRUPTED_TOOL_RESULT, openSqliteSessionStore } from "../src/sessions/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { calculator, mockEnv, withMock } from "./helpers.js";
-import { compileAllForChild, killHard, startLockHolder } from "./sessions-child.js";
+import { compiledChildren, hang, hangingQueryScript, killHard } from "./sessions-child.js";
 
-let entry: string;
-let cleanupCompiled: () => void;
-const children: ChildProcess[] = [];
-
-beforeAll(() => {
-  ({ entry, cleanup: cleanupCompiled } = compileAllForChild());
-});
-afterAll(() => cleanupCompiled());
-afterEach(async () => {
-  await Promise.all(children.splice(0).map(killHard));
-});
+const children = compiledChildren();
 
 /** A child process running a real query whose second tool call never returns. */
-const CHILD = `
-  const { query, defineTool } = await import(process.env.ENTRY);
-  const { z } = await import("zod");
+const CHILD = hangingQueryScript({
+  prompt: "add 2 and 3, then hang",
+  tools: "[calculator, hang]",
+  setup: `
   const calculator = defineTool({
     name: "calculator",
     description: "Evaluate a + b.",
     inputSchema: z.object({ a: z.number(), b: z.number(), op: z.enum(["+", "-", "*", "/"]) }),
     readOnly: true,
     execute: ({ a, b }) => String(a + b),
-  });
-  const hang = defineTool({
-    name: "hang",
-    description: "Never returns.",
-    inputSchema: z.object({}),
-    readOnly: true,
-    execute: () => {
-      setInterval(() => {}, 1 << 30);
-      process.stdout.write("tool-started\\n");
-      return new Promise(() => {});
-    },
-  });
-  const { openSqliteSessionStore } = await import(process.env.ENTRY.replace(/index\\.js$/, "sessions/index.js"));
-  const store = openSqliteSessionStore({ path: process.env.DB });
-  const q = query({
-    prompt: "add 2 and 3, then hang",
-    options: {
-      model: "anthropic/claude-sonnet-4-5",
-      env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: process.env.BASE_URL },
-      tools: [calculator, hang],
-      sessionId: process.env.SESSION,
-      sessionStore: store,
-      cwd: process.env.CWD,
-    },
-  });
-  for await (const message of q) {}
-`;
-
-const hang = defineTool({
-  name: "hang",
-  description: "Never returns.",
-  inputSchema: z.object({}),
-  readOnly: true,
-  execute: () => new Promise<string>(() => {}),
+  });`,
 });
 
 describe("kill -9 in the middle of a turn, then resume", () => {
@@ -86,12 +42,11 @@ describe("kill -9 in the middle of a turn, then resume", () => {
     };
     await withMock(script, async (server) => {
       const db = join(dir, "sessions.db");
-      const child = await startLockHolder(
+      const child = await children.start(
         CHILD,
-        { ENTRY: entry, DB: db, BASE_URL: server.baseURL, SESSION: "crash-1", CWD: dir },
+        { DB: db, BASE_URL: server.baseURL, SESSION: "crash-1", CWD: dir },
         "tool-started",
       );
-      children.push(child);
       await killHard(child);
       expect(server.requests).toHaveLength(2);
 

@@ -1,68 +1,23 @@
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { defineTool, type SDKMessage } from "../src/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SDKMessage } from "../src/index.js";
 import { query } from "../src/loop/index.js";
 import { INTERRUPTED_TOOL_RESULT, openSqliteSessionStore } from "../src/sessions/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { mockEnv, withMock } from "./helpers.js";
-import { compileAllForChild, killHard, startLockHolder } from "./sessions-child.js";
+import { compiledChildren, hang, hangingQueryScript, killHard } from "./sessions-child.js";
 
-let entry: string;
-let cleanupCompiled: () => void;
-const children: ChildProcess[] = [];
-
-beforeAll(() => {
-  ({ entry, cleanup: cleanupCompiled } = compileAllForChild());
-});
-afterAll(() => cleanupCompiled());
-afterEach(async () => {
-  await Promise.all(children.splice(0).map(killHard));
-});
+const children = compiledChildren();
 
 const SLEEPER = { description: "Waits.", prompt: "You are sleeper. Report briefly." };
 
 /** A child process running a real query whose subagent's tool call never returns. */
-const CHILD = `
-  const { query, defineTool } = await import(process.env.ENTRY);
-  const { z } = await import("zod");
-  const hang = defineTool({
-    name: "hang",
-    description: "Never returns.",
-    inputSchema: z.object({}),
-    readOnly: true,
-    execute: () => {
-      setInterval(() => {}, 1 << 30);
-      process.stdout.write("tool-started\\n");
-      return new Promise(() => {});
-    },
-  });
-  const { openSqliteSessionStore } = await import(process.env.ENTRY.replace(/index\\.js$/, "sessions/index.js"));
-  const store = openSqliteSessionStore({ path: process.env.DB });
-  const q = query({
-    prompt: "ask the sleeper",
-    options: {
-      model: "anthropic/claude-sonnet-4-5",
-      env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: process.env.BASE_URL },
-      tools: [hang, "Agent"],
-      agents: { sleeper: JSON.parse(process.env.SLEEPER) },
-      sessionId: process.env.SESSION,
-      sessionStore: store,
-      cwd: process.env.CWD,
-    },
-  });
-  for await (const message of q) {}
-`;
-
-const hang = defineTool({
-  name: "hang",
-  description: "Never returns.",
-  inputSchema: z.object({}),
-  readOnly: true,
-  execute: () => new Promise<string>(() => {}),
+const CHILD = hangingQueryScript({
+  prompt: "ask the sleeper",
+  tools: '[hang, "Agent"]',
+  options: "agents: { sleeper: JSON.parse(process.env.SLEEPER) },",
 });
 
 describe("kill -9 with a subagent running, then resume", () => {
@@ -86,10 +41,9 @@ describe("kill -9 with a subagent running, then resume", () => {
     };
     await withMock(script, async (server) => {
       const db = join(dir, "sessions.db");
-      const child = await startLockHolder(
+      const child = await children.start(
         CHILD,
         {
-          ENTRY: entry,
           DB: db,
           BASE_URL: server.baseURL,
           SESSION: "crash-sub",
@@ -98,7 +52,6 @@ describe("kill -9 with a subagent running, then resume", () => {
         },
         "tool-started",
       );
-      children.push(child);
       const store = openSqliteSessionStore({ path: db });
       try {
         // A subagent's messages are recorded as the parent's stream passes them on, which may be

@@ -28,7 +28,7 @@ import {
   mergeIgnoredSettings,
   mergeSettings,
 } from "../settings/index.js";
-import { type AgentDefinition, loadAgentFiles } from "../subagents/index.js";
+import { type AgentDefinition, type AgentFile, loadAgentFiles } from "../subagents/index.js";
 import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
@@ -119,18 +119,28 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const top = {} as { context: RunContext; state: RunState };
   // The agent the main thread runs as: a resumed session's last handoff, else the option.
   const agentName = persistence.agent ?? options.agent;
-  const agents = wantsAgentTool(options) || agentName !== undefined ? await pendingAgents : undefined;
+  const loaded = wantsAgentTool(options) || agentName !== undefined ? await pendingAgents : undefined;
+  const agents = loaded?.agents;
   if (agents) {
     const from = persistence.agent !== undefined ? "session" : "option";
     checkAgents(agents, agentName === undefined ? undefined : { name: agentName, from });
   }
-  if (agents && wantsAgentTool(options)) {
+  if (loaded && agents && wantsAgentTool(options)) {
+    const { fromFiles } = loaded;
+    const env = { ...process.env, ...options.env };
     const subagents: SubagentSettings = {
       agents,
       resolveModel: (spec) => resolveModel(spec, resolveOptions(options)),
       maxConcurrent: options.maxConcurrentSubagents ?? 4,
       maxDepth: options.maxSubagentDepth ?? 1,
       doomLoopThreshold: options.doomLoopThreshold ?? 3,
+      mcp: {
+        runServers: () => pendingMcp.then(({ servers }) => servers),
+        env,
+        limits: mcpCallLimits(env),
+        onElicitation: options.onElicitation,
+        fromFiles,
+      },
     };
     // A subagent's parent is the agent the run runs as at the time of the call.
     const parent = () => ({ context: subagentParentContext(activeContext(top.context, top.state)), state: top.state });
@@ -268,13 +278,18 @@ function wantsAgentTool(options: QueryOptions): boolean {
  * The run's agents: the built-in one, then agent files by `settingSources` (a project's only
  * in a trusted folder when `requireProjectTrust` is on), then the `agents` option.
  */
-async function runAgentDefinitions(options: QueryOptions, cwd: string): Promise<Map<string, AgentDefinition>> {
+async function runAgentDefinitions(
+  options: QueryOptions,
+  cwd: string,
+): Promise<{ agents: Map<string, AgentDefinition>; fromFiles: Set<AgentDefinition> }> {
   const scopes = [...(options.settingSources ?? [])];
   if (options.requireProjectTrust === true && !(await findTrustedFolder(cwd)))
     scopes.splice(0, scopes.length, ...scopes.filter((scope) => scope === "user"));
-  const files = scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map();
+  const files: Map<string, AgentFile> =
+    scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map();
   const fromFiles = Object.fromEntries([...files].map(([name, file]) => [name, file.definition]));
-  return runAgents({ ...fromFiles, ...options.agents });
+  // Which definitions came from files: their MCP servers expand `${VAR}` as config files' do.
+  return { agents: runAgents({ ...fromFiles, ...options.agents }), fromFiles: new Set(Object.values(fromFiles)) };
 }
 
 /**

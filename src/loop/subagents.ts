@@ -1,4 +1,4 @@
-import { GyreError } from "../errors/index.js";
+import { Slots } from "../async/index.js";
 import { CostTracker, type Model } from "../model/index.js";
 import type { SDKMessage, SDKResultMessage } from "../protocol/index.js";
 import {
@@ -19,6 +19,7 @@ import { hookReports } from "./hook-reports.js";
 import type { RunContext } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
 import { newRunState, type RunState } from "./run-state.js";
+import { openAgentMcp, type SubagentMcpSettings } from "./subagent-mcp.js";
 
 /** What every subagent of a run shares, from the run's options. */
 export interface SubagentSettings {
@@ -31,6 +32,8 @@ export interface SubagentSettings {
   /** How deep subagents may nest: 1 lets the run start subagents that cannot start their own. */
   maxDepth: number;
   doomLoopThreshold: number;
+  /** The run's MCP servers and what agents' own servers need; none: agents name no servers. */
+  mcp?: SubagentMcpSettings;
 }
 
 /** A run (the top one or a subagent) that can start subagents. */
@@ -146,10 +149,26 @@ async function runSubagent(
   // Denials show in the top run's result, whichever agent met them.
   state.denials = parent.state.denials;
   const child: Parent = { context, state, depth };
+  const mcp = await openAgentMcp({
+    settings: settings.mcp,
+    definition,
+    parentRegistry: parent.context.registry,
+    parentIsTop: parent.depth === 0,
+    registry: context.registry,
+    cwd: context.cwd,
+    signal: toolContext.signal,
+    session: context.session,
+  });
+  if ("error" in mcp) return errorResult(mcp.error);
   let result: SDKResultMessage | undefined;
-  for await (const message of runLoop(context, state)) {
-    if (message.type === "result") result = message;
-    else toolContext.emit({ type: "message", message: message as SDKMessage });
+  try {
+    for await (const message of runLoop(context, state)) {
+      if (message.type === "result") result = message;
+      else toolContext.emit({ type: "message", message: message as SDKMessage });
+    }
+  } finally {
+    // The agent's own servers end with it, also when it was aborted or failed.
+    await mcp.close();
   }
   return subagentResult(result, call);
 }
@@ -198,39 +217,4 @@ function toolsFor(parent: ToolRegistry, definition: AgentDefinition): AnyTool[] 
   const only = definition.tools && new Set(definition.tools);
   const without = new Set([...(definition.disallowedTools ?? []), AGENT_TOOL_NAME, AGENT_OUTPUT_TOOL_NAME]);
   return parent.offered().filter((tool) => (!only || only.has(tool.name)) && !without.has(tool.name));
-}
-
-/** A counting semaphore that gives up waiting when the call is aborted. */
-class Slots {
-  #free: number;
-  readonly #waiting: Array<() => void> = [];
-
-  constructor(size: number) {
-    this.#free = size;
-  }
-
-  async take(signal: AbortSignal): Promise<void> {
-    if (this.#free > 0) {
-      this.#free--;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        this.#waiting.splice(this.#waiting.indexOf(wake), 1);
-        reject(signal.reason ?? new GyreError("aborted", "Interrupted"));
-      };
-      const wake = () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      this.#waiting.push(wake);
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-
-  give(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#free++;
-  }
 }

@@ -29,7 +29,7 @@ export { authorizeMcpServer, connectMcpServers } from "./lazy.js";
 export { defaultOAuthFolder, OAuthTokenStore } from "./oauth/index.js";
 export type { ElicitationRequest, ElicitationResult, OnElicitation } from "./elicitation.js";
 export type { McpServers, McpServersOptions } from "./manager.js";
-export { type RunMcpServers, type RunMcpServersInput, startRunMcpServers } from "./run-servers.js";
+export { resolveServerEntry, type RunMcpServers, type RunMcpServersInput, startRunMcpServers } from "./run-servers.js";
 export {
   type CreateSdkMcpServerOptions,
   createSdkMcpServer,

@@ -114,8 +114,20 @@ async function disabledProjectServers(input: RunMcpServersInput): Promise<string
 
 /** A file's server with its variables expanded, or the error it is reported `failed` with. */
 function resolveFileServer(server: McpFileServer, env: RunMcpServersInput["env"]): McpServerConfig | GyreError {
-  const { config, missing } = expandServerConfig(server.config, env);
-  const where = `MCP server "${server.name}" in ${server.path}`;
+  return resolveServerEntry(server.config, env, `MCP server "${server.name}" in ${server.path}`);
+}
+
+/**
+ * A server entry written in a file (`.mcp.json`, an agent file) with `${VAR}` expanded from
+ * `env`, or the `config_error` it fails with: a variable unset without default, a remote
+ * server's URL that is not http(s). `where` names the entry in the error.
+ */
+export function resolveServerEntry(
+  entry: McpFileServerConfig,
+  env: RunMcpServersInput["env"],
+  where: string,
+): McpServerConfig | GyreError {
+  const { config, missing } = expandServerConfig(entry, env);
   if (missing.length > 0) {
     const names = missing.map((name) => `\${${name}}`).join(", ");
     return new GyreError(

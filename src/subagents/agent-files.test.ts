@@ -47,6 +47,21 @@ describe("agent files", () => {
     ]);
   });
 
+  it("takes mcpServers: a parent's server by name, or a map of its own servers as .mcp.json has them", () => {
+    const agent = read(
+      "---\ndescription: d\nmcpServers:\n  - github\n  - local:\n      command: node\n      args: [srv.js, '${ROOT}']\n" +
+        "    remote:\n      type: http\n      url: https://example.com/mcp\n      headersHelper: ignored\n---\np",
+    );
+    expect(agent.definition.mcpServers).toEqual([
+      "github",
+      {
+        local: { command: "node", args: ["srv.js", "${ROOT}"] },
+        remote: { type: "http", url: "https://example.com/mcp" },
+      },
+    ]);
+    expect(read("---\ndescription: d\nmcpServers: a, b\n---\np").definition.mcpServers).toEqual(["a", "b"]);
+  });
+
   it.each([
     ["handoffs of the wrong kind", "---\ndescription: d\nhandoffs: {a: 1}\n---\np", /`handoffs`/],
     ["no front matter", "just text", /has no front matter/],
@@ -56,6 +71,14 @@ describe("agent files", () => {
     ["tools of the wrong kind", "---\ndescription: d\ntools: 3\n---\np", /`tools`/],
     ["a bad maxTurns", "---\ndescription: d\nmaxTurns: -1\n---\np", /`maxTurns`/],
     ["an unknown permission mode", "---\ndescription: d\npermissionMode: yolo\n---\np", /permissionMode/],
+    ["mcpServers of the wrong kind", "---\ndescription: d\nmcpServers: 3\n---\np", /`mcpServers`/],
+    [
+      "an MCP server without command",
+      "---\ndescription: d\nmcpServers:\n  - x:\n      args: []\n---\np",
+      /"x".*command/,
+    ],
+    ["an MCP server of an unknown type", "---\ndescription: d\nmcpServers:\n  - x: { type: ws }\n---\np", /"x".*type/],
+    ["a bad MCP server name", "---\ndescription: d\nmcpServers:\n  - 'a b': { command: c }\n---\np", /server name/],
   ])("%s is a config_error naming the file", (_, text, message) => {
     expect(() => read(text)).toThrow(message);
     expect(() => read(text)).toThrow("/p/.claude/agents/x.md");

@@ -1,8 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { errorMessage, GyreError } from "../errors/index.js";
+import { type McpFileServerConfig, parseServerEntry, SERVER_NAME } from "../mcp/index.js";
 import { PermissionMode } from "../protocol/index.js";
-import type { AgentDefinition } from "./definition.js";
+import type { AgentDefinition, AgentMcpServerSpec } from "./definition.js";
 
 /** An agent defined in a Markdown file: YAML front matter for its settings, the body for its prompt. */
 export interface AgentFile {
@@ -62,7 +63,9 @@ const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 /**
  * One agent file, as Claude Code reads it: `name` and `description` are required; `tools` and
  * `disallowedTools` are lists or comma-separated strings (and Gyre's `handoffs`: agent names);
- * `model`, `maxTurns` and `permissionMode` are optional; the body is the system prompt.
+ * `model`, `maxTurns`, `permissionMode` and `mcpServers` are optional; the body is the system
+ * prompt. Inline MCP servers are checked as a `.mcp.json` entry is; their `${VAR}`s expand
+ * when the agent starts.
  */
 export function parseAgentFile(text: string, file: string, parseYaml: (yaml: string) => unknown): AgentFile {
   const match = FRONT_MATTER.exec(text.replace(/^\uFEFF/, ""));
@@ -108,6 +111,8 @@ export function parseAgentFile(text: string, file: string, parseYaml: (yaml: str
     if (!mode.success) return fail(`has an unknown \`permissionMode\`: ${String(record.permissionMode)}.`);
     definition.permissionMode = mode.data;
   }
+  if (record.mcpServers !== undefined && record.mcpServers !== null)
+    definition.mcpServers = mcpServerList(record.mcpServers, fail);
   return { name, definition, file };
 }
 
@@ -120,4 +125,26 @@ function nameList(value: unknown, key: string, fail: (why: string) => never): st
       .filter((name) => name !== "");
   if (Array.isArray(value) && value.every((name) => typeof name === "string")) return value as string[];
   return fail(`has a \`${key}\` that is neither a list of names nor a comma-separated string.`);
+}
+
+/**
+ * `mcpServers:` as a list whose items are a parent's server name or a map of server names to
+ * entries (`- github` / `- local: { command: ... }`); a comma-separated string of names also works.
+ */
+function mcpServerList(value: unknown, fail: (why: string) => never): AgentMcpServerSpec[] {
+  if (typeof value === "string") return nameList(value, "mcpServers", fail) ?? [];
+  if (!Array.isArray(value)) return fail("has an `mcpServers` that is not a list of server names and servers.");
+  return value.map((item): AgentMcpServerSpec => {
+    if (typeof item === "string" && item.trim() !== "") return item.trim();
+    if (typeof item !== "object" || item === null || Array.isArray(item))
+      return fail("has an `mcpServers` item that is neither a server name nor a map of servers.");
+    const servers: Record<string, McpFileServerConfig> = {};
+    for (const [name, entry] of Object.entries(item as Record<string, unknown>)) {
+      if (!SERVER_NAME.test(name)) return fail(`has an MCP server name that is not letters, digits, - or _: ${name}.`);
+      const parsed = parseServerEntry(entry);
+      if ("error" in parsed) return fail(`has an MCP server "${name}" that is not valid: ${parsed.error}.`);
+      servers[name] = parsed.config;
+    }
+    return servers;
+  });
 }

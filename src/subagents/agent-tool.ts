@@ -69,7 +69,8 @@ export function agentTool(
 function describeAgents(agents: ReadonlyMap<string, AgentDefinition>): string {
   const list = [...agents].map(([name, agent]) => {
     const tools = agent.tools ? agent.tools.join(", ") : "all of yours";
-    return `- ${name}: ${agent.description} (Tools: ${tools})`;
+    const servers = (agent.mcpServers ?? []).flatMap((spec) => (typeof spec === "string" ? [spec] : Object.keys(spec)));
+    return `- ${name}: ${agent.description} (Tools: ${tools}${servers.length > 0 ? `; MCP servers: ${servers.join(", ")}` : ""})`;
   });
   return [
     "Launch an agent that works on a task on its own, with its own context, and reports back. Use it for",

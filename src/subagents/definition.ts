@@ -1,5 +1,13 @@
 import { z } from "zod";
+import { type McpServerConfig, McpServersOption } from "../mcp/index.js";
 import { PermissionMode } from "../protocol/index.js";
+
+/**
+ * One MCP entry of an agent (the Claude Agent SDK's `AgentMcpServerSpec`): the name of one of
+ * the parent's servers, whose tools the agent gets even when `tools` does not list them, or a
+ * record of servers of its own, started when the agent starts and closed when it ends.
+ */
+export type AgentMcpServerSpec = string | Record<string, McpServerConfig>;
 
 /**
  * A subagent the model can start with the `Agent` tool (the Claude Agent SDK's
@@ -33,6 +41,11 @@ export interface AgentDefinition {
    * agent's prompt, tools and model, with the history kept. Each name must be an agent of the run.
    */
   handoffs?: string[];
+  /**
+   * MCP servers of the agent: a parent's server by name, or servers of its own (their tools are
+   * the agent's only). Without it the agent's MCP tools are the parent's, narrowed by `tools`.
+   */
+  mcpServers?: AgentMcpServerSpec[];
 }
 
 /** Claude Code's model aliases, as Anthropic model strings. */
@@ -65,6 +78,7 @@ const Definition = z.strictObject({
   maxTurns: z.number().int().positive().optional(),
   permissionMode: PermissionMode.optional(),
   handoffs: z.array(z.string().min(1)).optional(),
+  mcpServers: z.array(z.union([z.string().min(1), McpServersOption])).optional(),
 });
 
 /** `agents` as `query()` checks it: agent name to definition. */

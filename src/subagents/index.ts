@@ -10,6 +10,7 @@ export { AGENT_TOOL_NAME, agentTool, type SubagentCall } from "./agent-tool.js";
 export { handoffTarget, handoffTool, handoffToolName, transferMessage } from "./handoff-tool.js";
 export {
   type AgentDefinition,
+  type AgentMcpServerSpec,
   AgentsOption,
   GENERAL_PURPOSE,
   GENERAL_PURPOSE_NAME,
