@@ -491,7 +491,7 @@ describe("handoffs", () => {
         },
       });
       expect(server.requests.map((r) => r.route)).toEqual([undefined, 0, 1, 0, undefined]);
-      expect(toolNamesOf(server, 2)).toEqual(["Glob", "transfer_to_billing", "Agent"]);
+      expect(toolNamesOf(server, 2)).toEqual(["Glob", "transfer_to_billing", "Agent", "AgentOutput"]);
       expect(toolNamesOf(server, 3)).toEqual(["Glob"]);
       expect(resultOf(messages)).toMatchObject({ result: "done" });
     });
