@@ -56,8 +56,11 @@ export interface ModelRequest {
  * JSON answer. The loop sets none of them; `gyre serve` passes a client's request through.
  */
 export interface CallSettings {
+  /** `auto`, `none` (no call), `required` (some call), or a call of the named tool. */
   toolChoice?: { type: "auto" | "none" | "required" } | { type: "tool"; toolName: string };
+  /** Sampling temperature, as the provider takes it. */
   temperature?: number;
+  /** Nucleus sampling, as the provider takes it. */
   topP?: number;
   /** Answer with JSON, matching `schema` when given (OpenAI `json_schema`, Anthropic's structured output). */
   responseFormat?: { type: "json"; schema?: Record<string, unknown>; name?: string; description?: string };

@@ -2,34 +2,44 @@ import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
 import { z } from "zod";
 import { GyreError } from "../errors/index.js";
-import { type Env, type Model, ModelInfo, ProviderConfig } from "../model/index.js";
+import { type Env, type Model, ModelInfo, type PricingTable, ProviderConfig } from "../model/index.js";
 import type { SessionStore } from "../sessions/index.js";
 
 /** A public model name and the Gyre model behind it (as LiteLLM's model list). */
-export const ServedModel = z.object({
+export interface ServedModel {
   /** What clients send as `model`. */
-  name: z.string().min(1),
+  name: string;
   /** `provider/model-id`, resolved with `providers` and the environment. */
-  model: z.string().min(1),
-});
-export type ServedModel = z.infer<typeof ServedModel>;
+  model: string;
+}
 
-/** The config file of `gyre serve` (JSON or YAML). */
-export const ServerConfigFile = z.strictObject({
+/** The settings of `gyre serve`'s config file (JSON or YAML). */
+export interface ServerConfigFile {
   /** Public model names. With none, a request's `model` is any Gyre model string. */
-  models: z.array(ServedModel).optional(),
-  /** Only these names (of `models`) may be asked for: any other `model` is refused. Default: true when `models` is given. */
+  models?: ServedModel[];
+  /** Only names of `models` may be asked for; any other `model` is refused. Default: true when `models` is given. */
+  onlyListedModels?: boolean;
+  /** Upstream providers by the name before the `/` (base URLs, key variables), as `query()`'s `providers`. */
+  providers?: Record<string, ProviderConfig>;
+  /** Price overrides and additions, by model id. */
+  pricing?: PricingTable;
+  /** Accepted API keys (`Authorization: Bearer KEY`); `GYRE_API_KEYS` (comma-separated) adds to them. */
+  apiKeys?: string[];
+  /** Model calls one response may make before it ends `incomplete` (default 10). */
+  maxTurns?: number;
+  /** Largest request body in bytes (default 16 MiB); larger is a 413. */
+  maxBodyBytes?: number;
+}
+
+const ServerConfigFileSchema = z.strictObject({
+  models: z.array(z.strictObject({ name: z.string().min(1), model: z.string().min(1) })).optional(),
   onlyListedModels: z.boolean().optional(),
   providers: z.record(z.string(), ProviderConfig).optional(),
   pricing: z.record(z.string(), ModelInfo).optional(),
-  /** Accepted API keys (`Authorization: Bearer KEY`); `GYRE_API_KEYS` (comma-separated) adds to them. */
   apiKeys: z.array(z.string().min(8)).optional(),
-  /** Model calls one response may make before it ends `incomplete` (default 10). */
   maxTurns: z.number().int().positive().optional(),
-  /** Largest request body in bytes (default 16 MiB); larger is a 413. */
   maxBodyBytes: z.number().int().positive().optional(),
-});
-export type ServerConfigFile = z.infer<typeof ServerConfigFile>;
+}) satisfies z.ZodType<ServerConfigFile>;
 
 /** What {@link createServer} takes: the file's settings and the objects a program provides. */
 export interface ServerConfig extends ServerConfigFile {
@@ -53,7 +63,7 @@ export async function loadServerConfig(path: string): Promise<ServerConfigFile> 
   } catch (error) {
     throw new GyreError("config_error", `gyre serve: cannot read config ${path}`, { cause: error });
   }
-  const result = ServerConfigFile.safeParse(value ?? {});
+  const result = ServerConfigFileSchema.safeParse(value ?? {});
   if (!result.success)
     throw new GyreError("config_error", `gyre serve: invalid config ${path}: ${z.prettifyError(result.error)}`, {
       cause: result.error,
