@@ -20,14 +20,31 @@ export function callSettings(request: CreateResponseRequest, toolChoice: CallSet
   };
 }
 
-/** The model with `settings` added to every request the loop sends through it. */
-export function withSettings(model: Model, settings: CallSettings): Model {
+/** The last error a model call failed with (the loop keeps only its text in the result). */
+export interface ModelFailures {
+  last?: unknown;
+}
+
+/**
+ * The model with `settings` added to every request the loop sends through it; the errors its
+ * calls fail with are kept in `failures`, so the server can answer with the upstream's status.
+ */
+export function withSettings(model: Model, settings: CallSettings, failures: ModelFailures = {}): Model {
   return {
     id: model.id,
     provider: model.provider,
     modelId: model.modelId,
     info: model.info,
     api: model.api,
-    stream: (request) => model.stream({ ...request, settings: { ...request.settings, ...settings } }),
+    stream: (request) => watch(model.stream({ ...request, settings: { ...request.settings, ...settings } }), failures),
   };
+}
+
+async function* watch(stream: ReturnType<Model["stream"]>, failures: ModelFailures): ReturnType<Model["stream"]> {
+  try {
+    return yield* stream;
+  } catch (error) {
+    failures.last = error;
+    throw error;
+  }
 }

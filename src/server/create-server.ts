@@ -95,7 +95,13 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     const disconnect = new AbortController();
     if (!request.stream) {
       c.req.raw.signal.addEventListener("abort", () => disconnect.abort(), { once: true });
-      return c.json(await runResponse(deps, prepared, () => {}, disconnect.signal));
+      const response = await runResponse(deps, prepared, () => {}, disconnect.signal);
+      // The upstream failed: its status as 502/503 with its message (the failed response stays stored).
+      if (response.status === "failed" && prepared.failures.last !== undefined) {
+        const { status, body } = toErrorResponse(prepared.failures.last);
+        return c.json(body, status as 502);
+      }
+      return c.json(response);
     }
     const sse = new SseStream(() => disconnect.abort());
     void runResponse(deps, prepared, (event) => sse.send(event), disconnect.signal)

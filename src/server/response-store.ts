@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { GyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { ResponseObject, StoredInputItem } from "./response-object.js";
@@ -21,6 +20,8 @@ export interface ResponseStore {
   /** Deletes the response and its run's session; an unknown id is fine. */
   delete(id: string): Promise<void>;
 }
+
+const RESPONSE_ID = /^resp_[0-9a-f]{32}$/;
 
 /** The project of a response's sessions: one per owner, apart from the projects of `gyre run`. */
 export function serveProject(owner: string): string {
@@ -59,14 +60,15 @@ export class SessionResponseStore implements ResponseStore {
   }
 
   async get(id: string): Promise<StoredResponse | undefined> {
-    if (!id.startsWith("resp_") || !(await this.sessions.getSession(id))) return undefined;
+    // Only a response's own session holds a record (not its run's, nor any other session).
+    if (!RESPONSE_ID.test(id) || !(await this.sessions.getSession(id))) return undefined;
     const messages = await this.sessions.getSessionMessages(id);
     for (const message of [...messages].reverse()) {
       if (message.type !== "user" || !message.isSynthetic) continue;
       const stored = (message.tool_use_result as { gyre_response?: StoredResponse } | undefined)?.gyre_response;
       if (stored) return stored;
     }
-    throw new GyreError("session_store_error", `Session ${id} holds no response record.`);
+    return undefined;
   }
 
   async delete(id: string): Promise<void> {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Model } from "../model/index.js";
-import { query } from "../loop/index.js";
+import { type EffortOption, query } from "../loop/index.js";
 import type { SDKResultMessage, SDKUserMessageInput } from "../protocol/index.js";
 import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
-import { callSettings, withSettings } from "./call-settings.js";
+import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
 import { planTools, type ToolPlan } from "./client-tools.js";
 import { type Conversation, toConversation } from "./conversation.js";
 import { chainItems, inputItems, previousNotFound } from "./input-items.js";
@@ -31,6 +31,8 @@ export interface PreparedResponse {
   conversation: Conversation;
   tools: ToolPlan;
   model: Model;
+  /** Why the upstream model failed, when it did. */
+  failures: ModelFailures;
 }
 
 export function newId(prefix: string): string {
@@ -57,9 +59,10 @@ export async function prepareResponse(
   const items = inputItems(request, earlier, newId);
   const conversation = toConversation([...earlier, ...items]);
   const tools = planTools(request.tools ?? [], request.tool_choice ?? undefined);
-  const model = withSettings(await deps.resolveModel(request.model), callSettings(request, tools.toolChoice));
+  const failures: ModelFailures = {};
+  const model = withSettings(await deps.resolveModel(request.model), callSettings(request, tools.toolChoice), failures);
   const response = initialResponse(newId("resp"), request, Date.now());
-  return { owner, request, response, inputItems: items, conversation, tools, model };
+  return { owner, request, response, inputItems: items, conversation, tools, model, failures };
 }
 
 /**
@@ -112,6 +115,11 @@ export async function runResponse(
         cwd: deps.cwd,
         abortController,
         ...(request.max_output_tokens != null && { maxOutputTokens: request.max_output_tokens }),
+        ...(effortOf(request) && { effort: effortOf(request) }),
+        // Each provider reads its own key and ignores the other's.
+        ...(request.parallel_tool_calls === false && {
+          providerOptions: { anthropic: { disableParallelToolUse: true }, openai: { parallelToolCalls: false } },
+        }),
       },
     });
     for await (const message of run) {
@@ -140,6 +148,13 @@ export async function runResponse(
 /** The conversation's last user turn as the run's prompt (answers to the calls it waits on, and any text). */
 async function* promptOf(conversation: Conversation): AsyncGenerator<SDKUserMessageInput> {
   yield { type: "user", message: { role: "user", content: conversation.prompt } };
+}
+
+/** `reasoning.effort` in Gyre's terms; `none` (and no reasoning) leaves the model's default. */
+function effortOf(request: CreateResponseRequest): EffortOption | undefined {
+  const effort = request.reasoning?.effort;
+  if (!effort || effort === "none") return undefined;
+  return effort === "minimal" ? "low" : effort;
 }
 
 /** The run's result as the response's status, usage and error. */
