@@ -59,6 +59,28 @@ describe("gyre serve against a model that reaches for what it was not given", ()
     );
   });
 
+  it("refuses every call under tool_choice none, and ends incomplete at the turn limit", async () => {
+    const refused = (n: number) => mockTurn.toolUse("lookup", { word: `w${n}` }, { id: `call_${n}` });
+    await withServer(
+      { turns: [refused(0), refused(1), refused(2)] },
+      async ({ client, mock }) => {
+        const response = await client().responses.create({
+          model: "openai/gpt-5",
+          input: "Do not look anything up.",
+          tools: [lookupTool],
+          tool_choice: "none",
+        });
+        expect(response.status).toBe("incomplete");
+        expect(response.incomplete_details).toEqual({ reason: "max_turns" });
+        expect(response.output.filter((item) => item.type === "function_call")).toEqual([]);
+        expect(mock.requests).toHaveLength(2);
+        expect(upstreamBody(mock, 0).tool_choice).toBe("none");
+        expect(JSON.stringify(upstreamBody(mock, 1))).toContain("lookup may not be called in this response");
+      },
+      { maxTurns: 2 },
+    );
+  });
+
   it("does not take a run's session, or any id it did not issue, as a previous response", async () => {
     await withServer({ turns: [mockTurn.text("first"), mockTurn.text("second")] }, async ({ client }) => {
       const openai = client();
