@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
-import { openSqliteSessionStore } from "../src/sessions/index.js";
+import { MemorySessionStore, openSqliteSessionStore } from "../src/sessions/index.js";
 import { type MockTurn, mockTurn } from "../src/testing/index.js";
 import { UPSTREAMS, upstreamBody, withServer } from "./serve-support.js";
 
@@ -282,6 +282,35 @@ describe("gyre serve storage", () => {
       expect(stored.output_text.length).toBeLessThan("word ".repeat(400).length);
       expect(mock.requests).toHaveLength(1);
     });
+  });
+});
+
+describe("gyre serve without streaming", () => {
+  it("cancels the run when the client of a plain request goes away", async () => {
+    const slow: MockTurn = { ...mockTurn.text("slow ".repeat(400)), chunkDelayMs: 20 };
+    const store = new MemorySessionStore();
+    await withServer(
+      { turns: [slow] },
+      async ({ client, mock }) => {
+        const controller = new AbortController();
+        const request = client().responses.create(
+          { model: "anthropic/claude-sonnet-4-5", input: "Take your time." },
+          { signal: controller.signal },
+        );
+        await until(async () => (mock.requests.length === 1 ? true : undefined));
+        controller.abort();
+        await expect(request).rejects.toThrow();
+        // The only stored response is the cancelled one; its id was never sent, so find it through the store's listing.
+        const stored = await until(async () => {
+          const sessions = await store.listSessions({ project: "gyre-serve:local" });
+          const id = sessions.find((session) => session.id.startsWith("resp_") && !session.id.endsWith("-run"))?.id;
+          const response = id ? await client().responses.retrieve(id) : undefined;
+          return response?.status === "cancelled" ? response : undefined;
+        });
+        expect(stored.output_text.length).toBeLessThan("slow ".repeat(400).length);
+      },
+      { sessionStore: store },
+    );
   });
 });
 
