@@ -266,14 +266,19 @@ describe("gyre serve storage", () => {
       );
       let id = "";
       let deltas = 0;
+      let whileRunning = "";
       // The client's stream ends (quietly, as the SDK does on abort) after the third delta.
       await (async () => {
         for await (const event of stream) {
           if (event.type === "response.created") id = event.response.id;
-          if (event.type === "response.output_text.delta" && ++deltas === 3) controller.abort();
+          if (event.type !== "response.output_text.delta") continue;
+          // Stored from the start: the run is held up by the slow upstream (hundreds of chunks to go).
+          if (++deltas === 1) whileRunning = (await openai.responses.retrieve(id)).status ?? "";
+          if (deltas === 3) controller.abort();
         }
       })().catch(() => undefined);
       expect(deltas).toBe(3);
+      expect(whileRunning).toBe("in_progress");
       expect(id).toMatch(/^resp_/);
       const stored = await until(async () => {
         const response = await openai.responses.retrieve(id).catch(() => undefined);

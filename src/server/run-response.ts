@@ -81,6 +81,9 @@ export async function runResponse(
   // store: false keeps nothing: the run's session lives in memory for the request only.
   const sessions = store ? deps.sessions : new MemorySessionStore();
   const runSessionId = `${response.id}-run`;
+  const record = { owner: prepared.owner, response, inputItems: prepared.inputItems, runSessionId };
+  // Stored before it runs, so GET shows it `in_progress` (and a crash leaves it visible).
+  if (store) await deps.responses.save(record);
   emit({ type: "response.created", response: structuredClone(response) });
   emit({ type: "response.in_progress", response: structuredClone(response) });
   const projection = new OutputProjection(emit, newId, (name) => prepared.tools.allowed.has(name));
@@ -138,9 +141,7 @@ export async function runResponse(
     signal.removeEventListener("abort", abort);
     if (!store) await sessions.close();
   }
-  if (store) {
-    await deps.responses.save({ owner: prepared.owner, response, inputItems: prepared.inputItems, runSessionId });
-  }
+  if (store) await deps.responses.save(record);
   emit({ type: terminalEvent(response), response: structuredClone(response) });
   return response;
 }
