@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
-import { loadServerConfig, serve } from "../server/index.js";
+import { apiKeysOf, loadServerConfig, serve } from "../server/index.js";
 import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
 
 /**
@@ -25,6 +25,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath() });
   const server = await serve({ ...config, sessionStore, host: values.host, port });
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
+  if (apiKeysOf(config, process.env).length === 0)
+    process.stderr.write(
+      "gyre serve: no API keys (config apiKeys, GYRE_API_KEYS): only loopback clients are answered\n",
+    );
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
