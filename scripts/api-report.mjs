@@ -1,5 +1,5 @@
 // Checks the public surface against what is committed, after `npm run build`:
-// - the API of each entry point (`gyre`, `gyre/testing`), as API Extractor reports it from
+// - the API of each entry point (`gyre`, `gyre/testing`, `gyre/server`), as API Extractor reports it from
 //   the built .d.ts, must equal api/<name>.api.md;
 // - the npm tarball must hold no tests, fixtures, harnesses or snapshots.
 // `node scripts/api-report.mjs --update` (npm run api) rewrites the reports instead of failing.
@@ -16,6 +16,7 @@ const update = process.argv.includes("--update");
 const ENTRIES = [
   { name: "gyre", types: "dist/index.d.ts" },
   { name: "gyre-testing", types: "dist/testing/index.d.ts" },
+  { name: "gyre-server", types: "dist/server/index.d.ts" },
 ];
 
 /** Files that exist for tests only; none may ship. */

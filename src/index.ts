@@ -203,6 +203,7 @@ export type { AnthropicServerCompactionOptions, CompactorOptions } from "./conte
 export {
   BUILTIN_PROVIDERS,
   DEFAULT_PRICING,
+  type CallSettings,
   type Env,
   type JsonObject,
   lookupModelInfo,

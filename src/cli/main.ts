@@ -21,6 +21,9 @@ Usage:
                                      tools) on stdin/stdout, or streamable HTTP on 127.0.0.1:PORT/mcp
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
+  gyre serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--db FILE]
+                                     an Open Responses (OpenAI Responses API) server running the loop;
+                                     API keys from the config or GYRE_API_KEYS (none: loopback only)
   gyre --version
 
 Options of run:
@@ -69,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./mcp-command.js")).mcpCommand(rest);
     case "mock-llm":
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
+    case "serve":
+      return (await import("./serve-command.js")).serveCommand(rest);
     case "--version":
     case "-v":
       process.stdout.write("gyre 0.1.0\n");

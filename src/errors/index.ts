@@ -118,6 +118,11 @@ export type GyreErrorCode =
   | "mock_script_error"
   /** Compaction could not bring the history under the context window. */
   | "context_overflow"
+  /**
+   * `gyre serve` refused a request: invalid (400, with the offending `param`), unknown id
+   * (404), no valid API key (401), body too large (413). `statusCode` holds the HTTP status.
+   */
+  | "request_error"
   /** A state Gyre's own code should never reach (a bug), reported instead of crashing. */
   | "internal_error";
 

@@ -2,6 +2,7 @@ export { apiKeySource } from "./api-key-source.js";
 export { classifyModelError } from "./classify-error.js";
 export { CostTracker } from "./cost-tracker.js";
 export {
+  type CallSettings,
   type Model,
   type ModelApi,
   type ModelRequest,

@@ -46,7 +46,24 @@ export interface ModelRequest {
   maxToolInputBytes?: number;
   /** The answer's message id when the provider gives none (default: a fresh `msg_gyre_…`). */
   messageId?: string;
+  /** Settings a caller passes through to the provider as they are (the server's request fields). */
+  settings?: CallSettings;
   signal: AbortSignal;
+}
+
+/**
+ * Call settings beyond the loop's own: which tool the model must (not) call, sampling, and a
+ * JSON answer. The loop sets none of them; `gyre serve` passes a client's request through.
+ */
+export interface CallSettings {
+  /** `auto`, `none` (no call), `required` (some call), or a call of the named tool. */
+  toolChoice?: { type: "auto" | "none" | "required" } | { type: "tool"; toolName: string };
+  /** Sampling temperature, as the provider takes it. */
+  temperature?: number;
+  /** Nucleus sampling, as the provider takes it. */
+  topP?: number;
+  /** Answer with JSON, matching `schema` when given (OpenAI `json_schema`, Anthropic's structured output). */
+  responseFormat?: { type: "json"; schema?: Record<string, unknown>; name?: string; description?: string };
 }
 
 /** A tool as the model is told about it: name, description and JSON Schema of its input. */

@@ -25,10 +25,14 @@ function functionTools(tools: readonly ModelTool[]): LanguageModelV3FunctionTool
 /** A {@link ModelRequest} as AI SDK call options. */
 export function toCallOptions(request: ModelRequest): LanguageModelV3CallOptions {
   const tools = functionTools(request.tools);
+  const settings = request.settings ?? {};
   return {
     prompt: toPrompt(request.system, request.history),
     tools: tools.length > 0 ? tools : undefined,
-    toolChoice: tools.length > 0 ? { type: "auto" } : undefined,
+    toolChoice: tools.length > 0 ? (settings.toolChoice ?? { type: "auto" }) : undefined,
+    ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+    ...(settings.topP !== undefined && { topP: settings.topP }),
+    ...(settings.responseFormat && { responseFormat: settings.responseFormat }),
     maxOutputTokens: request.maxOutputTokens,
     providerOptions: request.providerOptions,
     abortSignal: request.signal,

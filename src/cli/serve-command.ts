@@ -1,0 +1,39 @@
+import { parseArgs } from "node:util";
+import { GyreError } from "../errors/index.js";
+import { apiKeysOf, loadServerConfig, serve } from "../server/index.js";
+import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
+
+/**
+ * `gyre serve [--host 127.0.0.1] [--port 8080] [--config FILE]`: the Open Responses server,
+ * until SIGINT/SIGTERM. Responses are kept in the SQLite session store (`--db FILE`, default
+ * Gyre's own database). Prints the URL it listens on.
+ */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "8080" },
+      config: { type: "string" },
+      db: { type: "string" },
+    },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new GyreError("config_error", "--port must be 0-65535");
+  const config = values.config ? await loadServerConfig(values.config) : {};
+  const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath() });
+  const server = await serve({ ...config, sessionStore, host: values.host, port });
+  process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
+  if (apiKeysOf(config, process.env).length === 0)
+    process.stderr.write(
+      "gyre serve: no API keys (config apiKeys, GYRE_API_KEYS): only loopback clients are answered\n",
+    );
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  await server.close();
+  await sessionStore.close();
+  return 0;
+}

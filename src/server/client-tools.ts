@@ -1,0 +1,71 @@
+import { z } from "zod";
+import type { CallSettings } from "../model/index.js";
+import type { AnyTool } from "../tools/index.js";
+import { RequestError } from "./errors.js";
+import type { FunctionTool, ToolChoice } from "./request-schema.js";
+
+/** The request's tools as the loop runs them, and what the upstream model is told to choose. */
+export interface ToolPlan {
+  tools: AnyTool[];
+  /** Names whose calls come back to the client; the others are refused by the server. */
+  allowed: ReadonlySet<string>;
+  toolChoice: CallSettings["toolChoice"];
+}
+
+/**
+ * The client's function tools. An allowed one is a client tool (no `execute`): the run pauses
+ * on its calls and the response returns them. One outside `tool_choice` (`none`, a forced
+ * function, `allowed_tools`) stays visible to the model but is refused here: the model gets an
+ * error result and may try again, and the client never sees the call.
+ */
+export function planTools(functions: readonly FunctionTool[], choice: ToolChoice | undefined): ToolPlan {
+  const names = new Set(functions.map((tool) => tool.name));
+  if (names.size !== functions.length)
+    throw new RequestError(400, "Two tools have the same name.", "invalid_value", "tools");
+  const { allowed, toolChoice } = decide(choice ?? "auto", names);
+  const tools = functions.map((fn): AnyTool => {
+    const common = {
+      name: fn.name,
+      description: fn.description ?? "",
+      inputSchema: z.unknown(),
+      jsonSchema: fn.parameters ?? { type: "object", properties: {} },
+      sideEffect: "none" as const,
+    };
+    if (allowed.has(fn.name)) return common;
+    return {
+      ...common,
+      execute: async () => ({
+        content: `${fn.name} may not be called in this response (tool_choice allows: ${[...allowed].join(", ") || "no tools"}). Call an allowed tool or answer without one.`,
+        isError: true,
+      }),
+    };
+  });
+  return { tools, allowed, toolChoice };
+}
+
+function decide(
+  choice: ToolChoice,
+  names: ReadonlySet<string>,
+): { allowed: Set<string>; toolChoice: CallSettings["toolChoice"] } {
+  if (choice === "auto" || choice === "required") return { allowed: new Set(names), toolChoice: { type: choice } };
+  if (choice === "none") return { allowed: new Set(), toolChoice: { type: "none" } };
+  if (choice.type === "function") {
+    known(choice.name, names, "tool_choice.name");
+    return { allowed: new Set([choice.name]), toolChoice: { type: "tool", toolName: choice.name } };
+  }
+  choice.tools.forEach((tool, index) => known(tool.name, names, `tool_choice.tools[${index}].name`));
+  const allowed = new Set(choice.tools.map((tool) => tool.name));
+  const [only] = allowed;
+  const toolChoice: CallSettings["toolChoice"] =
+    choice.mode === "auto"
+      ? { type: "auto" }
+      : allowed.size === 1 && only
+        ? { type: "tool", toolName: only }
+        : { type: "required" };
+  return { allowed, toolChoice };
+}
+
+function known(name: string, names: ReadonlySet<string>, param: string): void {
+  if (!names.has(name))
+    throw new RequestError(400, `tool_choice names ${name}, which is not in tools.`, "invalid_value", param);
+}

@@ -1,0 +1,81 @@
+import { readFile } from "node:fs/promises";
+import { parse } from "yaml";
+import { z } from "zod";
+import { GyreError } from "../errors/index.js";
+import { type Env, type Model, ModelInfo, type PricingTable, ProviderConfig } from "../model/index.js";
+import type { SessionStore } from "../sessions/index.js";
+
+/** A public model name and the Gyre model behind it (as LiteLLM's model list). */
+export interface ServedModel {
+  /** What clients send as `model`. */
+  name: string;
+  /** `provider/model-id`, resolved with `providers` and the environment. */
+  model: string;
+}
+
+/** The settings of `gyre serve`'s config file (JSON or YAML). */
+export interface ServerConfigFile {
+  /** Public model names. With none, a request's `model` is any Gyre model string. */
+  models?: ServedModel[];
+  /** Only names of `models` may be asked for; any other `model` is refused. Default: true when `models` is given. */
+  onlyListedModels?: boolean;
+  /** Upstream providers by the name before the `/` (base URLs, key variables), as `query()`'s `providers`. */
+  providers?: Record<string, ProviderConfig>;
+  /** Price overrides and additions, by model id. */
+  pricing?: PricingTable;
+  /** Accepted API keys (`Authorization: Bearer KEY`); `GYRE_API_KEYS` (comma-separated) adds to them. */
+  apiKeys?: string[];
+  /** Model calls one response may make before it ends `incomplete` (default 10). */
+  maxTurns?: number;
+  /** Largest request body in bytes (default 16 MiB); larger is a 413. */
+  maxBodyBytes?: number;
+}
+
+const ServerConfigFileSchema = z.strictObject({
+  models: z.array(z.strictObject({ name: z.string().min(1), model: z.string().min(1) })).optional(),
+  onlyListedModels: z.boolean().optional(),
+  providers: z.record(z.string(), ProviderConfig).optional(),
+  pricing: z.record(z.string(), ModelInfo).optional(),
+  apiKeys: z.array(z.string().min(8)).optional(),
+  maxTurns: z.number().int().positive().optional(),
+  maxBodyBytes: z.number().int().positive().optional(),
+}) satisfies z.ZodType<ServerConfigFile>;
+
+/** What {@link createServer} takes: the file's settings and the objects a program provides. */
+export interface ServerConfig extends ServerConfigFile {
+  /** Where responses and their runs are stored. Default: an in-memory store (the CLI opens SQLite). */
+  sessionStore?: SessionStore;
+  /** API keys and base URLs of upstream providers. Default: `process.env`. */
+  env?: Env;
+  /** Resolve `model` yourself (tests, custom providers); default: Gyre's resolution with `env`. */
+  resolveModel?: (spec: string) => Promise<Model>;
+  /** Whether a request without a key comes from this machine; default: by its socket address. */
+  isLoopback?: (request: Request) => boolean;
+  /** Working directory of runs (default `process.cwd()`). */
+  cwd?: string;
+}
+
+/** Reads a config file; an unreadable or invalid one is a `config_error` saying where. */
+export async function loadServerConfig(path: string): Promise<ServerConfigFile> {
+  let value: unknown;
+  try {
+    value = parse(await readFile(path, "utf8"));
+  } catch (error) {
+    throw new GyreError("config_error", `gyre serve: cannot read config ${path}`, { cause: error });
+  }
+  const result = ServerConfigFileSchema.safeParse(value ?? {});
+  if (!result.success)
+    throw new GyreError("config_error", `gyre serve: invalid config ${path}: ${z.prettifyError(result.error)}`, {
+      cause: result.error,
+    });
+  return result.data;
+}
+
+/** API keys of the config and of `GYRE_API_KEYS`. */
+export function apiKeysOf(config: ServerConfig, env: Env): string[] {
+  const fromEnv = (env.GYRE_API_KEYS ?? "")
+    .split(",")
+    .map((key) => key.trim())
+    .filter((key) => key.length > 0);
+  return [...(config.apiKeys ?? []), ...fromEnv];
+}

@@ -1,0 +1,206 @@
+import type {
+  AssistantContentBlock,
+  ImageBlock,
+  PendingToolCall,
+  TextBlock,
+  UserContentBlock,
+} from "../protocol/index.js";
+import { RequestError } from "./errors.js";
+import type { InputContent } from "./request-schema.js";
+import type { StoredInputItem } from "./response-object.js";
+
+/** One turn of the conversation, in Gyre's (Anthropic's) content blocks. */
+export type Turn =
+  { role: "user"; content: UserContentBlock[] } | { role: "assistant"; content: AssistantContentBlock[] };
+
+/**
+ * A conversation of Responses items as the loop takes it: the system prompt, the turns to
+ * seed a session with, and the last user turn as the prompt. When the last assistant turn made
+ * calls, the prompt answers them (`pending`): the session is seeded as a paused run.
+ */
+export interface Conversation {
+  system: string[];
+  seed: Turn[];
+  pending: PendingToolCall[];
+  prompt: UserContentBlock[];
+}
+
+/** Items (the chain's, then the request's) to a conversation; an invalid one is a 400 on `input`. */
+export function toConversation(items: readonly StoredInputItem[]): Conversation {
+  const system: string[] = [];
+  const turns: Turn[] = [];
+  for (const [index, item] of items.entries()) {
+    const param = `input[${index}]`;
+    if (item.type === "reasoning") continue; // Reasoning without a provider's signature cannot be sent back.
+    if (item.type === "function_call") {
+      append(turns, "assistant", [
+        { type: "tool_use", id: item.call_id, name: item.name, input: parseArguments(item.arguments, param) },
+      ]);
+    } else if (item.type === "function_call_output") {
+      const content =
+        typeof item.output === "string" ? item.output : item.output.map((part) => userBlock(part, `${param}.output`));
+      append(turns, "user", [
+        { type: "tool_result", tool_use_id: item.call_id, content: content as Array<TextBlock | ImageBlock> | string },
+      ]);
+    } else if (item.role === "assistant") {
+      const parts =
+        typeof item.content === "string"
+          ? [item.content]
+          : item.content.map((part) => (part.type === "refusal" ? part.refusal : part.text));
+      append(
+        turns,
+        "assistant",
+        parts.filter((text) => text.length > 0).map((text) => ({ type: "text", text })),
+      );
+    } else if (item.role === "system" || item.role === "developer") {
+      system.push(
+        typeof item.content === "string" ? item.content : item.content.map((part) => textOf(part, param)).join("\n"),
+      );
+    } else {
+      const content =
+        typeof item.content === "string"
+          ? [{ type: "text" as const, text: item.content }]
+          : item.content.map((part, i) => userBlock(part, `${param}.content[${i}]`));
+      append(turns, "user", content);
+    }
+  }
+  const last = turns.at(-1);
+  if (last?.role !== "user")
+    throw new RequestError(
+      400,
+      "The input must end with a user message or function_call_output items.",
+      "invalid_input",
+      "input",
+    );
+  const seed = turns.slice(0, -1).filter((turn) => turn.content.length > 0);
+  checkAnswered(seed);
+  const previous = seed.at(-1);
+  const pending: PendingToolCall[] =
+    previous?.role === "assistant"
+      ? previous.content.flatMap((block) =>
+          block.type === "tool_use"
+            ? [{ kind: "client_tool" as const, id: block.id, name: block.name, input: block.input }]
+            : [],
+        )
+      : [];
+  const prompt = [...last.content].sort((a, b) => rank(a) - rank(b));
+  const known = new Set(pending.map((call) => call.id));
+  for (const block of prompt) {
+    if (block.type === "tool_result" && !known.has(block.tool_use_id))
+      throw new RequestError(
+        400,
+        `No function_call found for function_call_output with call_id ${block.tool_use_id}.`,
+        "invalid_input",
+        "input",
+      );
+  }
+  for (const call of pending) {
+    if (!prompt.some((block) => block.type === "tool_result" && block.tool_use_id === call.id))
+      throw new RequestError(
+        400,
+        `No function_call_output for function call ${call.name} (call_id ${call.id}).`,
+        "invalid_input",
+        "input",
+      );
+  }
+  return { system, seed, pending, prompt };
+}
+
+/** Consecutive items of one role are one turn (a message and its function calls are one answer). */
+function append(turns: Turn[], role: Turn["role"], blocks: Array<UserContentBlock | AssistantContentBlock>): void {
+  const last = turns.at(-1);
+  if (last?.role === role) (last.content as unknown[]).push(...blocks);
+  else turns.push({ role, content: blocks } as Turn);
+}
+
+/** Every call of a seeded answer has its output in the next turn: providers reject a call left open. */
+function checkAnswered(seed: readonly Turn[]): void {
+  for (const [index, turn] of seed.entries()) {
+    if (turn.role !== "assistant" || index === seed.length - 1) continue;
+    const next = seed[index + 1];
+    const answered = new Set(
+      next?.role === "user" ? next.content.flatMap((b) => (b.type === "tool_result" ? [b.tool_use_id] : [])) : [],
+    );
+    for (const block of turn.content) {
+      if (block.type === "tool_use" && !answered.has(block.id))
+        throw new RequestError(
+          400,
+          `No function_call_output for function call ${block.name} (call_id ${block.id}).`,
+          "invalid_input",
+          "input",
+        );
+    }
+    if (next?.role === "user") next.content.sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+/** Tool results lead a user turn, as providers require. */
+function rank(block: UserContentBlock): number {
+  return block.type === "tool_result" ? 0 : 1;
+}
+
+function parseArguments(text: string, param: string): unknown {
+  try {
+    return text.trim() === "" ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new RequestError(
+      400,
+      "A function_call's arguments are not valid JSON.",
+      "invalid_input",
+      `${param}.arguments`,
+      error,
+    );
+  }
+}
+
+const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;
+const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|javascript|x-ndjson))/;
+
+function textOf(part: InputContent, param: string): string {
+  if (part.type !== "input_text")
+    throw new RequestError(400, "A system or developer message takes only input_text.", "invalid_input", param);
+  return part.text;
+}
+
+/** Input content as a content block. Images and files come inline (data URLs): the server fetches nothing. */
+function userBlock(part: InputContent, param: string): TextBlock | ImageBlock {
+  if (part.type === "input_text") return { type: "text", text: part.text };
+  if (part.type === "input_image") {
+    const match = DATA_URL.exec(part.image_url ?? "");
+    if (!match?.[1] || match[2] === undefined)
+      throw new RequestError(
+        400,
+        "input_image needs image_url as a base64 data URL (data:image/png;base64,...); file_id and http URLs are not supported.",
+        "invalid_image_url",
+        `${param}.image_url`,
+      );
+    if (!match[1].startsWith("image/"))
+      throw new RequestError(
+        400,
+        `input_image has media type ${match[1]}, not an image.`,
+        "invalid_image_format",
+        `${param}.image_url`,
+      );
+    return { type: "image", source: { type: "base64", media_type: match[1], data: match[2] } };
+  }
+  const match = DATA_URL.exec(part.file_data ?? "");
+  if (!match?.[1] || match[2] === undefined)
+    throw new RequestError(
+      400,
+      "input_file needs file_data as a base64 data URL; file_id and file_url are not supported.",
+      "invalid_input",
+      `${param}.file_data`,
+    );
+  if (!TEXT_TYPES.test(match[1]))
+    throw new RequestError(
+      400,
+      `input_file of type ${match[1]} is not supported; text files are.`,
+      "unsupported_file",
+      `${param}.file_data`,
+    );
+  const name = part.filename ?? "file";
+  return {
+    type: "text",
+    text: `<file name=${JSON.stringify(name)}>\n${Buffer.from(match[2], "base64").toString("utf8")}\n</file>`,
+  };
+}

@@ -1,0 +1,83 @@
+import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
+
+/** The error types of OpenAI's error object, by HTTP status. */
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  404: "not_found_error",
+  413: "invalid_request_error",
+  429: "rate_limit_error",
+};
+
+/** A request the server refuses: a `request_error` with its HTTP status, wire code and `param`. */
+export class RequestError extends GyreError {
+  constructor(
+    statusCode: number,
+    message: string,
+    readonly wireCode: string | null = null,
+    readonly param: string | null = null,
+    cause?: unknown,
+  ) {
+    super("request_error", message, { statusCode, cause });
+  }
+}
+
+/** The spec's (and OpenAI's) error body: `{ error: { message, type, param, code } }`. */
+export interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+/** Maps any thrown value to an HTTP status and error body, in one place at the edge. */
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
+  if (error instanceof RequestError) {
+    const status = error.statusCode ?? 400;
+    return {
+      status,
+      body: {
+        error: {
+          message: error.message,
+          type: ERROR_TYPES[status] ?? "invalid_request_error",
+          param: error.param,
+          code: error.wireCode,
+        },
+      },
+    };
+  }
+  const status = upstreamStatus(error);
+  return {
+    status,
+    body: {
+      error: {
+        message: errorMessage(error),
+        type: status >= 500 ? "server_error" : "invalid_request_error",
+        param: null,
+        code: isGyreError(error) ? error.code : null,
+      },
+    },
+  };
+}
+
+/** Model resolution problems are the client's (400); upstream failures 502/503; anything else 500. */
+function upstreamStatus(error: unknown): number {
+  if (!isGyreError(error)) return 500;
+  switch (error.code) {
+    case "invalid_model":
+    case "unknown_provider":
+    case "missing_api_key":
+    case "config_error":
+    case "resume_mismatch":
+      return 400;
+    case "model_rate_limited":
+    case "model_overloaded":
+      return 503;
+    case "model_error":
+    case "model_stream_error":
+    case "model_server_error":
+    case "model_auth_error":
+    case "model_bad_request":
+    case "model_prompt_too_long":
+      return 502;
+    default:
+      return 500;
+  }
+}

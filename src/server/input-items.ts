@@ -1,0 +1,79 @@
+import { RequestError } from "./errors.js";
+import type { CreateResponseRequest, InputItem } from "./request-schema.js";
+import type { OutputItem, StoredInputItem } from "./response-object.js";
+import type { ResponseStore, StoredResponse } from "./response-store.js";
+
+/** The request's input as items with ids: a string is one user message; references are resolved in `earlier`. */
+export function inputItems(
+  request: CreateResponseRequest,
+  earlier: readonly StoredInputItem[],
+  newId: (prefix: string) => string,
+): StoredInputItem[] {
+  const input: InputItem[] =
+    typeof request.input === "string"
+      ? [{ type: "message", role: "user", content: request.input }]
+      : (request.input ?? []);
+  return input.map((item, index) => {
+    if (item.type === "item_reference") {
+      const found = earlier.find((candidate) => candidate.id === item.id);
+      if (!found)
+        throw new RequestError(
+          400,
+          `Item ${item.id} is not in this conversation.`,
+          "invalid_input",
+          `input[${index}].id`,
+        );
+      return found;
+    }
+    const prefix =
+      item.type === "function_call"
+        ? "fc"
+        : item.type === "function_call_output"
+          ? "fco"
+          : item.type === "reasoning"
+            ? "rs"
+            : "msg";
+    return { ...item, type: item.type ?? "message", id: item.id ?? newId(prefix) } as StoredInputItem;
+  });
+}
+
+/** An output item as the next request's input sees it. */
+export function asInputItem(item: OutputItem): StoredInputItem {
+  if (item.type === "message")
+    return {
+      type: "message",
+      id: item.id,
+      role: "assistant",
+      content: item.content.map(({ type, text }) => ({ type, text })),
+      status: item.status,
+    };
+  if (item.type === "function_call") return { ...item };
+  return { type: "reasoning", id: item.id, summary: item.summary, content: item.content, status: item.status };
+}
+
+/**
+ * The items of a chain up to and including `last`: each response's input items and output,
+ * oldest first. A response of the chain that is gone (deleted) ends it with `previous_response_not_found`.
+ */
+export async function chainItems(store: ResponseStore, last: StoredResponse): Promise<StoredInputItem[]> {
+  const parts: StoredInputItem[][] = [];
+  let current: StoredResponse | undefined = last;
+  while (current) {
+    parts.push([...current.inputItems, ...current.response.output.map(asInputItem)]);
+    const previousId: string | null = current.response.previous_response_id;
+    if (previousId === null) break;
+    const previous = await store.get(previousId);
+    if (!previous) throw previousNotFound(previousId);
+    current = previous;
+  }
+  return parts.reverse().flat();
+}
+
+export function previousNotFound(id: string): RequestError {
+  return new RequestError(
+    400,
+    `Previous response with id '${id}' not found.`,
+    "previous_response_not_found",
+    "previous_response_id",
+  );
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+
+// The create-response request of the Open Responses spec (OpenAI's Responses API where the spec
+// is silent). Fields Gyre does not act on yet are accepted and echoed, so clients work unchanged.
+
+export const InputText = z.object({ type: z.literal("input_text"), text: z.string() });
+export const InputImage = z.object({
+  type: z.literal("input_image"),
+  image_url: z.string().nullish(),
+  file_id: z.string().nullish(),
+  detail: z.enum(["low", "high", "auto"]).nullish(),
+});
+export const InputFile = z.object({
+  type: z.literal("input_file"),
+  file_data: z.string().nullish(),
+  file_url: z.string().nullish(),
+  file_id: z.string().nullish(),
+  filename: z.string().nullish(),
+});
+export const OutputText = z.object({
+  type: z.literal("output_text"),
+  text: z.string(),
+  annotations: z.array(z.unknown()).optional(),
+});
+export const Refusal = z.object({ type: z.literal("refusal"), refusal: z.string() });
+
+export const InputContent = z.discriminatedUnion("type", [InputText, InputImage, InputFile]);
+export type InputContent = z.infer<typeof InputContent>;
+
+const MessageStatus = z.enum(["in_progress", "completed", "incomplete"]).optional();
+
+export const InputMessage = z.object({
+  type: z.literal("message").optional(),
+  id: z.string().optional(),
+  role: z.enum(["user", "system", "developer"]),
+  content: z.union([z.string(), z.array(InputContent)]),
+  status: MessageStatus,
+});
+export const AssistantMessage = z.object({
+  type: z.literal("message").optional(),
+  id: z.string().optional(),
+  role: z.literal("assistant"),
+  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [OutputText, Refusal, InputText]))]),
+  phase: z.enum(["commentary", "final_answer"]).nullish(),
+  status: MessageStatus,
+});
+export const FunctionCallItem = z.object({
+  type: z.literal("function_call"),
+  id: z.string().optional(),
+  call_id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+  status: MessageStatus,
+});
+export const FunctionCallOutputItem = z.object({
+  type: z.literal("function_call_output"),
+  id: z.string().nullish(),
+  call_id: z.string().min(1),
+  output: z.union([z.string(), z.array(z.discriminatedUnion("type", [InputText, InputImage, InputFile]))]),
+  status: MessageStatus.nullable(),
+});
+export const ReasoningItem = z.object({
+  type: z.literal("reasoning"),
+  id: z.string().optional(),
+  summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() })).optional(),
+  content: z.array(z.object({ type: z.literal("reasoning_text"), text: z.string() })).nullish(),
+  encrypted_content: z.string().nullish(),
+  status: MessageStatus,
+});
+export const ItemReference = z.object({ type: z.literal("item_reference"), id: z.string() });
+
+/** One input item. A message without `type` is a message, as the spec allows. */
+export const InputItem = z.union([
+  InputMessage,
+  AssistantMessage,
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  ReasoningItem,
+  ItemReference,
+]);
+export type InputItem = z.infer<typeof InputItem>;
+
+export const FunctionTool = z.object({
+  type: z.literal("function"),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "a function name is 1-64 letters, digits, underscores or dashes"),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+  strict: z.boolean().nullish(),
+});
+export type FunctionTool = z.infer<typeof FunctionTool>;
+
+export const ToolChoice = z.union([
+  z.enum(["auto", "none", "required"]),
+  z.object({ type: z.literal("function"), name: z.string() }),
+  z.object({
+    type: z.literal("allowed_tools"),
+    mode: z.enum(["auto", "required"]),
+    tools: z.array(z.object({ type: z.literal("function"), name: z.string() })),
+  }),
+]);
+export type ToolChoice = z.infer<typeof ToolChoice>;
+
+export const TextFormat = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text") }),
+  z.object({ type: z.literal("json_object") }),
+  z.object({
+    type: z.literal("json_schema"),
+    name: z.string(),
+    schema: z.record(z.string(), z.unknown()),
+    description: z.string().nullish(),
+    strict: z.boolean().nullish(),
+  }),
+]);
+export type TextFormat = z.infer<typeof TextFormat>;
+
+export const CreateResponseRequest = z.object({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(InputItem)]).optional(),
+  instructions: z.string().nullish(),
+  tools: z.array(FunctionTool).nullish(),
+  tool_choice: ToolChoice.nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  max_output_tokens: z.number().int().min(16).nullish(),
+  max_tool_calls: z.number().int().min(1).nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  text: z.object({ format: TextFormat.optional(), verbosity: z.enum(["low", "medium", "high"]).nullish() }).nullish(),
+  reasoning: z
+    .object({
+      effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).nullish(),
+      summary: z.enum(["auto", "concise", "detailed"]).nullish(),
+    })
+    .nullish(),
+  metadata: z.record(z.string().max(64), z.string().max(512)).nullish(),
+  store: z.boolean().nullish(),
+  previous_response_id: z.string().nullish(),
+  include: z.array(z.string()).nullish(),
+  user: z.string().nullish(),
+  safety_identifier: z.string().nullish(),
+  prompt_cache_key: z.string().nullish(),
+  truncation: z.enum(["auto", "disabled"]).nullish(),
+  service_tier: z.string().nullish(),
+  background: z.boolean().nullish(),
+  stream: z.boolean().nullish(),
+});
+export type CreateResponseRequest = z.infer<typeof CreateResponseRequest>;

@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import type { SDKMessage } from "../protocol/index.js";
+import type { SessionStore } from "../sessions/index.js";
+import type { ResponseObject, StoredInputItem } from "./response-object.js";
+
+/** A stored response: whose it is, the response object, and the input items of its request. */
+export interface StoredResponse {
+  /** The API key's owner id (`local` on an open loopback server). */
+  owner: string;
+  response: ResponseObject;
+  inputItems: StoredInputItem[];
+  /** The session the loop ran in (its messages, for `gyre sessions`), deleted with the response. */
+  runSessionId: string;
+}
+
+/** Where responses live; `previous_response_id` chains are read through it. */
+export interface ResponseStore {
+  save(record: StoredResponse): Promise<void>;
+  get(id: string): Promise<StoredResponse | undefined>;
+  /** Deletes the response and its run's session; an unknown id is fine. */
+  delete(id: string): Promise<void>;
+}
+
+const RESPONSE_ID = /^resp_[0-9a-f]{32}$/;
+
+/** The project of a response's sessions: one per owner, apart from the projects of `gyre run`. */
+export function serveProject(owner: string): string {
+  return `gyre-serve:${owner}`;
+}
+
+/**
+ * Responses in a {@link SessionStore} (SQLite, PostgreSQL or memory), so that every instance
+ * sharing the store sees them: a response is a session of its own id whose messages are
+ * versions of its record (a synthetic user message carrying it); the latest one counts.
+ */
+export class SessionResponseStore implements ResponseStore {
+  constructor(private readonly sessions: SessionStore) {}
+
+  async save(record: StoredResponse): Promise<void> {
+    const id = record.response.id;
+    if (!(await this.sessions.getSession(id))) {
+      await this.sessions.createSession({
+        id,
+        cwd: "/",
+        project: serveProject(record.owner),
+        title: id,
+        model: record.response.model,
+      });
+    }
+    const message: SDKMessage = {
+      type: "user",
+      uuid: randomUUID(),
+      session_id: id,
+      message: { role: "user", content: [] },
+      parent_tool_use_id: null,
+      isSynthetic: true,
+      tool_use_result: { gyre_response: record },
+    };
+    await this.sessions.append(id, message);
+  }
+
+  async get(id: string): Promise<StoredResponse | undefined> {
+    // Only a response's own session holds a record (not its run's, nor any other session).
+    if (!RESPONSE_ID.test(id) || !(await this.sessions.getSession(id))) return undefined;
+    const messages = await this.sessions.getSessionMessages(id);
+    for (const message of [...messages].reverse()) {
+      if (message.type !== "user" || !message.isSynthetic) continue;
+      const stored = (message.tool_use_result as { gyre_response?: StoredResponse } | undefined)?.gyre_response;
+      if (stored) return stored;
+    }
+    return undefined;
+  }
+
+  async delete(id: string): Promise<void> {
+    const stored = await this.get(id);
+    if (stored) await this.sessions.deleteSession(stored.runSessionId);
+    await this.sessions.deleteSession(id);
+  }
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from "node:crypto";
+import type { Model } from "../model/index.js";
+import { type EffortOption, query } from "../loop/index.js";
+import type { SDKResultMessage, SDKUserMessageInput } from "../protocol/index.js";
+import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
+import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
+import { planTools, type ToolPlan } from "./client-tools.js";
+import { type Conversation, toConversation } from "./conversation.js";
+import { chainItems, inputItems, previousNotFound } from "./input-items.js";
+import { OutputProjection, type StreamEventBody } from "./output-projection.js";
+import type { CreateResponseRequest } from "./request-schema.js";
+import { initialResponse, type ResponseObject, responseUsage, type StoredInputItem } from "./response-object.js";
+import { type ResponseStore, serveProject } from "./response-store.js";
+import { seedSession } from "./seed-session.js";
+
+/** What a response runs with: the server's stores, limits and model resolution. */
+export interface RunDependencies {
+  sessions: SessionStore;
+  responses: ResponseStore;
+  resolveModel: (spec: string) => Promise<Model>;
+  maxTurns: number;
+  cwd: string;
+}
+
+/** A checked request, ready to run: everything that can be refused with a 400 or 404 was checked. */
+export interface PreparedResponse {
+  owner: string;
+  request: CreateResponseRequest;
+  response: ResponseObject;
+  inputItems: StoredInputItem[];
+  conversation: Conversation;
+  tools: ToolPlan;
+  model: Model;
+  /** Why the upstream model failed, when it did. */
+  failures: ModelFailures;
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomUUID().replaceAll("-", "")}`;
+}
+
+/**
+ * Checks a request against the stored chain and resolves its model. Throws a `RequestError`
+ * (unknown previous response, an input that does not fit the conversation, a bad tool choice)
+ * or a model resolution error, before anything runs or is stored.
+ */
+export async function prepareResponse(
+  deps: RunDependencies,
+  request: CreateResponseRequest,
+  owner: string,
+): Promise<PreparedResponse> {
+  let earlier: StoredInputItem[] = [];
+  if (request.previous_response_id) {
+    const previous = await deps.responses.get(request.previous_response_id);
+    // Another key's response does not exist for this one.
+    if (!previous || previous.owner !== owner) throw previousNotFound(request.previous_response_id);
+    earlier = await chainItems(deps.responses, previous);
+  }
+  const items = inputItems(request, earlier, newId);
+  const conversation = toConversation([...earlier, ...items]);
+  const tools = planTools(request.tools ?? [], request.tool_choice ?? undefined);
+  const failures: ModelFailures = {};
+  const model = withSettings(await deps.resolveModel(request.model), callSettings(request, tools.toolChoice), failures);
+  const response = initialResponse(newId("resp"), request, Date.now());
+  return { owner, request, response, inputItems: items, conversation, tools, model, failures };
+}
+
+/**
+ * Runs the loop for a prepared response: seeds a session with the conversation, streams the
+ * model's output as the spec's events through `emit`, and returns the final response (stored
+ * unless `store: false`). Aborting `signal` cancels the run; the response ends `cancelled`.
+ */
+export async function runResponse(
+  deps: RunDependencies,
+  prepared: PreparedResponse,
+  emit: (event: StreamEventBody) => void,
+  signal: AbortSignal,
+): Promise<ResponseObject> {
+  const { response, conversation, request } = prepared;
+  const store = response.store;
+  // store: false keeps nothing: the run's session lives in memory for the request only.
+  const sessions = store ? deps.sessions : new MemorySessionStore();
+  const runSessionId = `${response.id}-run`;
+  const record = { owner: prepared.owner, response, inputItems: prepared.inputItems, runSessionId };
+  // Stored before it runs, so GET shows it `in_progress` (and a crash leaves it visible).
+  if (store) await deps.responses.save(record);
+  emit({ type: "response.created", response: structuredClone(response) });
+  emit({ type: "response.in_progress", response: structuredClone(response) });
+  const projection = new OutputProjection(emit, newId, (name) => prepared.tools.allowed.has(name));
+  response.output = projection.output;
+  const abortController = new AbortController();
+  const abort = () => abortController.abort();
+  signal.addEventListener("abort", abort, { once: true });
+  let result: SDKResultMessage | undefined;
+  try {
+    await seedSession({
+      store: sessions,
+      sessionId: runSessionId,
+      cwd: deps.cwd,
+      project: serveProject(prepared.owner),
+      model: prepared.model.id,
+      turns: conversation.seed,
+      pending: conversation.pending,
+      newId: randomUUID,
+    });
+    const run = query({
+      prompt: promptOf(conversation),
+      options: {
+        model: prepared.model,
+        systemPrompt: conversation.system.join("\n\n"),
+        tools: prepared.tools.tools,
+        maxTurns: deps.maxTurns,
+        maxSubagentDepth: 0,
+        strictMcpConfig: true,
+        includePartialMessages: true,
+        sessionStore: sessions,
+        resume: runSessionId,
+        cwd: deps.cwd,
+        abortController,
+        ...(request.max_output_tokens != null && { maxOutputTokens: request.max_output_tokens }),
+        ...(effortOf(request) && { effort: effortOf(request) }),
+        // Each provider reads its own key and ignores the other's.
+        ...(request.parallel_tool_calls === false && {
+          providerOptions: { anthropic: { disableParallelToolUse: true }, openai: { parallelToolCalls: false } },
+        }),
+      },
+    });
+    for await (const message of run) {
+      if (message.type === "stream_event" && message.parent_tool_use_id === null) projection.onEvent(message.event);
+      if (message.type === "result") result = message;
+    }
+    projection.finish();
+    finish(response, result, signal.aborted);
+  } catch (error) {
+    projection.finish();
+    response.status = signal.aborted ? "cancelled" : "failed";
+    response.error = signal.aborted
+      ? null
+      : { code: "server_error", message: error instanceof Error ? error.message : String(error) };
+  } finally {
+    signal.removeEventListener("abort", abort);
+    if (!store) await sessions.close();
+  }
+  if (store) await deps.responses.save(record);
+  emit({ type: terminalEvent(response), response: structuredClone(response) });
+  return response;
+}
+
+/** The conversation's last user turn as the run's prompt (answers to the calls it waits on, and any text). */
+async function* promptOf(conversation: Conversation): AsyncGenerator<SDKUserMessageInput> {
+  yield { type: "user", message: { role: "user", content: conversation.prompt } };
+}
+
+/** `reasoning.effort` in Gyre's terms; `none` (and no reasoning) leaves the model's default. */
+function effortOf(request: CreateResponseRequest): EffortOption | undefined {
+  const effort = request.reasoning?.effort;
+  if (!effort || effort === "none") return undefined;
+  return effort === "minimal" ? "low" : effort;
+}
+
+/** The run's result as the response's status, usage and error. */
+function finish(response: ResponseObject, result: SDKResultMessage | undefined, aborted: boolean): void {
+  response.completed_at = Math.floor(Date.now() / 1000);
+  if (result) response.usage = responseUsage(result.usage, result.total_cost_usd);
+  const reason = result?.terminal_reason;
+  if (aborted || reason === "interrupted") {
+    response.status = "cancelled";
+  } else if (reason === "max_tokens") {
+    response.status = "incomplete";
+    response.incomplete_details = { reason: "max_output_tokens" };
+  } else if (
+    reason === "max_turns" ||
+    reason === "max_budget" ||
+    reason === "doom_loop" ||
+    reason === "context_overflow"
+  ) {
+    response.status = "incomplete";
+    response.incomplete_details = { reason };
+  } else if (result && !result.is_error) {
+    response.status = "completed";
+  } else {
+    response.status = "failed";
+    response.error = {
+      code: reason === "model_error" ? "server_error" : (reason ?? "server_error"),
+      message: result?.errors?.join("; ") || "The run failed.",
+    };
+  }
+}
+
+function terminalEvent(response: ResponseObject): string {
+  if (response.status === "completed") return "response.completed";
+  if (response.status === "incomplete") return "response.incomplete";
+  return "response.failed";
+}

@@ -1,0 +1,47 @@
+import { createAdaptorServer } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
+import { GyreError } from "../errors/index.js";
+import type { ServerConfig } from "./config.js";
+import { createServer } from "./create-server.js";
+
+export interface ServeOptions extends ServerConfig {
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Default 8080; 0 picks a free port. */
+  port?: number;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** `http://HOST:PORT` */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening and ends open connections. */
+  close(): Promise<void>;
+}
+
+/** Serves {@link createServer}'s app over HTTP on `host:port` (127.0.0.1:8080 by default). */
+export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  const app = createServer(options);
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: host });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error) =>
+      reject(
+        new GyreError("config_error", `gyre serve: cannot listen on ${host}:${options.port ?? 8080}`, { cause: error }),
+      ),
+    );
+    server.listen(options.port ?? 8080, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import OpenAI from "openai";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { openSqliteSessionStore } from "../src/sessions/index.js";
+import { mockTurn } from "../src/testing/index.js";
+import { cliEnv, withMock } from "./helpers.js";
+
+const CLI = resolve("dist/bin/gyre.js");
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
+});
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+/** Starts `gyre serve` and waits for the line with its URL. */
+async function startServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
+    env: cliEnv(env),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+    const match = /listening on (http:\/\/\S+)/.exec(line);
+    if (match?.[1]) return { child, url: match[1] };
+  }
+  throw new Error("gyre serve exited without printing its URL");
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((done) => child.once("exit", (code) => done(code)));
+}
+
+describe("gyre serve (the CLI)", () => {
+  it("serves the config's models on 127.0.0.1 behind its API key, stores in --db, and stops on SIGTERM", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gyre-serve-cli-"));
+    const config = join(dir, "serve.yaml");
+    writeFileSync(
+      config,
+      "models:\n  - name: team-model\n    model: anthropic/claude-sonnet-4-5\napiKeys: [cli-key-123456]\n",
+    );
+    const db = join(dir, "serve.db");
+    await withMock({ turns: [mockTurn.text("served by the CLI")] }, async (mock) => {
+      const { child, url } = await startServe(["--config", config, "--db", db], { ...mock.env() });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      const client = new OpenAI({ baseURL: url, apiKey: "cli-key-123456", maxRetries: 0 });
+      const response = await client.responses.create({ model: "team-model", input: "hello" });
+      expect(response.output_text).toBe("served by the CLI");
+      await expect(
+        new OpenAI({ baseURL: url, apiKey: "wrong-key-000", maxRetries: 0 }).models.list(),
+      ).rejects.toMatchObject({
+        status: 401,
+      });
+      child.kill("SIGTERM");
+      expect(await exitOf(child)).toBe(0);
+      const store = openSqliteSessionStore({ path: db });
+      try {
+        expect(await store.getSession(response.id)).toMatchObject({ id: response.id });
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});
