@@ -15,6 +15,7 @@ export {
   StepFinishPart,
   StepStartPart,
   SubtaskPart,
+  SubtaskStatus,
   TextPart,
   ToolPart,
   ToolState,
