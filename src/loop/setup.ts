@@ -122,6 +122,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       maxDepth: options.maxSubagentDepth ?? 1,
       doomLoopThreshold: options.doomLoopThreshold ?? 3,
     };
+    const sessions = persistence.subagentSessions(cwd, input.newUuid);
+    if (sessions) subagents.sessions = sessions;
     tools.push(subagentTool(subagents, () => ({ ...top, depth: 0 })));
   }
   // Bash permissions need the shell parser (~50 ms of compiling, once per process). Started

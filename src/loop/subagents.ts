@@ -1,6 +1,6 @@
 import { GyreError } from "../errors/index.js";
 import { CostTracker, type Model } from "../model/index.js";
-import type { SDKMessage, SDKResultMessage } from "../protocol/index.js";
+import type { SDKResultMessage } from "../protocol/index.js";
 import {
   type AgentDefinition,
   agentTool,
@@ -16,6 +16,7 @@ import { hookReports } from "./hook-reports.js";
 import type { RunContext } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
 import { newRunState, type RunState } from "./run-state.js";
+import type { SubagentSessions } from "./subagent-session.js";
 
 /** What every subagent of a run shares, from the run's options. */
 export interface SubagentSettings {
@@ -28,6 +29,8 @@ export interface SubagentSettings {
   /** How deep subagents may nest: 1 lets the run start subagents that cannot start their own. */
   maxDepth: number;
   doomLoopThreshold: number;
+  /** Where subagents keep their own sessions; none when the run keeps no session. */
+  sessions?: SubagentSessions;
 }
 
 /** A run (the top one or a subagent) that can start subagents. */
@@ -97,8 +100,15 @@ async function runSubagent(
     prompt.push(...outcome.additionalContext);
   }
   const tools = toolsFor(parent.context.registry, definition);
+  const opened = await settings.sessions?.open(parent.context.stamp, {
+    toolUseId: toolContext.toolUseId,
+    description: call.description,
+  });
+  if (opened) toolContext.emit({ type: "message", message: opened.started });
+  const own = opened?.session;
   const context: RunContext = {
     ...parent.context,
+    stamp: own?.stamp ?? parent.context.stamp,
     systemPrompt: subagentPrompt(definition, parent.context.systemPrompt),
     registry: new ToolRegistry(tools),
     signal: toolContext.signal,
@@ -111,28 +121,36 @@ async function runSubagent(
     agent,
   };
   if (depth < settings.maxDepth) context.registry.register(subagentTool(settings, () => child));
+  const content = prompt.map((text) => ({ type: "text" as const, text }));
   const state = newRunState(context, {
     model,
     permissions: parent.state.permissions.narrowedTo(definition.permissionMode),
     doomLoop: new DoomLoopDetector(settings.doomLoopThreshold),
     costs: new CostTracker({ parent: parent.state.costs }),
-    history: [{ role: "user", content: prompt.map((text) => ({ type: "text" as const, text })) }],
+    history: [{ role: "user", content }],
     startedAt: context.now(),
   });
+  // Its session starts with the prompt (the caller's stream never carried it).
+  await own?.record(own.stamp.user(content));
   // Denials show in the top run's result, whichever agent met them.
   state.denials = parent.state.denials;
   const child: Parent = { context, state, depth };
   let result: SDKResultMessage | undefined;
   for await (const message of runLoop(context, state)) {
+    await own?.record(message);
     if (message.type === "result") result = message;
-    else toolContext.emit({ type: "message", message: message as SDKMessage });
+    else toolContext.emit({ type: "message", message: own ? own.forParent(message) : message });
   }
-  return subagentResult(result, call);
+  return subagentResult(result, call, own?.id);
 }
 
-function subagentResult(result: SDKResultMessage | undefined, call: SubagentCall): ToolResult {
+function subagentResult(result: SDKResultMessage | undefined, call: SubagentCall, sessionId?: string): ToolResult {
+  const status =
+    result?.subtype === "success" ? "completed" : result?.terminal_reason === "interrupted" ? "interrupted" : "error";
   const data = result && {
     agent: call.subagentType,
+    status,
+    ...(sessionId !== undefined && { session_id: sessionId }),
     num_turns: result.num_turns,
     total_cost_usd: result.total_cost_usd,
     usage: result.usage,
