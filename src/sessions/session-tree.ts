@@ -4,7 +4,9 @@ import type { SessionInfo } from "./types.js";
 
 /** A session with its messages and the sessions of the subagents it ran, each a tree too. */
 export interface SessionTree {
+  /** The session's info; for a subagent's, `parentToolUseId` is the Agent call that started it. */
   session: SessionInfo;
+  /** Its stored SDKMessages, in order. */
   messages: SDKMessage[];
   /** Oldest first; each one's `session.parentToolUseId` is the Agent call that started it. */
   subagents: SessionTree[];
