@@ -38,8 +38,11 @@ export function newSessionRecord(input: CreateSessionInput, now: number): Sessio
   };
 }
 
-/** A new session's column values, in the order both SQL stores insert them. */
-export function sessionRowValues(record: SessionRecord): Array<string | number | null> {
+/** A new session's column values, in the order both SQL stores insert them (`stateText`: its state as JSON). */
+export function sessionRowValues(
+  record: SessionRecord,
+  stateText = JSON.stringify(record.state),
+): Array<string | number | null> {
   return [
     record.id,
     record.cwd,
@@ -48,7 +51,7 @@ export function sessionRowValues(record: SessionRecord): Array<string | number |
     record.updatedAt,
     record.parentId,
     record.forkedFromMessage,
-    JSON.stringify(record.state),
+    stateText,
     record.project,
     record.parentToolUseId,
   ];

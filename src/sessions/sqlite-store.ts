@@ -279,8 +279,11 @@ export class SqliteSessionStore implements SessionStore {
 
   #create(input: CreateSessionInput): SessionRecord {
     const record = newSessionRecord(input, this.#now());
-    const inserted = this.#sql.insertSession.run(...sessionRowValues(record));
+    const text = JSON.stringify(record.state);
+    const inserted = this.#sql.insertSession.run(...sessionRowValues(record, text));
     if (inserted.changes === 0) throw sessionExists(record.id);
+    // Its first append then skips decoding the state (a subagent's session is appended to at once).
+    this.#states.set(record.id, { text, state: record.state });
     return record;
   }
 
