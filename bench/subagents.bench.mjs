@@ -2,10 +2,16 @@
 // every turn starts a subagent that answers in one model call, against the same run whose
 // tool makes that one model call itself with the same provider package (same request: the
 // agent's system prompt and the task). The difference per call is the subagent's set-up,
-// loop bookkeeping, message tagging and teardown. Target: under 2 ms per call.
+// loop bookkeeping, message tagging and teardown. Target: under 2 ms per call. Measured twice:
+// without a session, and with one in a SQLite file, where each subagent also gets a session
+// of its own (created, its start stored in the parent, its prompt, messages and result
+// stored in it, each write awaited) while the parent stores its messages no more.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { z } from "zod";
-import { defineTool, query } from "../dist/index.js";
+import { defineTool, openSqliteSessionStore, query } from "../dist/index.js";
 import { startMockLLM } from "../dist/testing/index.js";
 
 const CALLS = 100;
@@ -49,6 +55,10 @@ const ask = defineTool({
   },
 });
 
+const folder = mkdtempSync(join(tmpdir(), "gyre-bench-subagents-"));
+const store = openSqliteSessionStore({ path: join(folder, "sessions.db") });
+let persist = false;
+
 async function run(tools, script) {
   server.setScript({ turns: script, routes: [route] });
   const q = query({
@@ -58,7 +68,7 @@ async function run(tools, script) {
       env,
       tools,
       systemPrompt: "bench",
-      persistSession: false,
+      ...(persist ? { sessionStore: store } : { persistSession: false }),
       agents: { scout: { description: "Looks around.", prompt: AGENT_PROMPT, tools: [] } },
     },
   });
@@ -78,20 +88,31 @@ async function time(fn) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-await viaDirect();
-await viaAgent();
-const agentTimes = [];
-const directTimes = [];
-for (let round = 0; round < ROUNDS; round++) {
-  directTimes.push(await time(viaDirect));
-  agentTimes.push(await time(viaAgent));
+async function measure(label) {
+  await viaDirect();
+  await viaAgent();
+  const agentTimes = [];
+  const directTimes = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    directTimes.push(await time(viaDirect));
+    agentTimes.push(await time(viaAgent));
+  }
+  const agentMs = median(agentTimes);
+  const directMs = median(directTimes);
+  console.log(
+    `${label}: ${CALLS} Agent calls: ${agentMs.toFixed(0)} ms; the same model calls made by a plain tool: ${directMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `${label}: added per Agent call: ${((agentMs - directMs) / CALLS).toFixed(3)} ms (target < 2 ms); ratio ${(agentMs / directMs).toFixed(2)}x`,
+  );
 }
-await server.close();
-const agentMs = median(agentTimes);
-const directMs = median(directTimes);
-console.log(
-  `${CALLS} Agent calls: ${agentMs.toFixed(0)} ms; the same model calls made by a plain tool: ${directMs.toFixed(0)} ms`,
-);
-console.log(
-  `added per Agent call: ${((agentMs - directMs) / CALLS).toFixed(3)} ms (target < 2 ms); ratio ${(agentMs / directMs).toFixed(2)}x`,
-);
+
+try {
+  await measure("no session");
+  persist = true;
+  await measure("SQLite session");
+} finally {
+  await server.close();
+  await store.close();
+  rmSync(folder, { recursive: true, force: true });
+}

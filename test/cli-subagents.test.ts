@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SDKMessage } from "../src/index.js";
+import type { SDKMessage, SessionTree } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { cliEnv, withMock } from "./helpers.js";
 
@@ -55,6 +55,46 @@ describe("gyre run with subagents", () => {
       expect(tagged.map((m) => m.type)).toEqual(["assistant", "user", "assistant"]);
       expect(messages.at(-1)).toMatchObject({ type: "result", result: "The scout found nothing." });
       expect(server.requests.map((r) => r.route)).toEqual([undefined, 0, 0, undefined]);
+    });
+  });
+
+  it("gyre sessions: list hides the subagent's session, show nests it under its Agent call, rm removes both", async () => {
+    await withMock(script, async (server) => {
+      const env = cliEnv({ ...server.env(), HOME: home });
+      const gyre = async (...args: string[]) => (await run(process.execPath, [CLI, ...args], { env })).stdout;
+      const stream = await gyre("run", "look around", "--output-format", "stream-json", "--cwd", project);
+      const parentId = (JSON.parse(stream.split("\n")[0] ?? "{}") as SDKMessage).session_id;
+
+      const list = (await gyre("sessions", "list", "--cwd", project)).trim().split("\n");
+      expect(list).toHaveLength(1);
+      expect(list[0]).toContain(parentId);
+      expect(list[0]).toContain("1 subagent");
+
+      const tree = JSON.parse(await gyre("sessions", "show", parentId, "--json", "--cwd", project)) as SessionTree;
+      expect(tree.session.id).toBe(parentId);
+      expect(tree.subagents).toHaveLength(1);
+      const child = tree.subagents[0]!;
+      expect(child.session).toMatchObject({ parentId, parentToolUseId: "call_a", title: "look" });
+      expect(child.messages.map((m) => m.type)).toEqual(["user", "assistant", "user", "assistant", "result"]);
+      expect(tree.messages.some((m) => "parent_tool_use_id" in m && m.parent_tool_use_id !== null)).toBe(false);
+
+      const text = (await gyre("sessions", "show", parentId, "--cwd", project)).split("\n");
+      const call = text.findIndex((line) => line.startsWith("  [Agent]"));
+      expect(call).toBeGreaterThan(0);
+      // Under the call: the subagent's header and transcript, indented, before the call's result.
+      expect(text.slice(call + 1, call + 5)).toEqual([
+        `    ↳ subagent ${child.session.id}  completed, $${child.session.costUsd.toFixed(4)}  look`,
+        "    > list files",
+        '      [Glob] {"pattern":"*"}',
+        "      ← Glob",
+      ]);
+      const result = text.findIndex((line) => line === "  ← Agent");
+      expect(result).toBeGreaterThan(call + 4);
+      expect(text.slice(call + 1, result).every((line) => line.startsWith("    "))).toBe(true);
+      expect(text).toContain("The scout found nothing.");
+
+      await gyre("sessions", "rm", parentId, "--cwd", project);
+      await expect(gyre("sessions", "show", child.session.id, "--cwd", project)).rejects.toThrow(/No session/);
     });
   });
 

@@ -10,6 +10,7 @@ import {
   conversationFromMessages,
   filesToRestore,
   type IdGenerator,
+  type ListSessionsFilter,
   initialDeriveState,
   MemorySessionStore,
   type MessageInfo,
@@ -289,6 +290,30 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     await store.createSession({ id: "s1", cwd: "/repo" });
     expect(await store.getSessionMessages("s1")).toEqual([]);
     expect(await store.getMessages("s1")).toEqual([]);
+  });
+
+  it("lists subagents' sessions only when asked, and deletes them (not forks) with their parent", async () => {
+    await store.createSession({ id: "top", cwd: "/repo" });
+    await store.createSession({ id: "sub", cwd: "/repo", parentId: "top", parentToolUseId: "call_1", title: "look" });
+    await store.createSession({ id: "subsub", cwd: "/repo", parentId: "sub", parentToolUseId: "call_2" });
+    await store.createSession({ id: "other", cwd: "/elsewhere", parentId: "x", parentToolUseId: "call_3" });
+    await appendAll("top", sampleTurn("top"));
+    const fork = await store.forkSession("top", { id: "fork" });
+    expect(fork).toMatchObject({ parentId: "top", parentToolUseId: null });
+    expect(await store.getSession("sub")).toMatchObject({ parentId: "top", parentToolUseId: "call_1", title: "look" });
+    const ids = async (filter: ListSessionsFilter) => (await store.listSessions(filter)).map((s) => s.id).sort();
+    expect(await ids({})).toEqual(["fork", "top"]);
+    expect(await ids({ project: "/repo" })).toEqual(["fork", "top"]);
+    // The subagent's session is the latest updated (or ties, and sorts first by id): still not picked.
+    await appendAll("subsub", [prompt("subsub", "later")]);
+    expect(["fork", "top"]).toContain((await store.latestSession("/repo"))?.id);
+    expect(await ids({ project: "/repo", subagents: "include" })).toEqual(["fork", "sub", "subsub", "top"]);
+    expect(await ids({ subagents: "only" })).toEqual(["other", "sub", "subsub"]);
+    expect(await ids({ parentId: "top", subagents: "only" })).toEqual(["sub"]);
+    expect(await ids({ parentId: "top" })).toEqual(["fork"]);
+    expect(await ids({ cwd: "/elsewhere", subagents: "only", limit: 1 })).toEqual(["other"]);
+    await store.deleteSession("top");
+    expect(await ids({ subagents: "include" })).toEqual(["fork", "other"]);
   });
 
   it("forks history up to a message into a new session", async () => {

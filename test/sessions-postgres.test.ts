@@ -52,7 +52,7 @@ describe("PostgreSQL session store", () => {
     await client.connect();
     const { rows } = await client.query(`SELECT version FROM "${schema}".gyre_migrations ORDER BY version`);
     await client.end();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 
   it("migration 2 keys the sessions of a version 1 schema by their cwd", async () => {
@@ -71,7 +71,8 @@ describe("PostgreSQL session store", () => {
       await pool.end();
     }
     const store = await open(schema);
-    expect(await store.getSession("old")).toMatchObject({ cwd: "/repo", project: "/repo" });
+    // Migration 3 keeps it a session someone started, not a subagent's.
+    expect(await store.getSession("old")).toMatchObject({ cwd: "/repo", project: "/repo", parentToolUseId: null });
     expect((await store.latestSession("/repo"))?.id).toBe("old");
   });
 

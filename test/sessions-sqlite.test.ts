@@ -4,7 +4,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type GyreError, isGyreError } from "../src/errors/index.js";
-import { openSqliteSessionStore } from "../src/sessions/index.js";
+import { initialDeriveState, openSqliteSessionStore } from "../src/sessions/index.js";
+import { migrateSqlite, SQLITE_MIGRATIONS } from "../src/sessions/sqlite-migrations.js";
 import { assistant, progress, prompt, toolResults, toolUse } from "./sessions-fixtures.js";
 
 let dir: string;
@@ -40,6 +41,7 @@ describe("SQLite session store", () => {
       { version: 1, name: expect.any(String) },
       { version: 2, name: expect.any(String) },
       { version: 3, name: expect.any(String) },
+      { version: 4, name: expect.any(String) },
     ]);
     db.close();
   });
@@ -84,8 +86,34 @@ describe("SQLite session store", () => {
     const path = join(dir, "sessions.db");
     for (let i = 0; i < 3; i++) await openSqliteSessionStore({ path }).close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT count(*) AS n FROM gyre_migrations").get()).toEqual({ n: 3 });
+    expect(db.prepare("SELECT count(*) AS n FROM gyre_migrations").get()).toEqual({ n: 4 });
     db.close();
+  });
+
+  it("migration 4 keeps a version 3 database's sessions, forks included, as sessions people started", async () => {
+    const path = join(dir, "sessions.db");
+    const old = new Database(path);
+    migrateSqlite(old, SQLITE_MIGRATIONS.slice(0, 3));
+    const insert = old.prepare(
+      "INSERT INTO sessions (id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state, project) " +
+        "VALUES (?, '/repo', NULL, ?, ?, ?, NULL, ?, '/repo')",
+    );
+    insert.run("root", 1, 1, null, JSON.stringify(initialDeriveState(null)));
+    insert.run("fork", 2, 2, "root", JSON.stringify(initialDeriveState(null)));
+    old.close();
+    const store = openSqliteSessionStore({ path });
+    try {
+      expect((await store.listSessions({ project: "/repo" })).map((s) => [s.id, s.parentToolUseId])).toEqual([
+        ["fork", null],
+        ["root", null],
+      ]);
+      expect(await store.listSessions({ parentId: "root", subagents: "only" })).toEqual([]);
+      // Deleting the root leaves its fork: only subagents' sessions go with their parent.
+      await store.deleteSession("root");
+      expect((await store.getSession("fork"))?.parentId).toBe("root");
+    } finally {
+      await store.close();
+    }
   });
 
   it("continues a session after reopening, mid-tool", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SDKMessage } from "../src/index.js";
 import { query } from "../src/loop/index.js";
-import { INTERRUPTED_TOOL_RESULT, openSqliteSessionStore } from "../src/sessions/index.js";
+import { INTERRUPTED_TOOL_RESULT, openSqliteSessionStore, projectOf } from "../src/sessions/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { mockEnv, withMock } from "./helpers.js";
 import { compiledChildren, hang, hangingQueryScript, killHard } from "./sessions-child.js";
@@ -27,7 +27,7 @@ describe("kill -9 with a subagent running, then resume", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("keeps the subagent's messages apart, closes the Agent call as interrupted, and the parent goes on", async () => {
+  it("the subagent's session keeps what it made before the kill; the Agent call closes as interrupted; the parent goes on", async () => {
     const script = {
       turns: [
         mockTurn.toolUse(
@@ -52,22 +52,20 @@ describe("kill -9 with a subagent running, then resume", () => {
         },
         "tool-started",
       );
+      // The subagent stores each message before it goes on: once its tool runs, its call is stored.
+      await killHard(child);
       const store = openSqliteSessionStore({ path: db });
       try {
-        // A subagent's messages are recorded as the parent's stream passes them on, which may be
-        // just after its tool started: wait until its call is stored, tagged with the Agent
-        // call's id, then kill.
-        const subagentCall = async () =>
-          (await store.getSessionMessages("crash-sub")).some(
-            (m) =>
-              "parent_tool_use_id" in m &&
-              m.parent_tool_use_id === "toolu_agent" &&
-              JSON.stringify(m).includes("toolu_sub_hang"),
-          );
-        while (!(await subagentCall())) await new Promise((resolve) => setImmediate(resolve));
-        await killHard(child);
         // The parent's call and the subagent's first call.
         expect(server.requests.map((r) => r.route)).toEqual([undefined, 0]);
+        const [subagent] = await store.listSessions({ parentId: "crash-sub", subagents: "only" });
+        expect(subagent).toMatchObject({ parentToolUseId: "toolu_agent", title: "wait" });
+        const partial = await store.getSessionMessages(subagent?.id ?? "");
+        expect(partial.map((m) => m.type)).toEqual(["user", "assistant"]);
+        expect(JSON.stringify(partial[1])).toContain("toolu_sub_hang");
+        // The parent holds its own messages only: the subagent's are not copied into it.
+        const parentBefore = await store.getSessionMessages("crash-sub");
+        expect(JSON.stringify(parentBefore)).not.toContain("toolu_sub_hang");
 
         const messages: SDKMessage[] = [];
         const resumed = query({
@@ -97,6 +95,20 @@ describe("kill -9 with a subagent running, then resume", () => {
         expect(history).toContain(INTERRUPTED_TOOL_RESULT);
         expect(history).not.toContain("toolu_sub_hang");
         expect(body.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+
+        // The stored call reads interrupted, linked to the subagent's session, which keeps its partial transcript.
+        const parts = (await store.getMessages("crash-sub")).flatMap((m) => m.parts);
+        expect(parts.find((p) => p.type === "subtask")).toMatchObject({
+          callId: "toolu_agent",
+          childSessionId: subagent?.id,
+          status: "interrupted",
+          costUsd: null,
+        });
+        expect(parts.find((p) => p.type === "tool" && p.callId === "toolu_agent")).toMatchObject({
+          state: { status: "error", error: INTERRUPTED_TOOL_RESULT },
+        });
+        expect(await store.getSessionMessages(subagent?.id ?? "")).toEqual(partial);
+        expect((await store.listSessions({ project: projectOf(dir) })).map((s) => s.id)).toEqual(["crash-sub"]);
       } finally {
         await store.close();
       }

@@ -339,7 +339,10 @@ describe("the Agent tool", () => {
         const first = await runQuery(server, anthropic, "look", options);
         const sessionId = first[0]?.session_id ?? "";
         const stored = await store.getSessionMessages(sessionId);
-        expect(stored.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id === "call_1")).toHaveLength(3);
+        // The parent keeps none of them: they are in the subagent's own session (test/subagent-sessions.test.ts).
+        expect(stored.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id !== null)).toEqual([]);
+        const [child] = await store.listSessions({ parentId: sessionId, subagents: "only" });
+        expect((await store.getSessionMessages(child?.id ?? "")).filter((m) => m.type !== "user")).toHaveLength(3);
         const second = await runQuery(server, anthropic, "Did it?", { ...options, resume: sessionId });
         expect(resultOf(second).result).toBe("Yes.");
         const history = JSON.stringify((server.requests.at(-1)?.body as { messages: unknown }).messages);

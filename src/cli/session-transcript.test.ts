@@ -51,3 +51,50 @@ describe("a stored handoff", () => {
     expect(transcript([handoff], false)).toEqual(["-- handoff: triage → billing (openai/gpt-5-mini)"]);
   });
 });
+
+describe("a transcript with subagents", () => {
+  const call: SDKMessage = {
+    type: "assistant",
+    uuid: "a",
+    session_id: "s",
+    parent_tool_use_id: null,
+    message: {
+      id: "m",
+      type: "message",
+      role: "assistant",
+      model: "x",
+      content: [{ type: "tool_use", id: "call_1", name: "Agent", input: { description: "look" } }],
+      stop_reason: "tool_use",
+      stop_sequence: null,
+      usage: {} as never,
+    },
+  } as SDKMessage;
+  const answer = (parent: string | null, text: string): SDKMessage => ({
+    type: "user",
+    uuid: text,
+    session_id: "s",
+    parent_tool_use_id: parent,
+    message: { role: "user", content: [{ type: "text", text }] },
+  });
+
+  it("nests lines under the call that started them; lines whose call is missing come last", () => {
+    const nested = new Map([
+      ["call_1", ["↳ subagent c1", "> look"]],
+      ["call_9", ["↳ subagent c9"]],
+    ]);
+    expect(transcript([call, answer(null, "thanks")], false, nested)).toEqual([
+      '  [Agent] {"description":"look"}',
+      "    ↳ subagent c1",
+      "    > look",
+      "> thanks",
+      "    ↳ subagent c9",
+    ]);
+  });
+
+  it("indents a subagent's messages stored inline by earlier versions", () => {
+    expect(transcript([call, answer("call_1", "inline")], false)).toEqual([
+      '  [Agent] {"description":"look"}',
+      "    > inline",
+    ]);
+  });
+});

@@ -7,17 +7,39 @@ export const PREVIEW_CHARS = 1000;
 /**
  * The transcript of a session as text: prompts (`> `), the assistant's text and tool calls
  * (`[Name] input`), each tool result under `← Name` (a preview of its first lines, or all
- * of it with `full`), and a line per handoff and per run result.
+ * of it with `full`), and a line per handoff and per run result. `nested` holds lines to show
+ * indented under a call, by its id (a subagent's transcript under its Agent call; any whose
+ * call is missing come last). A subagent's messages stored inline (sessions from before
+ * subagents had their own) are indented too.
  */
-export function transcript(messages: readonly SDKMessage[], full: boolean): string[] {
+export function transcript(
+  messages: readonly SDKMessage[],
+  full: boolean,
+  nested: ReadonlyMap<string, readonly string[]> = new Map(),
+): string[] {
   const toolNames = new Map<string, string>();
   const lines: string[] = [];
+  const shown = new Set<string>();
   for (const message of messages) {
-    if (message.type === "assistant")
-      for (const block of message.message.content) if (block.type === "tool_use") toolNames.set(block.id, block.name);
-    lines.push(...messageLines(message, toolNames, full));
+    const own = messageLines(message, toolNames, full);
+    const inline = "parent_tool_use_id" in message && message.parent_tool_use_id !== null;
+    lines.push(...(inline ? own.map(indentLine) : own));
+    if (message.type !== "assistant") continue;
+    for (const block of message.message.content) {
+      if (block.type !== "tool_use") continue;
+      toolNames.set(block.id, block.name);
+      const under = nested.get(block.id);
+      if (under === undefined || shown.has(block.id)) continue;
+      shown.add(block.id);
+      lines.push(...under.map(indentLine));
+    }
   }
+  for (const [id, under] of nested) if (!shown.has(id)) lines.push(...under.map(indentLine));
   return lines;
+}
+
+function indentLine(line: string): string {
+  return `    ${line}`;
 }
 
 function messageLines(message: SDKMessage, toolNames: ReadonlyMap<string, string>, full: boolean): string[] {

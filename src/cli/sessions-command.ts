@@ -1,7 +1,14 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { errorMessage, GyreError } from "../errors/index.js";
-import { deleteSession, getSession, getSessionMessages, listSessions, type SessionInfo } from "../sessions/index.js";
+import {
+  deleteSession,
+  getSession,
+  getSessionTree,
+  listSessions,
+  type SessionInfo,
+  type SessionTree,
+} from "../sessions/index.js";
 import { transcript } from "./session-transcript.js";
 
 const USAGE =
@@ -9,8 +16,9 @@ const USAGE =
 
 /**
  * `gyre sessions list|show|rm`: the sessions of the user's store (see `defaultSqlitePath`);
- * `list` shows this project's (`--cwd`, default the current folder; `--all`: every project's).
- * Looking creates no database.
+ * `list` shows this project's (`--cwd`, default the current folder; `--all`: every project's),
+ * without subagents' sessions; `show` nests each subagent's transcript under its Agent call
+ * (`--json`: the session tree); `rm` removes the subagents' sessions too. Looking creates no database.
  */
 export async function sessionsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseSessionsArgs(args);
@@ -29,19 +37,21 @@ export async function sessionsCommand(args: string[]): Promise<number> {
       });
       if (values.json) write(`${JSON.stringify(sessions)}\n`);
       else if (sessions.length === 0) write(values.all ? "no sessions\n" : `no sessions in ${cwd}\n`);
-      else for (const session of sessions) write(`${listLine(session, values.all)}\n`);
+      else {
+        const counts = await subagentCounts(cwd, values.all);
+        for (const session of sessions) write(`${listLine(session, values.all, counts.get(session.id))}\n`);
+      }
       return 0;
     }
     case "show": {
-      const info = await getSession(needId(id), { cwd });
-      if (!info) throw new GyreError("session_not_found", `No session with id ${id}`);
-      const messages = await getSessionMessages(info.id, { cwd });
+      const tree = await getSessionTree(needId(id), { cwd });
+      if (!tree) throw new GyreError("session_not_found", `No session with id ${id}`);
       if (values.json) {
-        write(`${JSON.stringify({ session: info, messages })}\n`);
+        write(`${JSON.stringify(tree)}\n`);
         return 0;
       }
-      write(`${listLine(info, true)}\n\n`);
-      for (const line of transcript(messages, values.full)) write(`${line}\n`);
+      write(`${listLine(tree.session, true)}\n\n`);
+      for (const line of treeLines(tree, values.full)) write(`${line}\n`);
       return 0;
     }
     case "rm": {
@@ -80,11 +90,37 @@ function needId(id: string | undefined): string {
   return id;
 }
 
-function listLine(session: SessionInfo, withProject: boolean): string {
+function listLine(session: SessionInfo, withProject: boolean, subagents = 0): string {
   const when = new Date(session.updatedAt).toISOString().replace("T", " ").slice(0, 19);
   const cost = `$${session.costUsd.toFixed(4)}`;
   const where = withProject ? `  ${session.project}` : "";
-  return `${session.id}  ${when}  ${session.messageCount} msgs  ${cost}  ${session.title ?? "(untitled)"}${where}`;
+  const started = subagents > 0 ? `  ${subagents} subagent${subagents > 1 ? "s" : ""}` : "";
+  return `${session.id}  ${when}  ${session.messageCount} msgs  ${cost}${started}  ${session.title ?? "(untitled)"}${where}`;
+}
+
+/** How many subagents each session ran directly, by session id, in the listing's scope. */
+async function subagentCounts(cwd: string, all: boolean): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const child of await listSessions({ cwd, allDirectories: all, subagents: "only" })) {
+    if (child.parentId !== null) counts.set(child.parentId, (counts.get(child.parentId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** A session's transcript with each subagent's nested under the Agent call that started it. */
+function treeLines(tree: SessionTree, full: boolean): string[] {
+  const nested = new Map<string, string[]>();
+  for (const child of tree.subagents) {
+    const header = `↳ subagent ${child.session.id}  ${subagentStatus(child.session)}  ${child.session.title ?? ""}`;
+    nested.set(child.session.parentToolUseId ?? child.session.id, [header, ...treeLines(child, full)]);
+  }
+  return transcript(tree.messages, full, nested);
+}
+
+function subagentStatus(session: SessionInfo): string {
+  const cost = `$${session.costUsd.toFixed(4)}`;
+  if (session.lastResult === null) return `unfinished, ${cost}`;
+  return `${session.lastResult.terminalReason}, ${cost}`;
 }
 
 function write(text: string): void {

@@ -18,6 +18,7 @@ import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
 import { lastHandoff } from "./handoff-step.js";
 import { pendingToolCalls } from "./pause.js";
+import { SubagentSessions } from "./subagent-session.js";
 import { uniqueHistoryToolUseIds } from "./tool-use-ids.js";
 
 /** A store with this run's session in it, locked for the run. */
@@ -53,6 +54,8 @@ export class Persistence {
   #session: OpenedSession | Promise<OpenedSession> | undefined;
   /** A deferred store, until it starts opening. */
   #deferred: DeferredStore | undefined;
+  /** Where the run's subagents keep their sessions, once asked for. */
+  #subagents: SubagentSessions | undefined;
 
   private constructor(
     readonly sessionId: string,
@@ -121,9 +124,12 @@ export class Persistence {
     }
   }
 
-  /** Stores a message (stream events are skipped) before it reaches the caller, except as said above. */
+  /**
+   * Stores a message (stream events are skipped) before it reaches the caller, except as said
+   * above. A subagent's messages are not: its own session has them (see subagent-session.ts).
+   */
   async record(message: SDKMessage): Promise<void> {
-    if (message.type === "stream_event") return;
+    if (message.type === "stream_event" || this.#subagents?.stored.has(message)) return;
     if (message.type === "assistant") {
       for (const block of message.message.content)
         if (block.type === "tool_use") this.#callers.set(block.id, message.uuid);
@@ -135,6 +141,24 @@ export class Persistence {
     if (this.#session === undefined) return;
     const { store } = await this.#session;
     await store.append(this.sessionId, message);
+  }
+
+  /**
+   * Where the run's subagents keep their sessions: this run's store, project and `cwd`.
+   * Undefined when the run keeps no session (`persistSession: false`): then neither are theirs.
+   */
+  subagentSessions(cwd: string, newUuid: () => string): SubagentSessions | undefined {
+    if (this.#session === undefined && !this.#deferred) return undefined;
+    this.#subagents ??= new SubagentSessions(
+      async () => {
+        // A subagent starts after its parent's model answer was recorded, which opened the store.
+        if (this.#session === undefined) throw new GyreError("session_store_error", "The session store is not open");
+        return (await this.#session).store;
+      },
+      { cwd, project: projectOf(cwd) },
+      newUuid,
+    );
+    return this.#subagents;
   }
 
   /**

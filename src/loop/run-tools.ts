@@ -306,6 +306,8 @@ async function drain<T>(generator: AsyncGenerator<SDKMessage, T>, queue: AsyncQu
 
 /** A subagent's message as the caller sees it: tagged with the id of the call that started the subagent. */
 function fromSubagent(message: SDKMessage, toolUseId: string): SDKMessage {
+  // The call's own progress (its subagent's session started) is the parent's message.
+  if (message.type === "tool_progress" && message.tool_use_id === toolUseId) return message;
   return "parent_tool_use_id" in message && message.parent_tool_use_id === null
     ? { ...message, parent_tool_use_id: toolUseId }
     : message;

@@ -142,6 +142,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
         fromFiles,
       },
     };
+    const sessions = persistence.subagentSessions(cwd, input.newUuid);
+    if (sessions) subagents.sessions = sessions;
     // A subagent's parent is the agent the run runs as at the time of the call.
     const parent = () => ({ context: subagentParentContext(activeContext(top.context, top.state)), state: top.state });
     tools.push(subagentTool(subagents, () => ({ ...parent(), depth: 0 })));

@@ -1,6 +1,6 @@
 import { Slots } from "../async/index.js";
 import { CostTracker, type Model } from "../model/index.js";
-import type { SDKMessage, SDKResultMessage } from "../protocol/index.js";
+import type { SDKResultMessage } from "../protocol/index.js";
 import {
   AGENT_OUTPUT_TOOL_NAME,
   type AgentDefinition,
@@ -20,6 +20,7 @@ import type { RunContext } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
 import { newRunState, type RunState } from "./run-state.js";
 import { openAgentMcp, type SubagentMcpSettings } from "./subagent-mcp.js";
+import type { SubagentSessions } from "./subagent-session.js";
 
 /** What every subagent of a run shares, from the run's options. */
 export interface SubagentSettings {
@@ -34,6 +35,8 @@ export interface SubagentSettings {
   doomLoopThreshold: number;
   /** The run's MCP servers and what agents' own servers need; none: agents name no servers. */
   mcp?: SubagentMcpSettings;
+  /** Where subagents keep their own sessions; none when the run keeps no session. */
+  sessions?: SubagentSessions;
 }
 
 /** A run (the top one or a subagent) that can start subagents. */
@@ -118,8 +121,15 @@ async function runSubagent(
     prompt.push(...outcome.additionalContext);
   }
   const tools = toolsFor(parent.context.registry, definition);
-  const own: RunContext = {
+  const opened = await settings.sessions?.open(parent.context.stamp, {
+    toolUseId: toolContext.toolUseId,
+    description: call.description,
+  });
+  if (opened) toolContext.emit({ type: "message", message: opened.started });
+  const childSession = opened?.session;
+  const base: RunContext = {
     ...parent.context,
+    stamp: childSession?.stamp ?? parent.context.stamp,
     systemPrompt: subagentPrompt(definition, parent.context.systemPrompt),
     registry: new ToolRegistry(tools),
     signal: toolContext.signal,
@@ -133,17 +143,18 @@ async function runSubagent(
     // Its own background agents (if it may start any) die with it; the parent's are not its to stop.
     background: depth < settings.maxDepth ? parent.context.background?.forSubagent() : undefined,
   };
-  const context = withSubagentHandoffs(own, definition, parent, settings.agents, settings.resolveModel, model);
+  const context = withSubagentHandoffs(base, definition, parent, settings.agents, settings.resolveModel, model);
   if (depth < settings.maxDepth) {
     context.registry.register(subagentTool(settings, () => child));
     context.registry.register(subagentOutputTool(() => child));
   }
+  const content = prompt.map((text) => ({ type: "text" as const, text }));
   const state = newRunState(context, {
     model,
     permissions: parent.state.permissions.narrowedTo(definition.permissionMode),
     doomLoop: new DoomLoopDetector(settings.doomLoopThreshold),
     costs: new CostTracker({ parent: parent.state.costs }),
-    history: [{ role: "user", content: prompt.map((text) => ({ type: "text" as const, text })) }],
+    history: [{ role: "user", content }],
     startedAt: context.now(),
   });
   // Denials show in the top run's result, whichever agent met them.
@@ -162,20 +173,27 @@ async function runSubagent(
   if ("error" in mcp) return errorResult(mcp.error);
   let result: SDKResultMessage | undefined;
   try {
+    // Its session starts with the prompt (the caller's stream never carried it).
+    await childSession?.record(childSession.stamp.user(content));
     for await (const message of runLoop(context, state)) {
+      await childSession?.record(message);
       if (message.type === "result") result = message;
-      else toolContext.emit({ type: "message", message: message as SDKMessage });
+      else toolContext.emit({ type: "message", message: childSession ? childSession.forParent(message) : message });
     }
   } finally {
     // The agent's own servers end with it, also when it was aborted or failed.
     await mcp.close();
   }
-  return subagentResult(result, call);
+  return subagentResult(result, call, childSession?.id);
 }
 
-function subagentResult(result: SDKResultMessage | undefined, call: SubagentCall): ToolResult {
+function subagentResult(result: SDKResultMessage | undefined, call: SubagentCall, sessionId?: string): ToolResult {
+  const status =
+    result?.subtype === "success" ? "completed" : result?.terminal_reason === "interrupted" ? "interrupted" : "error";
   const data = result && {
     agent: call.subagentType,
+    status,
+    ...(sessionId !== undefined && { session_id: sessionId }),
     num_turns: result.num_turns,
     total_cost_usd: result.total_cost_usd,
     usage: result.usage,

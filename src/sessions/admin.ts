@@ -1,7 +1,8 @@
 import type { SDKMessage } from "../protocol/index.js";
 import { projectOf } from "./default-location.js";
 import { type StoreLocation, withStore } from "./open-store.js";
-import type { UpToOptions } from "./store.js";
+import { type SessionTree, sessionTree } from "./session-tree.js";
+import type { ListSessionsFilter, UpToOptions } from "./store.js";
 import type { SessionInfo } from "./types.js";
 
 /**
@@ -9,14 +10,20 @@ import type { SessionInfo } from "./types.js";
  * real path, as the loop records it); `allDirectories: true` lists every project's.
  */
 export async function listSessions(
-  options: StoreLocation & { limit?: number; allDirectories?: boolean } = {},
+  options: StoreLocation & Pick<ListSessionsFilter, "limit" | "subagents"> & { allDirectories?: boolean } = {},
 ): Promise<SessionInfo[]> {
   return withStore(options, (store) =>
     store.listSessions({
       ...(options.cwd !== undefined && !options.allDirectories ? { project: projectOf(options.cwd) } : {}),
       ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      ...(options.subagents !== undefined ? { subagents: options.subagents } : {}),
     }),
   );
+}
+
+/** A session with its messages and its subagents' sessions, nested (see {@link SessionTree}). */
+export async function getSessionTree(sessionId: string, options: StoreLocation = {}): Promise<SessionTree | undefined> {
+  return withStore(options, (store) => sessionTree(store, sessionId));
 }
 
 /** One session's info; `session_not_found` when unknown. */
@@ -43,7 +50,7 @@ export async function renameSession(
   return withStore(options, (store) => store.renameSession(sessionId, title));
 }
 
-/** Deletes a session with its messages and checkpoints; unknown ids are fine. */
+/** Deletes a session with its messages and checkpoints, and its subagents' sessions; unknown ids are fine. */
 export async function deleteSession(sessionId: string, options: StoreLocation = {}): Promise<void> {
   return withStore(options, (store) => store.deleteSession(sessionId));
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { addUsage, emptyUsage, ResultSubtype, TerminalReason, Usage } from "../protocol/index.js";
 import type { IdPrefix } from "./ids.js";
-import { type Part, PatchPart, ToolPart } from "./parts.js";
+import { type Part, PatchPart, SubtaskPart, ToolPart } from "./parts.js";
 import type { MessageInfo, SessionInfo } from "./types.js";
 
 const Totals = z.object({ costUsd: z.number(), tokens: Usage });
@@ -22,6 +22,13 @@ export const DeriveState = z.object({
   openTools: z.record(z.string(), ToolPart),
   /** Patch parts of messages that still have open tool calls, by message id. */
   patches: z.record(z.string(), PatchPart),
+  /** Subtask parts of Agent calls still open, by `tool_use` id (absent in states stored before). */
+  openSubtasks: z.record(z.string(), SubtaskPart).default({}),
+  /**
+   * The calls the last run paused on (`requires_action`): open, but waiting for the caller.
+   * Any other call still open when a new run starts died with the process that ran it.
+   */
+  waiting: z.array(z.string()).default([]),
   model: z.string().nullable(),
   derivedTitle: z.string().nullable(),
   /** Totals of runs closed by a `result`, and of the run in progress. */
@@ -54,6 +61,8 @@ export function initialDeriveState(model: string | null = null): DeriveState {
     lastMessageAt: null,
     openTools: {},
     patches: {},
+    openSubtasks: {},
+    waiting: [],
     model,
     derivedTitle: null,
     closed: zero(),

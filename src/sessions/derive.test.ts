@@ -236,3 +236,68 @@ describe("applyMessage", () => {
     expect(Object.keys(state.openTools)).toEqual(["c1"]);
   });
 });
+
+describe("subtask parts", () => {
+  const agentCall = (id: string) =>
+    toolUse(id, "Agent", { description: "look", prompt: "look around", subagent_type: "scout" });
+  /** A new run's first message (the reducer reads only its type, subtype and model). */
+  const init = (): SDKMessage =>
+    ({
+      type: "system",
+      subtype: "init",
+      model: "m",
+      uuid: crypto.randomUUID(),
+      session_id: "s",
+    }) as unknown as SDKMessage;
+  const subtask = (messages: StoredMessage[]) => messages.flatMap((m) => partsOf(m, "subtask"))[0];
+
+  it("runs from the call, links the subagent's session on its first progress, and closes with its data", () => {
+    const started = { ...progress("s", "a1", "Agent"), data: { session_id: "child-1" } };
+    const { messages, state } = fold([
+      assistant("s", [agentCall("a1")]),
+      started,
+      toolResults("s", [{ tool_use_id: "a1", content: "Error: stopped", is_error: true }], {
+        tool_use_result: { a1: { status: "interrupted", session_id: "child-1", total_cost_usd: 0.25 } },
+      }),
+    ]);
+    expect(subtask(messages)).toMatchObject({
+      callId: "a1",
+      agent: "scout",
+      description: "look",
+      childSessionId: "child-1",
+      status: "interrupted",
+      costUsd: 0.25,
+    });
+    expect(state.openSubtasks).toEqual({});
+    // A result without data (an error before the subagent ran): status by is_error, no session, no cost.
+    const failed = fold([
+      assistant("s", [agentCall("a2")]),
+      toolResults("s", [{ tool_use_id: "a2", content: "no such agent", is_error: true }]),
+    ]);
+    expect(subtask(failed.messages)).toMatchObject({ status: "error", childSessionId: null, costUsd: null });
+  });
+
+  it("a new run closes the calls a dead process left open as interrupted, but not the ones a pause waits on", () => {
+    const paused: SDKMessage = {
+      ...result("s", 0, usage(1, 1)),
+      terminal_reason: "requires_action",
+      pending_tool_calls: [{ kind: "approval", id: "a1", name: "Agent", input: {}, reason: "ask" }],
+    };
+    const first = fold([assistant("s", [agentCall("a1")]), paused, init()]);
+    expect(subtask(first.messages)).toMatchObject({ status: "running" });
+    expect(first.state.openTools).toHaveProperty("a1");
+    // The resumed run died too: the next run closes the call.
+    const second = fold([assistant("s", [agentCall("a1"), toolUse("b1", "Bash", { command: "make" })]), init()]);
+    expect(subtask(second.messages)).toMatchObject({ status: "interrupted" });
+    expect(second.messages[0]?.parts.filter((p) => p.type === "tool")).toEqual([
+      expect.objectContaining({ callId: "a1", state: expect.objectContaining({ status: "error" }) }),
+      expect.objectContaining({ callId: "b1", state: expect.objectContaining({ status: "error" }) }),
+    ]);
+    expect(second.state.openTools).toEqual({});
+    const again = fold([init()], first.state);
+    expect(again.changes[0]).toEqual([
+      expect.objectContaining({ callId: "a1", type: "tool" }),
+      expect.objectContaining({ callId: "a1", type: "subtask", status: "interrupted" }),
+    ]);
+  });
+});

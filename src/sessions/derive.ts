@@ -10,7 +10,8 @@ import {
 } from "../protocol/index.js";
 import type { DeriveContext, DeriveResult, DeriveState } from "./derive-state.js";
 import { applyToolProgress, applyToolResults } from "./derive-tools.js";
-import type { Part, ToolPart } from "./parts.js";
+import { closeSubtasks, interruptOpenCalls, linkSubtask, waitingCalls } from "./derive-subtasks.js";
+import type { Part, SubtaskPart, ToolPart } from "./parts.js";
 import type { MessageInfo } from "./types.js";
 
 const TITLE_MAX_CHARS = 80;
@@ -22,9 +23,12 @@ const TITLE_MAX_CHARS = 80;
  *
  * - `assistant` → an assistant message with step-start, reasoning, text, tool (pending),
  *   subtask (Task calls) and step-finish parts;
- * - `tool_progress` → the pending tool part is running, with its start time;
- * - `user` → tool results complete (or fail) their tool parts and add patch parts; any
- *   text makes a user message (a message of only tool results makes none);
+ * - `tool_progress` → the pending tool part is running, with its start time (an Agent
+ *   call's first one also links its subtask part to the subagent's session);
+ * - `user` → tool results complete (or fail) their tool parts and subtask parts and add
+ *   patch parts; any text makes a user message (a message of only tool results makes none);
+ * - `system`/`init` → a new run: calls left open by a run that died (not paused) close as
+ *   interrupted;
  * - `system`/`compact_boundary` → a user message with a compaction part;
  * - `result` → closes the run: its cost and usage replace the run's running totals;
  * - `stream_event` and other system messages only count (stream events not even that).
@@ -41,13 +45,19 @@ export function applyMessage(state: DeriveState, message: SDKMessage, ctx: Deriv
       return applyAssistant(counted, state.lastMessageAt ?? ctx.now, message, ctx);
     case "user":
       return applyUser(counted, message, ctx);
-    case "tool_progress":
-      return { ...applyToolProgress(counted, message, ctx), messages: [] };
+    case "tool_progress": {
+      const running = applyToolProgress(counted, message, ctx);
+      const linked = linkSubtask(running.state, message);
+      return { state: linked.state, messages: [], parts: [...running.parts, ...linked.parts] };
+    }
     case "result":
-      return { state: closeRun(counted, message), messages: [], parts: [] };
+      return { state: { ...closeRun(counted, message), waiting: waitingCalls(message) }, messages: [], parts: [] };
     case "system":
       if (message.subtype === "compact_boundary") return applyCompaction(counted, message, ctx);
-      if (message.subtype === "init") return { state: { ...counted, model: message.model }, messages: [], parts: [] };
+      if (message.subtype === "init") {
+        const { state: next, parts } = interruptOpenCalls({ ...counted, model: message.model }, ctx);
+        return { state: next, messages: [], parts };
+      }
       return { state: counted, messages: [], parts: [] };
   }
 }
@@ -95,6 +105,7 @@ function applyAssistant(
   const base = { messageId: row.id, sessionId: ctx.sessionId };
   const parts: Part[] = [{ ...base, id: ctx.newId("prt"), type: "step-start", time: startedAt }];
   const openTools = { ...state.openTools };
+  const openSubtasks = { ...state.openSubtasks };
   for (const block of api.content) {
     if (block.type === "text") parts.push({ ...base, id: ctx.newId("prt"), type: "text", text: block.text });
     if (block.type === "thinking") {
@@ -114,7 +125,11 @@ function applyAssistant(
       };
       openTools[block.id] = tool;
       parts.push(tool);
-      if (block.name === "Agent" || block.name === "Task") parts.push(subtaskPart(base, block.id, block.input, ctx));
+      if (block.name === "Agent" || block.name === "Task") {
+        const subtask = subtaskPart(base, block.id, block.input, ctx);
+        openSubtasks[block.id] = subtask;
+        parts.push(subtask);
+      }
     }
   }
   parts.push({
@@ -128,7 +143,7 @@ function applyAssistant(
   });
   const run = { costUsd: state.run.costUsd + costUsd, tokens: addUsage(state.run.tokens, api.usage) };
   return {
-    state: { ...state, lastMessageId: row.id, model: api.model, openTools, run },
+    state: { ...state, lastMessageId: row.id, model: api.model, openTools, openSubtasks, run },
     messages: [row],
     parts,
   };
@@ -139,7 +154,7 @@ function subtaskPart(
   callId: string,
   input: unknown,
   ctx: DeriveContext,
-): Part {
+): SubtaskPart {
   const fields = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
   const text = (value: unknown): string => (typeof value === "string" ? value : "");
   const agent = text(fields.subagent_type);
@@ -151,6 +166,9 @@ function subtaskPart(
     description: text(fields.description),
     prompt: text(fields.prompt),
     agent: agent === "" ? null : agent,
+    childSessionId: null,
+    status: "running",
+    costUsd: null,
   };
 }
 
@@ -159,7 +177,9 @@ function applyUser(state: DeriveState, message: SDKUserMessage, ctx: DeriveConte
   const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
   const results = blocks.filter((block): block is ToolResultBlock => block.type === "tool_result");
   const texts = blocks.flatMap((block) => (block.type === "text" ? [block.text] : []));
-  const closed = applyToolResults(state, results, ctx);
+  const tools = applyToolResults(state, results, ctx);
+  const subtasks = closeSubtasks(tools.state, results, message.tool_use_result);
+  const closed = { state: subtasks.state, parts: [...tools.parts, ...subtasks.parts] };
   if (texts.length === 0) return { state: closed.state, messages: [], parts: closed.parts };
 
   const row = newMessage(closed.state, ctx, {

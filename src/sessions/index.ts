@@ -1,4 +1,4 @@
-export { deleteSession, getSession, getSessionMessages, listSessions, renameSession } from "./admin.js";
+export { deleteSession, getSession, getSessionMessages, getSessionTree, listSessions, renameSession } from "./admin.js";
 export { conversationFromMessages, INTERRUPTED_TOOL_RESULT } from "./conversation.js";
 export { applyMessage } from "./derive.js";
 export { initialDeriveState } from "./derive-state.js";
@@ -15,6 +15,7 @@ export {
   StepFinishPart,
   StepStartPart,
   SubtaskPart,
+  SubtaskStatus,
   TextPart,
   ToolPart,
   ToolState,
@@ -23,6 +24,7 @@ export type { PgClientLike, PgPoolLike, PgQueryResult } from "./postgres-driver.
 export { openPostgresSessionStore, PostgresSessionStore, type PostgresSessionStoreOptions } from "./postgres-store.js";
 export { type RewindFilesResult, rewindFiles } from "./rewind-files.js";
 export { assembleMessages } from "./session-record.js";
+export { type SessionTree, sessionTree } from "./session-tree.js";
 export { openSqliteSessionStore, SqliteSessionStore, type SqliteSessionStoreOptions } from "./sqlite-store.js";
 export {
   filesToRestore,

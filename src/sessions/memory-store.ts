@@ -3,6 +3,7 @@ import { applyMessage } from "./derive.js";
 import { createIdGenerator, type IdGenerator } from "./ids.js";
 import type { Part } from "./parts.js";
 import { currentHost, describeHolder } from "./lock-liveness.js";
+import { matchesFilter, withSubagentSessions } from "./session-filter.js";
 import {
   assembleMessages,
   cutAt,
@@ -73,11 +74,7 @@ export class MemorySessionStore implements SessionStore {
   async listSessions(filter: ListSessionsFilter = {}): Promise<SessionInfo[]> {
     const records = [...this.#sessions.values()]
       .map((session) => session.record)
-      .filter((record) =>
-        filter.project !== undefined
-          ? record.project === filter.project
-          : filter.cwd === undefined || record.cwd === filter.cwd,
-      )
+      .filter((record) => matchesFilter(record, filter))
       .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     return records.slice(0, filter.limit ?? records.length).map(toSessionInfo);
   }
@@ -114,7 +111,11 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async deleteSession(id: string): Promise<void> {
-    this.#sessions.delete(id);
+    const subagentsOf = (parent: string) =>
+      [...this.#sessions.values()]
+        .filter(({ record }) => record.parentId === parent && record.parentToolUseId !== null)
+        .map(({ record }) => record.id);
+    for (const session of withSubagentSessions(id, subagentsOf)) this.#sessions.delete(session);
   }
 
   async forkSession(id: string, options: ForkOptions = {}): Promise<SessionInfo> {

@@ -82,7 +82,15 @@ export const CompactionPart = z.object({
 });
 export type CompactionPart = z.infer<typeof CompactionPart>;
 
-/** A subagent was started with the Agent (formerly Task) tool; its messages carry `parentToolUseId = callId`. */
+/** How a subagent's run went, as its Agent call's subtask part tells. */
+export const SubtaskStatus = z.enum(["running", "completed", "error", "interrupted"]);
+export type SubtaskStatus = z.infer<typeof SubtaskStatus>;
+
+/**
+ * A subagent was started with the Agent (formerly Task) tool. Its transcript is a session of
+ * its own (`childSessionId`, whose `parentToolUseId` is `callId`); sessions stored before
+ * Gyre kept them apart hold the subagent's messages inline, with `parentToolUseId = callId`.
+ */
 export const SubtaskPart = z.object({
   ...PartBase,
   type: z.literal("subtask"),
@@ -90,6 +98,12 @@ export const SubtaskPart = z.object({
   description: z.string(),
   prompt: z.string(),
   agent: z.string().nullable(),
+  /** The subagent's session; null until it started, and when the run kept no session. */
+  childSessionId: z.string().nullable(),
+  /** `running` from the call on; `interrupted` when the run died before the call returned. */
+  status: SubtaskStatus,
+  /** What the subagent spent (its model calls and its own subagents'); null until it returned. */
+  costUsd: z.number().nullable(),
 });
 export type SubtaskPart = z.infer<typeof SubtaskPart>;
 

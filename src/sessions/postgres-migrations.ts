@@ -83,6 +83,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX sessions_by_project ON ${s}.sessions (project, updated_at DESC, id DESC);
     `,
   },
+  {
+    version: 3,
+    name: "subagent sessions linked to the parent's Agent call",
+    // parent_id names the parent session (as for a fork); parent_tool_use_id the Agent call.
+    sql: (s) => `
+      ALTER TABLE ${s}.sessions ADD COLUMN parent_tool_use_id text;
+      CREATE INDEX sessions_by_parent ON ${s}.sessions (parent_id);
+    `,
+  },
 ];
 
 /** A transaction-scoped advisory lock key, so instances starting together migrate one at a time. */

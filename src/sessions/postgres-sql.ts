@@ -7,11 +7,13 @@ export interface SessionRow {
   created_at: string;
   updated_at: string;
   parent_id: string | null;
+  parent_tool_use_id: string | null;
   forked_from_message: string | null;
   state: string;
 }
 
-const SESSION_COLUMNS = "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state, project";
+const SESSION_COLUMNS =
+  "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state, project, parent_tool_use_id";
 
 /** `($1, $2), ($3, $4)` for `rows` rows of `columns` parameters each. */
 export function valuesList(rows: number, columns: number): string {
@@ -26,10 +28,14 @@ export function postgresSql(s: string) {
   return {
     getSession: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE id = $1`,
     lockSession: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
-    listSessions: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions ORDER BY updated_at DESC, id DESC LIMIT $1`,
-    listSessionsByCwd: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE cwd = $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
-    listSessionsByProject: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE project = $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
-    insertSession: `INSERT INTO ${s}.sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+    /** A listing by `where` (from `sessionFilterSql`), whose `limit` parameter is `$limit`. */
+    listSessions: (where: string, limit: string) =>
+      `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions ${where} ORDER BY updated_at DESC, id DESC LIMIT ${limit}`,
+    /** The session and the sessions of the subagents it ran, at any depth. */
+    withSubagentSessions:
+      `WITH RECURSIVE tree(id) AS (SELECT $1::text UNION SELECT c.id FROM ${s}.sessions AS c ` +
+      `JOIN tree ON c.parent_id = tree.id WHERE c.parent_tool_use_id IS NOT NULL) SELECT id FROM tree`,
+    insertSession: `INSERT INTO ${s}.sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
     updateState: `UPDATE ${s}.sessions SET updated_at = $1, state = $2 WHERE id = $3`,
     renameSession: `UPDATE ${s}.sessions SET title = $1, updated_at = $2 WHERE id = $3 RETURNING ${SESSION_COLUMNS}`,
     deleteSession: [

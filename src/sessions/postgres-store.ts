@@ -9,6 +9,7 @@ import { createPgPool, type PgClientLike, type PgPoolLike } from "./postgres-dri
 import { PostgresLocks } from "./postgres-lock.js";
 import { migratePostgres, quoteIdentifier } from "./postgres-migrations.js";
 import { type PostgresSql, postgresSql, type SessionRow, valuesList } from "./postgres-sql.js";
+import { sessionFilterSql } from "./session-filter.js";
 import {
   assembleMessages,
   decodeState,
@@ -103,13 +104,9 @@ export class PostgresSessionStore implements SessionStore {
 
   async listSessions(filter: ListSessionsFilter = {}): Promise<SessionInfo[]> {
     return this.#with(async (client) => {
-      const limit = filter.limit ?? null;
-      const { rows } =
-        filter.project !== undefined
-          ? await client.query<SessionRow>(this.#sql.listSessionsByProject, [filter.project, limit])
-          : filter.cwd !== undefined
-            ? await client.query<SessionRow>(this.#sql.listSessionsByCwd, [filter.cwd, limit])
-            : await client.query<SessionRow>(this.#sql.listSessions, [limit]);
+      const { where, params } = sessionFilterSql(filter, (n) => `$${n}`);
+      const sql = this.#sql.listSessions(where, `$${params.length + 1}`);
+      const { rows } = await client.query<SessionRow>(sql, [...params, filter.limit ?? null]);
       return rows.map((row) => toSessionInfo(this.#decode(row)));
     });
   }
@@ -160,7 +157,10 @@ export class PostgresSessionStore implements SessionStore {
 
   async deleteSession(id: string): Promise<void> {
     await this.#transaction(async (client) => {
-      for (const sql of this.#sql.deleteSession) await client.query(sql, [id]);
+      const tree = await client.query<{ id: string }>(this.#sql.withSubagentSessions, [id]);
+      for (const { id: session } of tree.rows) {
+        for (const sql of this.#sql.deleteSession) await client.query(sql, [session]);
+      }
     });
   }
 

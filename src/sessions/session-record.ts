@@ -18,6 +18,7 @@ export interface SessionRecord {
   createdAt: number;
   updatedAt: number;
   parentId: string | null;
+  parentToolUseId: string | null;
   forkedFromMessage: string | null;
   state: DeriveState;
 }
@@ -31,13 +32,17 @@ export function newSessionRecord(input: CreateSessionInput, now: number): Sessio
     createdAt: now,
     updatedAt: now,
     parentId: input.parentId ?? null,
+    parentToolUseId: input.parentToolUseId ?? null,
     forkedFromMessage: input.forkedFromMessage ?? null,
     state: initialDeriveState(input.model ?? null),
   };
 }
 
-/** A new session's column values, in the order both SQL stores insert them. */
-export function sessionRowValues(record: SessionRecord): Array<string | number | null> {
+/** A new session's column values, in the order both SQL stores insert them (`stateText`: its state as JSON). */
+export function sessionRowValues(
+  record: SessionRecord,
+  stateText = JSON.stringify(record.state),
+): Array<string | number | null> {
   return [
     record.id,
     record.cwd,
@@ -46,8 +51,9 @@ export function sessionRowValues(record: SessionRecord): Array<string | number |
     record.updatedAt,
     record.parentId,
     record.forkedFromMessage,
-    JSON.stringify(record.state),
+    stateText,
     record.project,
+    record.parentToolUseId,
   ];
 }
 
@@ -60,6 +66,7 @@ export interface SessionRowLike {
   created_at: number | string;
   updated_at: number | string;
   parent_id: string | null;
+  parent_tool_use_id: string | null;
   forked_from_message: string | null;
 }
 
@@ -73,6 +80,7 @@ export function sessionRecordFromRow(row: SessionRowLike, state: DeriveState): S
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     parentId: row.parent_id,
+    parentToolUseId: row.parent_tool_use_id,
     forkedFromMessage: row.forked_from_message,
     state,
   };
@@ -97,6 +105,7 @@ export function toSessionInfo(record: SessionRecord): SessionInfo {
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     parentId: record.parentId,
+    parentToolUseId: record.parentToolUseId,
     forkedFromMessage: record.forkedFromMessage,
     ...derived,
   };

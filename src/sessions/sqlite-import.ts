@@ -6,7 +6,8 @@ import { openDatabase } from "./sqlite-driver.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 
-const SESSION_COLUMNS = "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state";
+const SESSION_COLUMNS =
+  "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state, parent_tool_use_id";
 const MESSAGE_COLUMNS = "session_id, seq, uuid, type, data, created_at, derived_messages, derived_parts";
 const CHECKPOINT_COLUMNS = "session_id, message_uuid, message_seq, file_path, content_before, created_at";
 // Sessions the target already holds keep their rows: an id cannot belong to two sessions.

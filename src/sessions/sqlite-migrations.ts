@@ -124,6 +124,16 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "subagent sessions linked to the parent's Agent call",
+    // A subagent's transcript is a session of its own: parent_id names the parent session (as
+    // for a fork) and parent_tool_use_id the Agent call, which also tells it from a fork.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN parent_tool_use_id TEXT;
+      CREATE INDEX sessions_by_parent ON sessions (parent_id);
+    `,
+  },
 ];
 
 /**

@@ -8,6 +8,7 @@ export interface SessionRow {
   created_at: number;
   updated_at: number;
   parent_id: string | null;
+  parent_tool_use_id: string | null;
   forked_from_message: string | null;
   state: string;
 }
@@ -34,16 +35,16 @@ export interface DerivedRow {
   derived_parts: string | null;
 }
 
-const SESSION_COLUMNS = "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state, project";
+const SESSION_COLUMNS =
+  "id, cwd, title, created_at, updated_at, parent_id, forked_from_message, state, project, parent_tool_use_id";
 
 /** Every statement the SQLite store runs, prepared once when the store opens. */
 export interface Statements {
   getSession: Statement<[string], SessionRow>;
   /** Only the state column, plucked: all an append needs from the session row. */
   sessionState: Statement<[string], string>;
-  listSessions: Statement<[number], SessionRow>;
-  listSessionsByCwd: Statement<[string, number], SessionRow>;
-  listSessionsByProject: Statement<[string, number], SessionRow>;
+  /** The session and the sessions of the subagents it ran, at any depth. */
+  withSubagentSessions: Statement<[string], string>;
   insertSession: Statement<unknown[]>;
   updateState: Statement<unknown[]>;
   renameSession: Statement<unknown[]>;
@@ -65,20 +66,24 @@ export interface Statements {
   deleteLock: Statement<unknown[]>;
 }
 
+/** A session listing by `where` (from `sessionFilterSql`); its last parameter is the limit (-1: none). */
+export function listSessionsSql(where: string): string {
+  return `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY updated_at DESC, id DESC LIMIT ?`;
+}
+
 export function prepareStatements(db: Database): Statements {
   return {
     getSession: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`),
     sessionState: db.prepare<[string], string>("SELECT state FROM sessions WHERE id = ?").pluck(),
-    listSessions: db.prepare<[number], SessionRow>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    withSubagentSessions: db
+      .prepare<[string], string>(
+        "WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM sessions AS s JOIN tree ON s.parent_id = tree.id " +
+          "WHERE s.parent_tool_use_id IS NOT NULL) SELECT id FROM tree",
+      )
+      .pluck(),
+    insertSession: db.prepare(
+      `INSERT OR IGNORE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    listSessionsByCwd: db.prepare<[string, number], SessionRow>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
-    ),
-    listSessionsByProject: db.prepare<[string, number], SessionRow>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE project = ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
-    ),
-    insertSession: db.prepare(`INSERT OR IGNORE INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     updateState: db.prepare("UPDATE sessions SET updated_at = ?, state = ? WHERE id = ?"),
     renameSession: db.prepare("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?"),
     deleteSession: [

@@ -1,6 +1,7 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
+import type { Statement } from "better-sqlite3";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import { defaultSqlitePath } from "./default-location.js";
@@ -29,7 +30,8 @@ import { openDatabase } from "./sqlite-driver.js";
 import { SqliteLocks } from "./sqlite-lock.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
-import { prepareStatements, type SessionRow, type Statements } from "./sqlite-statements.js";
+import { listSessionsSql, prepareStatements, type SessionRow, type Statements } from "./sqlite-statements.js";
+import { sessionFilterSql } from "./session-filter.js";
 import type { ForkOptions, ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
 import type { CreateSessionInput, FileCheckpoint, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
 
@@ -93,6 +95,7 @@ export class SqliteSessionStore implements SessionStore {
    * the hot path skips parsing and validating the state.
    */
   readonly #states = new Map<string, { text: string; state: DeriveState }>();
+  readonly #listStatements = new Map<string, Statement<unknown[], SessionRow>>();
 
   /** @internal */
   constructor(db: Database.Database, path: string, options: SqliteSessionStoreOptions) {
@@ -121,13 +124,8 @@ export class SqliteSessionStore implements SessionStore {
 
   async listSessions(filter: ListSessionsFilter = {}): Promise<SessionInfo[]> {
     return this.#run(() => {
-      const limit = filter.limit ?? -1;
-      const rows =
-        filter.project !== undefined
-          ? this.#sql.listSessionsByProject.all(filter.project, limit)
-          : filter.cwd !== undefined
-            ? this.#sql.listSessionsByCwd.all(filter.cwd, limit)
-            : this.#sql.listSessions.all(limit);
+      const { where, params } = sessionFilterSql(filter, () => "?");
+      const rows = this.#listStatement(where).all(...params, filter.limit ?? -1);
       return rows.map((row) => toSessionInfo(this.#decode(row)));
     });
   }
@@ -180,10 +178,14 @@ export class SqliteSessionStore implements SessionStore {
 
   async deleteSession(id: string): Promise<void> {
     this.#run(() =>
-      this.#db.transaction(() => {
-        for (const statement of this.#sql.deleteSession) statement.run(id);
-        this.#states.delete(id);
-      })(),
+      this.#db
+        .transaction(() => {
+          for (const session of this.#sql.withSubagentSessions.all(id)) {
+            for (const statement of this.#sql.deleteSession) statement.run(session);
+            this.#states.delete(session);
+          }
+        })
+        .immediate(),
     );
   }
 
@@ -265,10 +267,23 @@ export class SqliteSessionStore implements SessionStore {
     if (this.#db.open) this.#db.close();
   }
 
+  /** Listings differ only in their filter: one prepared statement per filter shape, made on first use. */
+  #listStatement(where: string): Statement<unknown[], SessionRow> {
+    let statement = this.#listStatements.get(where);
+    if (!statement) {
+      statement = keepAlive(this.#db.prepare<unknown[], SessionRow>(listSessionsSql(where)));
+      this.#listStatements.set(where, statement);
+    }
+    return statement;
+  }
+
   #create(input: CreateSessionInput): SessionRecord {
     const record = newSessionRecord(input, this.#now());
-    const inserted = this.#sql.insertSession.run(...sessionRowValues(record));
+    const text = JSON.stringify(record.state);
+    const inserted = this.#sql.insertSession.run(...sessionRowValues(record, text));
     if (inserted.changes === 0) throw sessionExists(record.id);
+    // Its first append then skips decoding the state (a subagent's session is appended to at once).
+    this.#states.set(record.id, { text, state: record.state });
     return record;
   }
 

@@ -7,6 +7,13 @@ export interface ListSessionsFilter {
   /** Only sessions of this project (see `CreateSessionInput.project`). */
   project?: string;
   limit?: number;
+  /**
+   * Subagents' sessions (see `SessionInfo.parentToolUseId`): left out (default: a project's
+   * sessions are the ones a person started), listed too, or the only ones listed.
+   */
+  subagents?: "exclude" | "include" | "only";
+  /** Only sessions whose `parentId` is this one (with `subagents: "only"`: the subagents it ran). */
+  parentId?: string;
 }
 
 export interface UpToOptions {
@@ -46,7 +53,7 @@ export interface SessionStore {
   getSession(id: string): Promise<SessionInfo | undefined>;
   /** Most recently updated first. */
   listSessions(filter?: ListSessionsFilter): Promise<SessionInfo[]>;
-  /** The most recently updated session of `project` (for "continue"). */
+  /** The most recently updated session of `project` (for "continue"); never a subagent's. */
   latestSession(project: string): Promise<SessionInfo | undefined>;
   /**
    * Stores `message` and its derived rows in one transaction. Appending a uuid the session
@@ -59,7 +66,10 @@ export interface SessionStore {
   /** The derived messages with their parts, in order. */
   getMessages(sessionId: string): Promise<StoredMessage[]>;
   renameSession(id: string, title: string): Promise<SessionInfo>;
-  /** Deletes the session with its messages, parts and checkpoints; unknown ids are fine. */
+  /**
+   * Deletes the session with its messages, parts and checkpoints, and the sessions of the
+   * subagents it ran (at any depth; forks stay); unknown ids are fine.
+   */
   deleteSession(id: string): Promise<void>;
   /**
    * A new session holding a copy of the history (up to `upTo`), with `session_id`

@@ -14,8 +14,13 @@ export const SessionInfo = z.object({
   model: z.string().nullable(),
   createdAt: z.number(),
   updatedAt: z.number(),
-  /** The session this one was forked from. */
+  /** The session this one was forked from, or whose subagent ran in it (see `parentToolUseId`). */
   parentId: z.string().nullable(),
+  /**
+   * Set on a subagent's session: the id of the parent's Agent call that started it. A fork
+   * has a `parentId` and no `parentToolUseId`.
+   */
+  parentToolUseId: z.string().nullable(),
   /** The uuid of the last message copied from the parent. */
   forkedFromMessage: z.string().nullable(),
   /** Stored SDKMessages (`stream_event`s are not stored). */
@@ -37,6 +42,8 @@ export const CreateSessionInput = z.object({
   title: z.string().optional(),
   model: z.string().optional(),
   parentId: z.string().optional(),
+  /** Makes the session a subagent's: the parent's Agent call (`parentId` names the parent). */
+  parentToolUseId: z.string().optional(),
   forkedFromMessage: z.string().optional(),
 });
 export type CreateSessionInput = z.infer<typeof CreateSessionInput>;

@@ -52,6 +52,8 @@ export function agentTool(
     description: describeAgents(agents),
     inputSchema: AgentInput,
     sideEffect: "none",
+    // The subagent's loop ends on the abort with an interrupted result, which its session keeps.
+    endsOnAbort: true,
     execute: (input, context) =>
       run(
         {

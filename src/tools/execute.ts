@@ -116,7 +116,8 @@ export async function executeTool(
   const timeout = timeoutMs !== undefined && timeoutMs > 0 ? new CallTimeout(tool.name, timeoutMs) : undefined;
   const signal = timeout ? AbortSignal.any([context.signal, timeout.signal]) : context.signal;
   try {
-    const output = await raceAbort(tool.execute(input, { ...context, signal }), signal);
+    const running = tool.execute(input, { ...context, signal });
+    const output = await (tool.endsOnAbort ? running : raceAbort(running, signal));
     return finish(tool, normalize(output), context);
   } catch (error) {
     if (timeout?.fired) return errorResult(`Error: ${tool.name} timed out after ${timeoutMs} ms and was stopped.`);

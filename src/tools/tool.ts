@@ -87,6 +87,12 @@ export interface Tool<Input = unknown> {
   readonly mcp?: { server: string; tool: string };
   /** Disabled tools are not offered to the model but can still be looked up. */
   readonly enabled?: boolean;
+  /**
+   * The tool ends promptly by itself once its signal aborts, with a result worth keeping (the
+   * Agent tool: its subagent's run, ended and stored): an interrupted call waits for it
+   * instead of being answered at once.
+   */
+  readonly endsOnAbort?: boolean;
   execute(input: Input, context: ToolContext): Promise<ToolOutput>;
 }
 
