@@ -1,10 +1,10 @@
 import { untilAborted, type Timers } from "../async/index.js";
 import { GyreError } from "../errors/index.js";
-import type { SDKMessage } from "../protocol/index.js";
 import type { AgentOutputRequest, SubagentCall } from "../subagents/index.js";
 import { errorResult, type ToolContext, type ToolResult } from "../tools/index.js";
 import { joinedText } from "./record.js";
 import type { RunChannel } from "./run-channel.js";
+import { fromSubagent } from "./subagent-messages.js";
 
 /** `stopped`: the run that started it ended (or was interrupted) before it finished. */
 export type BackgroundStatus = "running" | "completed" | "failed" | "stopped";
@@ -66,7 +66,7 @@ export class BackgroundAgents {
       // Nothing waits on the call's progress any more; its messages go to the run's stream.
       reportProgress: () => undefined,
       emit: (event) => {
-        if (event.type === "message") this.channel.push(tagged(event.message, toolContext.toolUseId));
+        if (event.type === "message") this.channel.push(fromSubagent(event.message, toolContext.toolUseId));
       },
     };
     this.#tasks.set(id, task);
@@ -181,11 +181,4 @@ function outputResult(task: BackgroundTask, retrieval: "success" | "timeout" | "
     },
   };
   return { content: lines.join("\n"), data, ...(finished?.isError && { isError: true }) };
-}
-
-/** A background agent's message as the caller sees it: tagged with the Agent call's id (a nested one keeps its own). */
-function tagged(message: SDKMessage, toolUseId: string): SDKMessage {
-  return "parent_tool_use_id" in message && message.parent_tool_use_id === null
-    ? { ...message, parent_tool_use_id: toolUseId }
-    : message;
 }

@@ -11,6 +11,7 @@ import type { ToolInputProblem } from "../model/index.js";
 import { AsyncQueue } from "../async/index.js";
 import { joinedText } from "./record.js";
 import type { RunContext } from "./run-context.js";
+import { fromSubagent } from "./subagent-messages.js";
 import { hookReports } from "./hook-reports.js";
 import type { GateDecision, GateState } from "./tool-gate.js";
 import { ToolProgress } from "./tool-progress.js";
@@ -302,13 +303,4 @@ async function drain<T>(generator: AsyncGenerator<SDKMessage, T>, queue: AsyncQu
     if (next.done) return next.value;
     queue.push(next.value);
   }
-}
-
-/** A subagent's message as the caller sees it: tagged with the id of the call that started the subagent. */
-function fromSubagent(message: SDKMessage, toolUseId: string): SDKMessage {
-  // The call's own progress (its subagent's session started) is the parent's message.
-  if (message.type === "tool_progress" && message.tool_use_id === toolUseId) return message;
-  return "parent_tool_use_id" in message && message.parent_tool_use_id === null
-    ? { ...message, parent_tool_use_id: toolUseId }
-    : message;
 }
