@@ -46,6 +46,7 @@ export {
   SDKHookResponseMessage,
   SDKMessage,
   SDKModelFallbackMessage,
+  SDKSandboxViolationMessage,
   SDKPartialAssistantMessage,
   SDKResultMessage,
   SDKSystemInitMessage,

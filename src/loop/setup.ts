@@ -29,7 +29,7 @@ import {
   mergeSettings,
 } from "../settings/index.js";
 import { type AgentDefinition, loadAgentFiles } from "../subagents/index.js";
-import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
+import { type CommandSandbox, defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
 import type { MessageStamp } from "./messages.js";
@@ -38,6 +38,7 @@ import type { Persistence } from "./persistence.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import type { RunContext } from "./run-context.js";
 import { newRunState, type RunState, useModel } from "./run-state.js";
+import { startRunSandbox } from "./sandbox-setup.js";
 import { runAgents, type SubagentSettings, subagentTool } from "./subagents.js";
 import { ToolGate } from "./tool-gate.js";
 
@@ -110,8 +111,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const fallbackModel = await pendingFallback;
   for (const candidate of [model, fallbackModel]) if (candidate) assertBudgetPriced(options, candidate);
   const settings = await pendingSettings;
+  const sandbox = await startRunSandbox(options, settings, cwd, session);
   const disallowed = options.disallowedTools ?? [];
-  const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
+  const tools = resolveTools(options, cwd, sandbox).map((tool) => persistence.withCheckpoints(tool));
   // The Agent tool reads the run's context and state when called: they exist by then.
   const top = {} as { context: RunContext; state: RunState };
   if (wantsAgentTool(options)) {
@@ -143,6 +145,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     allow: options.allowedTools ?? [],
     deny: disallowed,
     additionalDirectories: options.additionalDirectories ?? [],
+    ...(sandbox?.policy.autoAllowBashIfSandboxed && {
+      sandboxedBash: (input: unknown) => confinesBash(sandbox, input),
+    }),
   });
   const hooks = await hookRunner(options, settings, cwd, sessionId, () => policy.mode);
   const gate = new ToolGate({ hooks, canUseTool: options.canUseTool, cwd, signal, stamp });
@@ -378,9 +383,19 @@ async function hookRunner(
   });
 }
 
-function resolveTools(options: QueryOptions, cwd: string): AnyTool[] {
+/** Whether a Bash call's input will run inside the sandbox. */
+function confinesBash(sandbox: CommandSandbox, input: unknown): boolean {
+  const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  if (typeof fields.command !== "string") return false;
+  return sandbox.confines({
+    command: fields.command,
+    dangerouslyDisableSandbox: fields.dangerouslyDisableSandbox === true,
+  });
+}
+
+function resolveTools(options: QueryOptions, cwd: string, sandbox: CommandSandbox | undefined): AnyTool[] {
   // Commands never see the keys of the providers Gyre itself talks to, unless listed in passEnv.
-  const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv };
+  const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv, sandbox };
   const builtins = defaultTools({ cwd, bash });
   const tools = options.tools;
   if (tools === undefined) return builtins;

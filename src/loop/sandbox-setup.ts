@@ -1,0 +1,44 @@
+import { homedir } from "node:os";
+import { GyreError } from "../errors/index.js";
+import { mergeSandboxSettings, OsSandbox, resolvePolicy, SandboxSettings } from "../sandbox/index.js";
+import type { LoadedSettings } from "../settings/index.js";
+import type { ToolSession } from "../tools/index.js";
+import type { QueryOptions } from "./options.js";
+
+/**
+ * The run's OS sandbox when the settings files' `sandbox` blocks and the `sandbox` option
+ * (applied last) enable it; undefined otherwise. It cannot start → `sandbox_unavailable`,
+ * before any tool runs. Closed when the session ends (after the commands are stopped,
+ * since it is registered before any of them).
+ */
+export async function startRunSandbox(
+  options: QueryOptions,
+  settings: LoadedSettings,
+  cwd: string,
+  session: ToolSession,
+): Promise<OsSandbox | undefined> {
+  const blocks = settings.files.flatMap((file) => {
+    if (file.settings.sandbox === undefined) return [];
+    const parsed = SandboxSettings.safeParse(file.settings.sandbox);
+    if (!parsed.success) {
+      throw new GyreError("config_error", `${file.path}: invalid "sandbox" settings: ${parsed.error.message}`);
+    }
+    return [parsed.data];
+  });
+  const merged = mergeSandboxSettings([...blocks, ...(options.sandbox ? [options.sandbox] : [])]);
+  if (merged.enabled !== true) return undefined;
+  const disallowed = options.disallowedTools ?? [];
+  const policy = resolvePolicy({
+    settings: merged,
+    workspace: [cwd, ...settings.permissions.additionalDirectories, ...(options.additionalDirectories ?? [])],
+    rules: {
+      allow: [...settings.permissions.allow, ...(options.allowedTools ?? []).map((rule) => ({ rule }))],
+      deny: [...settings.permissions.deny, ...disallowed.map((rule) => ({ rule }))],
+    },
+    cwd,
+    home: homedir(),
+  });
+  const sandbox = await OsSandbox.start({ policy, searchPath: options.env?.PATH ?? process.env.PATH });
+  session.onDispose(() => sandbox.close());
+  return sandbox;
+}

@@ -1,0 +1,102 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import { protectedPathsIn } from "./paths.js";
+import type { SandboxPolicy } from "./policy.js";
+
+/** The port the in-sandbox relay listens on (inside the sandbox's own network namespace). */
+export const PROXY_PORT = 3128;
+
+export interface BwrapLayout {
+  policy: SandboxPolicy;
+  /** The sandbox's private temp (host path, mounted at the same path, writable; $TMPDIR). */
+  temporaryDirectory: string;
+  /** An empty file no one may read, mounted over denied files. */
+  deniedFile: string;
+  /** The proxy's unix socket, when network is allowed to some domains. */
+  proxySocket?: string;
+}
+
+type Mount = { target: string; args: string[]; rank: number };
+
+/**
+ * bubblewrap arguments for the policy: the system read-only, fresh /dev and /proc, empty
+ * read-only /tmp and /run, the workspace and temp writable, denied paths hidden, protected files read-only, and
+ * new PID, network and IPC namespaces (a command's processes die with it; no network but the
+ * proxy). Mounts are ordered by depth so that a deeper rule wins over the one above it.
+ */
+export function bwrapArgs(layout: BwrapLayout): string[] {
+  const { policy } = layout;
+  const mounts: Mount[] = [
+    { target: "/tmp", args: ["--tmpfs", "/tmp"], rank: 0 },
+    { target: "/run", args: ["--tmpfs", "/run"], rank: 0 },
+    bind(layout.temporaryDirectory, true, 1),
+    ...policy.allowUnixSockets.map((socket) => bind(socket, false, 1)),
+    ...policy.writable.map((dir) => bind(dir, true, 1)),
+    ...policy.writable.flatMap((dir) => protectedPathsIn(dir)).map((file) => bind(file, false, 2)),
+    ...policy.denyWrite.map((file) => bind(file, false, 2)),
+    ...policy.denyRead.map((file) => hide(file, layout.deniedFile)),
+  ];
+  if (layout.proxySocket) mounts.push(bind(layout.proxySocket, false, 1));
+  mounts.sort((a, b) => depth(a.target) - depth(b.target) || a.rank - b.rank);
+  return [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    ...mounts.flatMap((mount) => mount.args),
+    // Read-only once the mounts inside it exist: a write to /tmp fails loudly instead of
+    // vanishing into a tmpfs the host never sees ($TMPDIR is the writable temp).
+    "--remount-ro",
+    "/tmp",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--die-with-parent",
+    // A new session: the command cannot push keystrokes into the terminal Gyre runs in (TIOCSTI).
+    "--new-session",
+    "--setenv",
+    "TMPDIR",
+    layout.temporaryDirectory,
+    "--setenv",
+    "GYRE_SANDBOX",
+    "1",
+    ...proxyEnvironment(layout.proxySocket),
+  ];
+}
+
+function bind(target: string, writable: boolean, rank: number): Mount {
+  return { target, args: [writable ? "--bind" : "--ro-bind", target, target], rank };
+}
+
+/** A denied directory becomes an empty, inaccessible tmpfs; a denied file, an unreadable empty file. */
+function hide(target: string, deniedFile: string): Mount {
+  const args = isDirectory(target)
+    ? ["--perms", "0000", "--tmpfs", target, "--remount-ro", target]
+    : ["--ro-bind", deniedFile, target];
+  return { target, args, rank: 3 };
+}
+
+function proxyEnvironment(socket: string | undefined): string[] {
+  if (!socket) return [];
+  const url = `http://127.0.0.1:${PROXY_PORT}`;
+  const names = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
+  const env = [...names.flatMap((name) => ["--setenv", name, url]), "--setenv", "GYRE_SANDBOX_PROXY_SOCKET", socket];
+  // Everything goes through the proxy, local addresses too: it alone decides.
+  return [...env, "--unsetenv", "NO_PROXY", "--unsetenv", "no_proxy"];
+}
+
+function depth(target: string): number {
+  return target.split(path.sep).filter(Boolean).length;
+}
+
+function isDirectory(target: string): boolean {
+  try {
+    return statSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}

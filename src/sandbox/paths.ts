@@ -1,0 +1,67 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * Paths commands cannot read by default: credentials of the usual tools, and Gyre's and
+ * Claude Code's own state (sessions, trust records, OAuth tokens).
+ */
+export const DEFAULT_DENY_READ = [
+  "~/.ssh",
+  "~/.aws",
+  "~/.gnupg",
+  "~/.azure",
+  "~/.kube",
+  "~/.docker/config.json",
+  "~/.config/gcloud",
+  "~/.config/gh",
+  "~/.netrc",
+  "~/.npmrc",
+  "~/.pypirc",
+  "~/.git-credentials",
+  "~/.gyre",
+  "~/.claude/.credentials.json",
+];
+
+/**
+ * Inside a writable directory, what stays read-only: files that control the agent or run
+ * code on their own (git hooks and config, Gyre's and Claude Code's settings, MCP lists), so
+ * that a sandboxed command cannot widen its own limits for the next run.
+ */
+export const PROTECTED_IN_WORKSPACE = [".git/hooks", ".git/config", ".gyre", ".claude", ".mcp.json", ".claude.json"];
+
+/** Where a relative rule path is anchored. */
+export interface PathAnchors {
+  cwd: string;
+  home: string;
+  /** The settings file's project root, for `/path` rule patterns. */
+  root?: string;
+}
+
+/**
+ * A path of a settings list or a `Read(...)`/`Edit(...)` rule as a concrete path to mount,
+ * with Claude Code's anchors (`//abs`, `~/`, `/` from the settings root, `./` and bare from
+ * cwd). A trailing `/**` or `/*` means the directory; a pattern with other glob characters
+ * cannot be a mount and gives undefined (permission rules still apply to Gyre's own tools).
+ */
+export function mountPath(pattern: string, anchors: PathAnchors): string | undefined {
+  let text = pattern.replace(/\/\*\*?$/, "");
+  if (/[*?[\]{}!]/.test(text)) return undefined;
+  if (text.startsWith("//")) text = text.slice(1);
+  else if (text === "~" || text.startsWith("~/")) text = path.join(anchors.home, text.slice(1));
+  else if (text.startsWith("/")) text = anchors.root ? path.join(anchors.root, text) : text;
+  else text = path.resolve(anchors.cwd, text);
+  return path.resolve(text);
+}
+
+/** A `Read(...)`/`Edit(...)` rule's path content when the rule names one of those families. */
+export function rulePath(rule: string, family: "read" | "edit"): string | undefined {
+  const match = /^(\w+)\((.+)\)$/.exec(rule.trim());
+  if (!match) return undefined;
+  const names = family === "read" ? ["Read"] : ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+  return names.includes(match[1] ?? "") ? match[2] : undefined;
+}
+
+/** The protected paths that exist in `dir` (a path that does not exist cannot be mounted over). */
+export function protectedPathsIn(dir: string): string[] {
+  return PROTECTED_IN_WORKSPACE.map((name) => path.join(dir, name)).filter((file) => existsSync(file));
+}
