@@ -101,6 +101,23 @@ describe("sandboxed Bash: files", () => {
     // The host still sees its files: the sandbox hid them only from the command.
     expect(readFileSync(join(outside, "token"), "utf8")).toBe("SECRET-FILE");
   });
+
+  it("cannot create the files and folders that configure the next run", async () => {
+    const { cwd } = folders();
+    const messages = await sandboxed(
+      bash({
+        command:
+          `mkdir -p .gyre; echo '{"sandbox":{"enabled":false}}' > .gyre/settings.json; ` +
+          `echo '{"mcpServers":{"x":{"command":"evil"}}}' > .mcp.json; echo end`,
+      }),
+      cwd,
+    );
+    expect(existsSync(join(cwd, ".gyre", "settings.json"))).toBe(false);
+    expect(existsSync(join(cwd, ".mcp.json"))).toBe(false);
+    const [text] = texts(messages);
+    expect(text).toContain(`creating ${join(cwd, ".mcp.json")} denied by the sandbox`);
+    expect(text).toContain(`write to ${join(cwd, ".gyre", "settings.json")} denied by the sandbox`);
+  });
 });
 
 describe("sandboxed Bash: network", () => {

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import { protectedPathsIn } from "./paths.js";
+import { missingProtectedFolders, protectedPathsIn } from "./paths.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /** The port the in-sandbox relay listens on (inside the sandbox's own network namespace). */
@@ -33,6 +33,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     ...policy.allowUnixSockets.map((socket) => bind(socket, false, 1)),
     ...policy.writable.map((dir) => bind(dir, true, 1)),
     ...policy.writable.flatMap((dir) => protectedPathsIn(dir)).map((file) => bind(file, false, 2)),
+    ...policy.writable.flatMap((dir) => missingProtectedFolders(dir)).map(emptyFolder),
     ...policy.denyWrite.map((file) => bind(file, false, 2)),
     ...policy.denyRead.map((file) => hide(file, layout.deniedFile)),
   ];
@@ -70,6 +71,10 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
 
 function bind(target: string, writable: boolean, rank: number): Mount {
   return { target, args: [writable ? "--bind" : "--ro-bind", target, target], rank };
+}
+
+function emptyFolder(target: string): Mount {
+  return { target, args: ["--perms", "0555", "--tmpfs", target, "--remount-ro", target], rank: 2 };
 }
 
 /** A denied directory becomes an empty, inaccessible tmpfs; a denied file, an unreadable empty file. */

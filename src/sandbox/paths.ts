@@ -61,7 +61,24 @@ export function rulePath(rule: string, family: "read" | "edit"): string | undefi
   return names.includes(match[1] ?? "") ? match[2] : undefined;
 }
 
-/** The protected paths that exist in `dir` (a path that does not exist cannot be mounted over). */
+/** The protected paths that exist in `dir`: mounted read-only over themselves. */
 export function protectedPathsIn(dir: string): string[] {
   return PROTECTED_IN_WORKSPACE.map((name) => path.join(dir, name)).filter((file) => existsSync(file));
+}
+
+/**
+ * Protected folders missing from `dir`: an empty read-only folder is mounted there, so a
+ * command cannot create them (the folder stays on disk, empty). Missing protected files
+ * cannot be held that way (an empty `.mcp.json` would be invalid): see `createdProtectedFiles`.
+ */
+export function missingProtectedFolders(dir: string): string[] {
+  const folders = [".gyre", ".claude", ...(existsSync(path.join(dir, ".git")) ? [".git/hooks"] : [])];
+  return folders.map((name) => path.join(dir, name)).filter((folder) => !existsSync(folder));
+}
+
+/** Protected files of `dirs` that do not exist now. */
+export function missingProtectedFiles(dirs: readonly string[]): string[] {
+  return dirs
+    .flatMap((dir) => [".mcp.json", ".claude.json"].map((name) => path.join(dir, name)))
+    .filter((file) => !existsSync(file));
 }

@@ -1,9 +1,10 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CommandSandbox, SandboxViolation } from "../tools/builtin/index.js";
 import { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
 import { bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
+import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { findViolations } from "./violations.js";
@@ -79,11 +80,15 @@ export class OsSandbox implements CommandSandbox {
     return { file: this.#programs.bwrap, args: [...this.#args, "--chdir", cwd, "--", ...command, ...args] };
   }
 
-  watch(): { finish(output: string): SandboxViolation[] } {
+  watch(cwd: string): { finish(output: string): SandboxViolation[] } {
     const blocked = this.#proxy?.blocked;
     const from = blocked?.length ?? 0;
+    const missing = missingProtectedFiles(this.policy.writable);
     return {
-      finish: (output) => findViolations(output, blocked?.slice(from) ?? [], this.policy, this.temporaryDirectory),
+      finish: (output) => [
+        ...removeCreated(missing),
+        ...findViolations(output, blocked?.slice(from) ?? [], this.policy, this.temporaryDirectory, cwd),
+      ],
     };
   }
 
@@ -95,15 +100,35 @@ export class OsSandbox implements CommandSandbox {
 }
 
 /**
+ * Protected files (`.mcp.json`, …) the command created, removed again: they would configure
+ * the next run, which no sandboxed command may do.
+ */
+function removeCreated(missing: readonly string[]): SandboxViolation[] {
+  return missing.flatMap((file) => {
+    if (!existsSync(file)) return [];
+    rmSync(file, { recursive: true, force: true });
+    return [
+      {
+        kind: "write" as const,
+        target: file,
+        message: `creating ${file} denied by the sandbox (it configures the agent); it was removed`,
+      },
+    ];
+  });
+}
+
+/**
  * Run inside the sandbox before the command: socat relays 127.0.0.1:3128 (where HTTP_PROXY
  * points) to the proxy's socket; the command starts once the port listens (seen in
- * /proc/net/tcp, 0C38 being 3128 and 0A LISTEN), so its first request cannot race the relay.
+ * /proc/net/tcp: 0100007F:0C38 is 127.0.0.1:3128, 0A is LISTEN), so its first request cannot
+ * race the relay. The wait reads the table with shell builtins only: no process per check.
  */
 function relayScript(socat: string): string {
-  const port = PROXY_PORT.toString(16).toUpperCase().padStart(4, "0");
+  const address = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, "0")}`;
   return [
     `'${socat}' TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$GYRE_SANDBOX_PROXY_SOCKET" </dev/null >/dev/null 2>&1 &`,
-    `i=0; while [ $i -lt 1000 ] && ! grep -q ':${port} 00000000:0000 0A' /proc/net/tcp 2>/dev/null; do sleep 0.002; i=$((i+1)); done`,
+    `listening() { while read -r _ a _ s _; do [ "$a" = ${address} ] && [ "$s" = 0A ] && return 0; done </proc/net/tcp; return 1; }`,
+    "i=0; until listening || [ $i -ge 100000 ]; do i=$((i+1)); done",
     'exec "$0" "$@"',
   ].join("\n");
 }

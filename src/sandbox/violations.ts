@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { SandboxViolation } from "../tools/builtin/index.js";
 import type { SandboxPolicy } from "./policy.js";
 import type { BlockedConnection } from "./proxy.js";
@@ -15,6 +16,7 @@ export function findViolations(
   blocked: readonly BlockedConnection[],
   policy: SandboxPolicy,
   temporaryDirectory: string,
+  cwd: string,
 ): SandboxViolation[] {
   const found = new Map<string, SandboxViolation>();
   const add = (violation: SandboxViolation) => found.set(`${violation.kind} ${violation.target}`, violation);
@@ -30,10 +32,10 @@ export function findViolations(
   }
   for (const line of output.split("\n")) {
     if (/read-only file system/i.test(line)) {
-      const target = pathIn(line) ?? "(a path outside the writable directories)";
+      const target = pathIn(line, cwd) ?? "(a path outside the writable directories)";
       add({ kind: "write", target, message: `write to ${target} denied by the sandbox; writable: ${writable}` });
     } else if (/permission denied|no such file or directory/i.test(line)) {
-      const target = pathIn(line);
+      const target = pathIn(line, cwd);
       const denied = target && policy.denyRead.find((dir) => target === dir || target.startsWith(`${dir}/`));
       if (denied)
         add({ kind: "read", target, message: `read of ${target} denied by the sandbox (${denied} is not readable)` });
@@ -53,12 +55,12 @@ export function findViolations(
 }
 
 /**
- * The path an error line is about: the one right before the error text (`bash: /x: Read-only
+ * The path an error line is about (relative ones resolved against `cwd`): the one right before the error text (`bash: /x: Read-only
  * file system`), else the first quoted one (`touch: cannot touch '/x': …`), else the first bare one.
  */
-function pathIn(line: string): string | undefined {
-  const before = /(\/[^\s:'"]+): (?:read-only file system|permission denied|no such file)/i.exec(line);
-  if (before) return before[1];
+function pathIn(line: string, cwd: string): string | undefined {
+  const before = /([^\s:'"]+): (?:read-only file system|permission denied|no such file)/i.exec(line);
+  if (before?.[1] && (before[1].includes("/") || before[1].includes("."))) return path.resolve(cwd, before[1]);
   const quoted = /['"‘`](\/[^'"’`]*)['"’`]/.exec(line);
   if (quoted) return quoted[1];
   const bare = /(?:^|\s)(\/[^\s:'"]+)/.exec(line);

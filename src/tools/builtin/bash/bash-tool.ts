@@ -76,7 +76,7 @@ async function run(
   const spills = spillDirectoryOf(context.session);
   const calls = foregroundCallsOf(context.session);
   const sandbox = confiningSandbox(input, options);
-  const watch = sandbox?.watch();
+  const watch = sandbox?.watch(context.cwd);
   const running = runForeground({
     sandbox,
     command: input.command,

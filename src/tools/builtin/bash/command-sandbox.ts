@@ -12,8 +12,8 @@ export interface CommandSandbox {
   wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] };
   /** A host directory the confined command can read (and write): where long scripts are put. */
   readonly temporaryDirectory: string;
-  /** Start noting what the sandbox blocks; `finish` is given the command's output. */
-  watch(): { finish(output: string): SandboxViolation[] };
+  /** Start noting what the sandbox blocks for a command run in `cwd`; `finish` is given its output. */
+  watch(cwd: string): { finish(output: string): SandboxViolation[] };
 }
 
 /** Something the sandbox blocked, in words the model can act on. */
