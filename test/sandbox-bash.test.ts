@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GyreError, type QueryOptions, SDKMessage, type SDKMessage as Message } from "../src/index.js";
+import { OsSandbox, resolvePolicy } from "../src/sandbox/index.js";
+import { defaultTools, GyreError, type QueryOptions, SDKMessage, type SDKMessage as Message } from "../src/index.js";
 import { type MockScript, mockTurn } from "../src/testing/index.js";
 import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
@@ -215,6 +216,38 @@ describe("sandboxed Bash: processes", () => {
     expect(readFileSync(join(cwd, "inside.txt"), "utf8")).toBe("bg-inside\n");
     expect(existsSync(join(outside, "bg.txt"))).toBe(false);
     expect(texts(messages)[1]).toContain("Read-only file system");
+  });
+});
+
+describe("sandboxed Bash under a pseudo-terminal", () => {
+  it("runs pty commands in the same sandbox", async () => {
+    const { cwd, outside } = folders();
+    const policy = resolvePolicy({
+      settings: { enabled: true },
+      workspace: [cwd],
+      rules: { allow: [], deny: [] },
+      cwd,
+      home: homedir(),
+    });
+    const sandbox = await OsSandbox.start({ policy });
+    try {
+      const messages = await withMock(
+        bash({ command: `tty >/dev/null && echo on-a-tty; echo in > inside.txt; echo out > ${outside}/f` }),
+        (server) =>
+          runQuery(server, anthropic, "go", {
+            cwd,
+            permissionMode: "bypassPermissions",
+            tools: defaultTools({ cwd, bash: { pty: true, sandbox } }),
+          }),
+      );
+      const [text] = texts(messages);
+      expect(text).toContain("on-a-tty");
+      expect(existsSync(join(cwd, "inside.txt"))).toBe(true);
+      expect(existsSync(join(outside, "f"))).toBe(false);
+      expect(text).toContain(`write to ${outside}/f denied by the sandbox`);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

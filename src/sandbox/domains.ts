@@ -28,8 +28,11 @@ function normalHost(host: string): string {
 
 /** `host:port` of a CONNECT target or an absolute URL; undefined when it names neither. */
 export function parseTarget(target: string, defaultPort: number): { host: string; port: number } | undefined {
+  const absolute = target.includes("://");
+  // A CONNECT target is `host:port`, nothing more.
+  if (!absolute && !/^[^/?#@]+$/.test(target)) return undefined;
   try {
-    const url = new URL(target.includes("://") ? target : `http://${target}`);
+    const url = new URL(absolute ? target : `http://${target}`);
     const port = url.port === "" ? (url.protocol === "https:" ? 443 : defaultPort) : Number(url.port);
     return url.hostname ? { host: normalHost(url.hostname), port } : undefined;
   } catch {
