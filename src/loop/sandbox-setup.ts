@@ -2,20 +2,17 @@ import { homedir } from "node:os";
 import { GyreError } from "../errors/index.js";
 import { mergeSandboxSettings, OsSandbox, resolvePolicy, SandboxSettings } from "../sandbox/index.js";
 import type { LoadedSettings } from "../settings/index.js";
-import type { ToolSession } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
 
 /**
  * The run's OS sandbox when the settings files' `sandbox` blocks and the `sandbox` option
  * (applied last) enable it; undefined otherwise. It cannot start → `sandbox_unavailable`,
- * before any tool runs. Closed when the session ends (after the commands are stopped,
- * since it is registered before any of them).
+ * before any tool runs. The caller closes it when the session ends.
  */
 export async function startRunSandbox(
   options: QueryOptions,
   settings: LoadedSettings,
   cwd: string,
-  session: ToolSession,
 ): Promise<OsSandbox | undefined> {
   const blocks = settings.files.flatMap((file) => {
     if (file.settings.sandbox === undefined) return [];
@@ -38,7 +35,5 @@ export async function startRunSandbox(
     cwd,
     home: homedir(),
   });
-  const sandbox = await OsSandbox.start({ policy, searchPath: options.env?.PATH ?? process.env.PATH });
-  session.onDispose(() => sandbox.close());
-  return sandbox;
+  return OsSandbox.start({ policy, searchPath: options.env?.PATH ?? process.env.PATH });
 }

@@ -38,6 +38,7 @@ import type { Persistence } from "./persistence.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import type { RunContext } from "./run-context.js";
 import { newRunState, type RunState, useModel } from "./run-state.js";
+import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import { runAgents, type SubagentSettings, subagentTool } from "./subagents.js";
 import { ToolGate } from "./tool-gate.js";
@@ -103,7 +104,11 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const pendingPrompt = quiet(
     new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
   );
-  const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings));
+  // Started once the settings are read; stdio MCP servers with `sandbox: true` wait for it.
+  const pendingSandbox = quiet(pendingSettings.then((settings) => startRunSandbox(options, settings, cwd)));
+  // Registered before the MCP servers' and every command's cleanup, so it runs after them.
+  session.onDispose(async () => (await pendingSandbox.catch(() => undefined))?.close());
+  const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings, pendingSandbox));
   const pendingAgents = quiet(runAgentDefinitions(options, cwd));
   // Registered at once, so the servers close when the run ends even if setup fails further on.
   session.onDispose(async () => (await pendingMcp.catch(() => undefined))?.servers?.close());
@@ -111,7 +116,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const fallbackModel = await pendingFallback;
   for (const candidate of [model, fallbackModel]) if (candidate) assertBudgetPriced(options, candidate);
   const settings = await pendingSettings;
-  const sandbox = await startRunSandbox(options, settings, cwd, session);
+  const sandbox = await pendingSandbox;
   const disallowed = options.disallowedTools ?? [];
   const tools = resolveTools(options, cwd, sandbox).map((tool) => persistence.withCheckpoints(tool));
   // The Agent tool reads the run's context and state when called: they exist by then.
@@ -256,6 +261,7 @@ function connectMcp(
   cwd: string,
   signal: AbortSignal,
   settings: Promise<LoadedSettings>,
+  sandbox: Promise<OsSandbox | undefined>,
 ): Promise<RunMcpServers> {
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
@@ -272,6 +278,8 @@ function connectMcp(
     settings,
     limits: mcpCallLimits(env),
     onElicitation: options.onElicitation,
+    // A failed sandbox fails the run (below), not each server on its own.
+    sandbox: sandbox.catch(() => undefined),
   });
 }
 
