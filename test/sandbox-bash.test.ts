@@ -198,6 +198,26 @@ describe("sandboxed Bash: processes", () => {
     expect(processesWith(`sleep ${seconds}`)).toEqual([]);
   });
 
+  it("holds when Gyre runs as root: no capabilities, kernel knobs read-only, hidden paths stay hidden", async () => {
+    const { cwd, outside } = folders();
+    mkdirSync(join(outside, "keys"));
+    writeFileSync(join(outside, "keys", "id"), "SECRET");
+    const messages = await sandboxed(
+      bash({
+        command:
+          "grep CapEff /proc/self/status; [ -w /proc/sys/kernel/core_pattern ] && echo KNOB-WRITABLE; " +
+          `umount ${outside}/keys 2>/dev/null; cat ${outside}/keys/id; echo end`,
+      }),
+      cwd,
+      { sandbox: { filesystem: { denyRead: [`${outside}/keys`] } } },
+    );
+    const [text] = texts(messages);
+    expect(text).toContain("CapEff:\t0000000000000000");
+    expect(text).not.toContain("KNOB-WRITABLE");
+    expect(text).not.toContain("SECRET");
+    expect(text).toContain("end");
+  });
+
   it("keeps a background command sandboxed", async () => {
     const { cwd, outside } = folders();
     const script: MockScript = {

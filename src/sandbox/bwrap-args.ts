@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { missingProtectedFolders, protectedPathsIn } from "./paths.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -15,6 +15,12 @@ export interface BwrapLayout {
   /** The proxy's unix socket, when network is allowed to some domains. */
   proxySocket?: string;
 }
+
+/**
+ * Kernel knobs under /proc that root may write by file mode alone (`kernel.core_pattern` runs
+ * a program as root on the host): read-only, as when Gyre runs as root they would not be.
+ */
+const PROC_COVERS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
 
 type Mount = { target: string; args: string[]; rank: number };
 
@@ -47,11 +53,16 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     "/dev",
     "--proc",
     "/proc",
+    ...PROC_COVERS.filter((entry) => existsSync(entry)).flatMap((entry) => ["--ro-bind", entry, entry]),
     ...mounts.flatMap((mount) => mount.args),
     // Read-only once the mounts inside it exist: a write to /tmp fails loudly instead of
     // vanishing into a tmpfs the host never sees ($TMPDIR is the writable temp).
     "--remount-ro",
     "/tmp",
+    // Gyre may run as root: without this the command would keep root's capabilities and could
+    // simply unmount what hides the denied paths.
+    "--cap-drop",
+    "ALL",
     "--unshare-pid",
     "--unshare-net",
     "--unshare-ipc",
