@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -72,7 +72,9 @@ export function protectedPathsIn(dir: string): string[] {
  * cannot be held that way (an empty `.mcp.json` would be invalid): see `createdProtectedFiles`.
  */
 export function missingProtectedFolders(dir: string): string[] {
-  const folders = [".gyre", ".claude", ...(existsSync(path.join(dir, ".git")) ? [".git/hooks"] : [])];
+  // In a git worktree `.git` is a file (its hooks live in the main checkout's folder).
+  const gitFolder = statSync(path.join(dir, ".git"), { throwIfNoEntry: false })?.isDirectory() === true;
+  const folders = [".gyre", ".claude", ...(gitFolder ? [".git/hooks"] : [])];
   return folders.map((name) => path.join(dir, name)).filter((folder) => !existsSync(folder));
 }
 

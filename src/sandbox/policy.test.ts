@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bwrapArgs } from "./bwrap-args.js";
-import { mountPath } from "./paths.js";
+import { missingProtectedFolders, mountPath } from "./paths.js";
 import { isExcluded, resolvePolicy } from "./policy.js";
 import { mergeSandboxSettings } from "./settings.js";
 
@@ -83,6 +83,17 @@ describe("bwrapArgs", () => {
     for (const flag of ["--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session"])
       expect(args).toContain(flag);
     expect(args).not.toContain("HTTP_PROXY");
+  });
+});
+
+describe("missingProtectedFolders", () => {
+  it("holds .git/hooks only in a real .git folder: in a worktree .git is a file", () => {
+    const repo = mkdtempSync(path.join(tmpdir(), "gyre-repo-"));
+    mkdirSync(path.join(repo, ".git"));
+    expect(missingProtectedFolders(repo)).toEqual([".gyre", ".claude", ".git/hooks"].map((n) => path.join(repo, n)));
+    const worktree = mkdtempSync(path.join(tmpdir(), "gyre-worktree-"));
+    writeFileSync(path.join(worktree, ".git"), "gitdir: /elsewhere\n");
+    expect(missingProtectedFolders(worktree)).toEqual([".gyre", ".claude"].map((n) => path.join(worktree, n)));
   });
 });
 
