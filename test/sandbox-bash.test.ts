@@ -121,6 +121,29 @@ describe("sandboxed Bash: files", () => {
   });
 });
 
+describe("sandboxed Bash: a denied folder around the workspace", () => {
+  it("hides the rest of it while the workspace inside stays usable, and Gyre's state is unreadable", async () => {
+    const { outside } = folders();
+    const cwd = join(outside, "project");
+    mkdirSync(cwd);
+    writeFileSync(join(outside, "sibling.txt"), "SECRET-SIBLING");
+    const gyreHome = process.env.GYRE_HOME;
+    expect(gyreHome).toBeTruthy();
+    writeFileSync(join(gyreHome!, "probe.txt"), "SECRET-STATE");
+    const messages = await sandboxed(
+      bash({ command: `echo ok > in.txt && cat in.txt; cat ../sibling.txt; cat ${gyreHome}/probe.txt; echo end` }),
+      cwd,
+      { sandbox: { filesystem: { denyRead: [outside] } } },
+    );
+    const [text] = texts(messages);
+    expect(text).toContain("ok\n");
+    expect(text).toContain("end");
+    expect(text).not.toContain("SECRET-SIBLING");
+    expect(text).not.toContain("SECRET-STATE");
+    expect(readFileSync(join(cwd, "in.txt"), "utf8")).toBe("ok\n");
+  });
+});
+
 describe("sandboxed Bash: network", () => {
   let allowed: Server;
   let other: Server;

@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import path from "node:path";
 import { GyreError } from "../errors/index.js";
 import { mergeSandboxSettings, OsSandbox, resolvePolicy, SandboxSettings } from "../sandbox/index.js";
 import type { LoadedSettings } from "../settings/index.js";
@@ -34,6 +35,14 @@ export async function startRunSandbox(
     },
     cwd,
     home: homedir(),
+    stateDirectories: stateDirectories({ ...process.env, ...options.env }),
   });
   return OsSandbox.start({ policy, searchPath: options.env?.PATH ?? process.env.PATH });
+}
+
+/** Where Gyre keeps sessions and trust records when the environment moves them from ~/.gyre. */
+function stateDirectories(env: Record<string, string | undefined>): string[] {
+  return [env.GYRE_HOME, env.XDG_DATA_HOME && path.join(env.XDG_DATA_HOME, "gyre")].filter(
+    (dir): dir is string => typeof dir === "string" && path.isAbsolute(dir),
+  );
 }

@@ -41,7 +41,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     ...policy.writable.flatMap((dir) => protectedPathsIn(dir)).map((file) => bind(file, false, 2)),
     ...policy.writable.flatMap((dir) => missingProtectedFolders(dir)).map(emptyFolder),
     ...policy.denyWrite.map((file) => bind(file, false, 2)),
-    ...policy.denyRead.map((file) => hide(file, layout.deniedFile)),
+    ...policy.denyRead.map((file) => hide(file, layout.deniedFile, holdsMounts(file, layout))),
   ];
   if (layout.proxySocket) mounts.push(bind(layout.proxySocket, false, 1));
   mounts.sort((a, b) => depth(a.target) - depth(b.target) || a.rank - b.rank);
@@ -88,12 +88,27 @@ function emptyFolder(target: string): Mount {
   return { target, args: ["--perms", "0555", "--tmpfs", target, "--remount-ro", target], rank: 2 };
 }
 
-/** A denied directory becomes an empty, inaccessible tmpfs; a denied file, an unreadable empty file. */
-function hide(target: string, deniedFile: string): Mount {
-  const args = isDirectory(target)
-    ? ["--perms", "0000", "--tmpfs", target, "--remount-ro", target]
-    : ["--ro-bind", deniedFile, target];
+/**
+ * A denied directory becomes an empty, inaccessible tmpfs; a denied file, an unreadable empty
+ * file. A denied directory that holds a writable one (`denyRead: ["~"]` with the workspace in
+ * ~/project) stays traversable and writable, empty but for the mounts that lead to it.
+ */
+function hide(target: string, deniedFile: string, holdsMounts: boolean): Mount {
+  if (!isDirectory(target)) return { target, args: ["--ro-bind", deniedFile, target], rank: 3 };
+  const args = holdsMounts
+    ? ["--perms", "0755", "--tmpfs", target]
+    : ["--perms", "0000", "--tmpfs", target, "--remount-ro", target];
   return { target, args, rank: 3 };
+}
+
+/** Whether a writable directory, the temp or the proxy socket lies below `dir`. */
+function holdsMounts(dir: string, layout: BwrapLayout): boolean {
+  const below = [
+    ...layout.policy.writable,
+    layout.temporaryDirectory,
+    ...(layout.proxySocket ? [layout.proxySocket] : []),
+  ];
+  return below.some((target) => target.startsWith(`${dir}${path.sep}`));
 }
 
 function proxyEnvironment(socket: string | undefined): string[] {

@@ -57,6 +57,16 @@ describe("resolvePolicy", () => {
     expect(policy.denyRead).toEqual([path.join(cwd, "note"), path.join(cwd, "secrets")]);
     expect(policy.denyWrite).toEqual([path.join(cwd, "locked")]);
     expect(policy.allowUnsandboxedCommands).toBe(true);
+    const state = mkdtempSync(path.join(tmpdir(), "gyre-state-"));
+    const withState = resolvePolicy({
+      settings: {},
+      workspace: [cwd],
+      rules: { allow: [], deny: [] },
+      cwd,
+      home: cwd,
+      stateDirectories: [state],
+    });
+    expect(withState.denyRead).toEqual([state]);
     expect(policy.autoAllowBashIfSandboxed).toBe(true);
   });
 });

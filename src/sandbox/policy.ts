@@ -33,6 +33,8 @@ export interface PolicyInput {
   rules: { allow: readonly SandboxRule[]; deny: readonly SandboxRule[] };
   cwd: string;
   home: string;
+  /** More unreadable paths: Gyre's state folders named by the environment (`GYRE_HOME`). */
+  stateDirectories?: readonly string[];
 }
 
 /** Resolve settings and permission rules (as Claude Code maps them) to a policy. */
@@ -56,6 +58,7 @@ export function resolvePolicy(input: PolicyInput): SandboxPolicy {
     ]),
     denyRead: unique([
       ...fromList(DEFAULT_DENY_READ),
+      ...fromList(input.stateDirectories),
       ...fromList(filesystem.denyRead),
       ...fromRules(input.rules.deny, "read"),
     ]),
