@@ -8,6 +8,7 @@ import {
 } from "node:http";
 import { connect, type Socket } from "node:net";
 import { isAllowedHost, parseTarget } from "./domains.js";
+import { guardedLookup } from "./guarded-lookup.js";
 
 /** A connection the proxy refused. */
 export interface BlockedConnection {
@@ -65,13 +66,16 @@ export class FilteringProxy {
       client.end(refusal(target, "HTTP/1.1"));
       return;
     }
-    const upstream = connect(target.port, target.host, () => {
+    const upstream = connect({ port: target.port, host: target.host, lookup: guardedLookup }, () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
     });
-    upstream.on("error", () => client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n"));
+    upstream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EGYRESANDBOX") this.blocked.push({ ...target, at: Date.now() });
+      client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+    });
     client.on("close", () => upstream.destroy());
   }
 
@@ -86,13 +90,21 @@ export class FilteringProxy {
     const headers: OutgoingHttpHeaders = { ...req.headers };
     for (const name of Object.keys(headers)) if (name.startsWith("proxy-")) delete headers[name];
     const upstream = request(
-      { host: target.host, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers },
+      {
+        host: target.host,
+        port: target.port,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        lookup: guardedLookup,
+      },
       (response) => {
         res.writeHead(response.statusCode ?? 502, response.headers);
         response.pipe(res);
       },
     );
-    upstream.on("error", () => {
+    upstream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EGYRESANDBOX") this.blocked.push({ ...target, at: Date.now() });
       if (!res.headersSent) res.writeHead(502);
       res.end();
     });
