@@ -103,6 +103,24 @@ describe("sandboxed Bash: files", () => {
     expect(readFileSync(join(outside, "token"), "utf8")).toBe("SECRET-FILE");
   });
 
+  it("cannot move .git, .gyre or .claude aside to put others in their place", async () => {
+    const { cwd } = folders();
+    for (const dir of [".git/hooks", ".claude"]) mkdirSync(join(cwd, dir), { recursive: true });
+    writeFileSync(join(cwd, ".git", "config"), "[core]\n");
+    const messages = await sandboxed(
+      bash({
+        command:
+          "mv .git .git-old; mv .claude .claude-old; mv .gyre .gyre-old; " +
+          "mkdir -p .git/hooks && echo 'touch /tmp/pwned' > .git/hooks/pre-commit; echo end",
+      }),
+      cwd,
+    );
+    expect(texts(messages)[0]).toContain("end");
+    for (const moved of [".git-old", ".claude-old", ".gyre-old"]) expect(existsSync(join(cwd, moved))).toBe(false);
+    expect(existsSync(join(cwd, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(readFileSync(join(cwd, ".git", "config"), "utf8")).toBe("[core]\n");
+  });
+
   it("cannot create the files and folders that configure the next run", async () => {
     const { cwd } = folders();
     const messages = await sandboxed(

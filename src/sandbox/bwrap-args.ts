@@ -38,6 +38,9 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     bind(layout.temporaryDirectory, true, 1),
     ...policy.allowUnixSockets.map((socket) => bind(socket, false, 1)),
     ...policy.writable.map((dir) => bind(dir, true, 1)),
+    // A writable .git mounted on itself cannot be renamed away and replaced by one whose hooks
+    // the host's git would run (its read-only hooks and config below are mount points too).
+    ...policy.writable.flatMap((dir) => gitFolderOf(dir)).map((folder) => bind(folder, true, 1)),
     ...policy.writable.flatMap((dir) => protectedPathsIn(dir)).map((file) => bind(file, false, 2)),
     ...policy.writable.flatMap((dir) => missingProtectedFolders(dir)).map(emptyFolder),
     ...policy.denyWrite.map((file) => bind(file, false, 2)),
@@ -130,4 +133,9 @@ function isDirectory(target: string): boolean {
   } catch {
     return false;
   }
+}
+
+function gitFolderOf(dir: string): string[] {
+  const folder = path.join(dir, ".git");
+  return isDirectory(folder) ? [folder] : [];
 }
