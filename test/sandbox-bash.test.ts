@@ -265,11 +265,12 @@ describe("sandboxed Bash: processes", () => {
       mode: "sequential",
       turns: [
         mockTurn.toolUse("Bash", {
-          command: `{ echo bg > ${outside}/bg.txt; } 2> err.txt; echo bg-inside > inside.txt; touch finished`,
+          command: `{ echo bg > ${outside}/bg.txt; } 2> err.txt; cat err.txt; echo bg-inside > inside.txt; touch finished`,
           run_in_background: true,
         }),
         // Waits on the background command's own signal that it is done.
         mockTurn.toolUse("Bash", { command: "until [ -e finished ]; do sleep 0.05; done; cat err.txt" }),
+        mockTurn.toolUse("BashOutput", { bash_id: "bash_1" }),
         mockTurn.text("done"),
       ],
     };
@@ -277,6 +278,13 @@ describe("sandboxed Bash: processes", () => {
     expect(readFileSync(join(cwd, "inside.txt"), "utf8")).toBe("bg-inside\n");
     expect(existsSync(join(outside, "bg.txt"))).toBe(false);
     expect(texts(messages)[1]).toContain("Read-only file system");
+    // Its output did not go through the foreground report: BashOutput reports what was blocked.
+    expect(texts(messages)[2]).toContain(`write to ${outside}/bg.txt denied by the sandbox`);
+    expect(
+      violations(messages)
+        .at(-1)
+        ?.violations.map((v) => v.target),
+    ).toEqual([`${outside}/bg.txt`]);
   });
 });
 
