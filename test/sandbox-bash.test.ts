@@ -111,13 +111,15 @@ describe("sandboxed Bash: files", () => {
       bash({
         command:
           "mv .git .git-old; mv .claude .claude-old; mv .gyre .gyre-old; " +
-          "mkdir -p .git/hooks && echo 'touch /tmp/pwned' > .git/hooks/pre-commit; echo end",
+          "mkdir -p .git/hooks && echo 'touch /tmp/pwned' > .git/hooks/pre-commit; " +
+          "echo ../elsewhere > .git/commondir; echo end",
       }),
       cwd,
     );
     expect(texts(messages)[0]).toContain("end");
     for (const moved of [".git-old", ".claude-old", ".gyre-old"]) expect(existsSync(join(cwd, moved))).toBe(false);
     expect(existsSync(join(cwd, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(existsSync(join(cwd, ".git", "commondir"))).toBe(false);
     expect(readFileSync(join(cwd, ".git", "config"), "utf8")).toBe("[core]\n");
   });
 

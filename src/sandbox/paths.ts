@@ -78,9 +78,16 @@ export function missingProtectedFolders(dir: string): string[] {
   return folders.map((name) => path.join(dir, name)).filter((folder) => !existsSync(folder));
 }
 
-/** Protected files of `dirs` that do not exist now. */
+/**
+ * Protected files of `dirs` that do not exist now; `.git/commondir` among them, which would
+ * send the host's git to another folder's config and hooks.
+ */
 export function missingProtectedFiles(dirs: readonly string[]): string[] {
   return dirs
-    .flatMap((dir) => [".mcp.json", ".claude.json"].map((name) => path.join(dir, name)))
-    .filter((file) => !existsSync(file));
+    .flatMap((dir) => [".mcp.json", ".claude.json", ".git/commondir"].map((name) => path.join(dir, name)))
+    .filter((file) => !existsSync(file) && isDirectory(path.dirname(file)));
+}
+
+function isDirectory(dir: string): boolean {
+  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
 }
