@@ -47,6 +47,7 @@ export {
   SDKHookResponseMessage,
   SDKMessage,
   SDKModelFallbackMessage,
+  SDKSandboxViolationMessage,
   SDKPartialAssistantMessage,
   SDKResultMessage,
   SDKSystemInitMessage,

@@ -125,6 +125,7 @@ describe("query() options are checked before anything runs", () => {
         additionalDirectories: [],
         settingSources: [],
         requireProjectTrust: false,
+        sandbox: { enabled: false },
         doomLoopThreshold: 3,
         loopControlTools: false,
         maxToolReminders: 1,

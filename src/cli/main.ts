@@ -46,6 +46,8 @@ Options of run:
                                           files' (repeatable); --strict-mcp-config: only these
   --loop-control                          add task_completion, ask_question and converse; questions are
                                           asked on the terminal and the run goes on with the answer
+  --sandbox                               run Bash inside the OS sandbox (bubblewrap): writes only in
+                                          the workspace, no network but sandbox.network.allowedDomains
   --max-retries N  --fallback-model provider/model-id   used for the rest of the run when a call fails for good
   --resume ID  --continue  --fork-session  continue a stored session (or the latest one)
   --no-session-persistence                save nothing

@@ -46,6 +46,7 @@ export async function runCommand(args: string[]): Promise<number> {
       "mcp-config": { type: "string", multiple: true },
       "strict-mcp-config": { type: "boolean", default: false },
       "loop-control": { type: "boolean", default: false },
+      sandbox: { type: "boolean", default: false },
       resume: { type: "string", short: "r" },
       continue: { type: "boolean", short: "c", default: false },
       "fork-session": { type: "boolean", default: false },
@@ -88,6 +89,8 @@ export async function runCommand(args: string[]): Promise<number> {
     requireProjectTrust: !values["trust-project"],
     ...(values["mcp-config"] && { mcpServers: await mcpServersOf(values["mcp-config"]) }),
     strictMcpConfig: values["strict-mcp-config"],
+    // On top of the settings files' sandbox block, which still sets domains, paths, exclusions.
+    ...(values.sandbox && { sandbox: { enabled: true } }),
     resume: values.resume,
     continue: values.continue,
     forkSession: values["fork-session"],

@@ -90,6 +90,13 @@ export type GyreErrorCode =
    * The message names the server and says why.
    */
   | "mcp_server_unavailable"
+  /**
+   * The run asked for the OS sandbox (`sandbox.enabled`, `gyre run --sandbox`) and it cannot
+   * start: no bubblewrap (or socat, for allowed network domains), no user namespaces, not
+   * Linux. Raised before any tool runs; the message says what to install or change. A run
+   * never falls back to running commands unsandboxed.
+   */
+  | "sandbox_unavailable"
   /** A callback that feeds the run failed: the system prompt's `retrieveContext`. */
   | "hook_error"
   /**

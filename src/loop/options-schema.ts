@@ -3,6 +3,7 @@ import { GyreError } from "../errors/index.js";
 import { McpServersOption } from "../mcp/index.js";
 import { ProviderConfig } from "../model/index.js";
 import { PermissionMode } from "../protocol/index.js";
+import { SandboxSettings } from "../sandbox/index.js";
 import { AgentsOption } from "../subagents/index.js";
 import type { QueryOptions } from "./options.js";
 
@@ -24,7 +25,6 @@ const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   betas: "pass provider headers or options with `providers` and `providerOptions`",
   enableFileCheckpointing: "Write and Edit always keep checkpoints; use `query.rewindFiles(uuid)`",
   plugins: "plugins are not supported",
-  sandbox: "sandboxing is not supported yet",
   settings: "use `settingSources` to read settings files",
   managedSettings: "use `settingSources` to read settings files",
   skills: "skills are not supported",
@@ -173,6 +173,7 @@ const shape = {
   additionalDirectories: stringList.optional(),
   settingSources: z.array(z.enum(["user", "project", "local"])).optional(),
   requireProjectTrust: z.boolean().optional(),
+  sandbox: SandboxSettings.optional(),
   doomLoopThreshold: nonNegativeInt.optional(),
   loopControlTools: z.boolean().optional(),
   maxToolReminders: nonNegativeInt.optional(),

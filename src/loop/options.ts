@@ -6,6 +6,7 @@ import type { McpServerConfig, OnElicitation } from "../mcp/index.js";
 import type { AgentDefinition } from "../subagents/index.js";
 import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
+import type { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { OutputFormat } from "../tools/builtin/index.js";
 import type { AnyTool } from "../tools/index.js";
@@ -128,6 +129,14 @@ export interface QueryOptions {
    * trusts them. The CLI sets it.
    */
   requireProjectTrust?: boolean;
+  /**
+   * Run Bash commands (foreground, background, pty) inside the OS sandbox (bubblewrap), in
+   * Claude Code's `sandbox` settings shape: `{ enabled: true, network: { allowedDomains },
+   * filesystem: { denyRead, allowWrite, denyWrite }, excludedCommands, autoAllowBashIfSandboxed,
+   * allowUnsandboxedCommands }`. Applied over the `sandbox` blocks of the settings files. When
+   * enabled and the sandbox cannot start, the run fails with `sandbox_unavailable` before any tool runs.
+   */
+  sandbox?: SandboxSettings;
   /** Identical consecutive tool calls that count as a doom loop (default 3; 0 turns detection off). */
   doomLoopThreshold?: number;
   /**

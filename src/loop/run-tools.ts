@@ -204,7 +204,12 @@ async function runOne(
         emit: (event) => {
           if (event.type === "progress") progress.report(event.data);
           else if (event.type === "message") queue.push(fromSubagent(event.message, call.id));
-          else queue.push(context.stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
+          else if (event.type === "sandbox_violation") {
+            const { violations } = event;
+            queue.push(
+              context.stamp.stamp({ type: "system", subtype: "sandbox_violation", tool_use_id: call.id, violations }),
+            );
+          } else queue.push(context.stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
         },
       },
       { timeoutMs: tool.timeoutMs ?? context.limits.toolTimeoutMs },

@@ -29,7 +29,7 @@ import {
   mergeSettings,
 } from "../settings/index.js";
 import { type AgentDefinition, type AgentFile, loadAgentFiles } from "../subagents/index.js";
-import { defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
+import { type CommandSandbox, defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
 import { activeContext, checkAgents, DEFAULT_MAX_HANDOFFS, Handoffs, subagentParentContext } from "./handoffs.js";
@@ -39,8 +39,10 @@ import type { Persistence } from "./persistence.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import type { RunContext } from "./run-context.js";
 import { newRunState, type RunState, useModel } from "./run-state.js";
+import type { OsSandbox } from "../sandbox/index.js";
 import { BackgroundAgents } from "./background-agents.js";
 import { RunChannel } from "./run-channel.js";
+import { startRunSandbox } from "./sandbox-setup.js";
 import { runAgents, type SubagentSettings, subagentOutputTool, subagentTool } from "./subagents.js";
 import { ToolGate } from "./tool-gate.js";
 
@@ -105,7 +107,11 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const pendingPrompt = quiet(
     new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
   );
-  const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings));
+  // Started once the settings are read; stdio MCP servers with `sandbox: true` wait for it.
+  const pendingSandbox = quiet(pendingSettings.then((settings) => startRunSandbox(options, settings, cwd)));
+  // Registered before the MCP servers' and every command's cleanup, so it runs after them.
+  session.onDispose(async () => (await pendingSandbox.catch(() => undefined))?.close());
+  const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings, pendingSandbox));
   const pendingAgents = quiet(runAgentDefinitions(options, cwd));
   // Registered at once, so the servers close when the run ends even if setup fails further on.
   session.onDispose(async () => (await pendingMcp.catch(() => undefined))?.servers?.close());
@@ -113,8 +119,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const fallbackModel = await pendingFallback;
   for (const candidate of [model, fallbackModel]) if (candidate) assertBudgetPriced(options, candidate);
   const settings = await pendingSettings;
+  const sandbox = await pendingSandbox;
   const disallowed = options.disallowedTools ?? [];
-  const tools = resolveTools(options, cwd).map((tool) => persistence.withCheckpoints(tool));
+  const tools = resolveTools(options, cwd, sandbox).map((tool) => persistence.withCheckpoints(tool));
   // The Agent tool reads the run's context and state when called: they exist by then.
   const top = {} as { context: RunContext; state: RunState };
   // The agent the main thread runs as: a resumed session's last handoff, else the option.
@@ -172,6 +179,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     allow: options.allowedTools ?? [],
     deny: disallowed,
     additionalDirectories: options.additionalDirectories ?? [],
+    ...(sandbox?.policy.autoAllowBashIfSandboxed && {
+      sandboxedBash: (input: unknown) => confinesBash(sandbox, input),
+    }),
   });
   const hooks = await hookRunner(options, settings, cwd, sessionId, () => policy.mode);
   const gate = new ToolGate({ hooks, canUseTool: options.canUseTool, cwd, signal, stamp });
@@ -303,6 +313,7 @@ function connectMcp(
   cwd: string,
   signal: AbortSignal,
   settings: Promise<LoadedSettings>,
+  sandbox: Promise<OsSandbox | undefined>,
 ): Promise<RunMcpServers> {
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
@@ -319,6 +330,8 @@ function connectMcp(
     settings,
     limits: mcpCallLimits(env),
     onElicitation: options.onElicitation,
+    // A failed sandbox fails the run (below), not each server on its own.
+    sandbox: sandbox.catch(() => undefined),
   });
 }
 
@@ -430,9 +443,19 @@ async function hookRunner(
   });
 }
 
-function resolveTools(options: QueryOptions, cwd: string): AnyTool[] {
+/** Whether a Bash call's input will run inside the sandbox. */
+function confinesBash(sandbox: CommandSandbox, input: unknown): boolean {
+  const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  if (typeof fields.command !== "string") return false;
+  return sandbox.confines({
+    command: fields.command,
+    dangerouslyDisableSandbox: fields.dangerouslyDisableSandbox === true,
+  });
+}
+
+function resolveTools(options: QueryOptions, cwd: string, sandbox: CommandSandbox | undefined): AnyTool[] {
   // Commands never see the keys of the providers Gyre itself talks to, unless listed in passEnv.
-  const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv };
+  const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv, sandbox };
   const builtins = defaultTools({ cwd, bash });
   const tools = options.tools;
   if (tools === undefined) return builtins;

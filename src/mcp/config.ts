@@ -15,6 +15,12 @@ export interface McpStdioServerConfig {
   /** Working directory of the process. Default: the run's `cwd`. */
   cwd?: string;
   /**
+   * Start the server inside the run's OS sandbox (the same limits as Bash: writes only in the
+   * workspace, network only to the allowed domains). Needs `sandbox.enabled`; without it the
+   * server fails to connect instead of running unconfined.
+   */
+  sandbox?: boolean;
+  /**
    * Per-call timeout in milliseconds for this server's tools, counted from the call or its
    * last progress notification; the call is then cancelled. Default: `MCP_TOOL_TIMEOUT` from
    * the run's `env`. The run's `toolTimeoutMs` still bounds every call.
@@ -111,6 +117,7 @@ const StdioConfig = z.strictObject({
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().min(1).optional(),
+  sandbox: z.boolean().optional(),
   timeout,
 });
 

@@ -34,6 +34,16 @@ export interface ConnectOptions {
   signal: AbortSignal;
   /** Answers servers' requests for user input; without it the client does not offer elicitation. */
   onElicitation?: OnElicitation;
+  /**
+   * The run's OS sandbox, for stdio servers with `sandbox: true` (undefined: the run has none,
+   * and such a server fails to connect rather than run unconfined).
+   */
+  sandbox?: Promise<McpCommandSandbox | undefined>;
+}
+
+/** What starting a stdio server inside the OS sandbox needs (src/sandbox implements it). */
+export interface McpCommandSandbox {
+  wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] };
 }
 
 /**
@@ -47,7 +57,8 @@ export async function connectServer(
   options: ConnectOptions,
 ): Promise<McpConnection> {
   const stderr = { text: "" };
-  const { transport, pair } = createTransport(name, config, options.cwd, stderr);
+  const sandbox = await sandboxFor(name, config, options);
+  const { transport, pair } = createTransport(name, config, options.cwd, stderr, sandbox);
   const { onElicitation } = options;
   const client = new Client(
     { name: "gyre", version: "0.1.0" },
@@ -129,6 +140,7 @@ function createTransport(
   config: McpServerConfig,
   cwd: string,
   stderr: { text: string },
+  sandbox?: McpCommandSandbox,
 ): { transport: Transport; pair?: Transport } {
   switch (config.type) {
     case "http":
@@ -139,12 +151,18 @@ function createTransport(
       return { transport: clientSide, pair: serverSide };
     }
     default: {
-      const { command, args, env } = watched({ command: config.command, args: config.args ?? [], env: config.env });
+      const directory = resolve(cwd, config.cwd ?? ".");
+      const started = sandbox?.wrap(config.command, config.args ?? [], directory);
+      const { command, args, env } = watched({
+        command: started?.file ?? config.command,
+        args: started?.args ?? config.args ?? [],
+        env: config.env,
+      });
       const transport = new StdioClientTransport({
         command,
         args,
         ...(env && { env }),
-        cwd: resolve(cwd, config.cwd ?? "."),
+        cwd: directory,
         stderr: "pipe",
       });
       transport.stderr?.on("data", (chunk: Buffer) => {
@@ -153,4 +171,19 @@ function createTransport(
       return { transport };
     }
   }
+}
+
+/** The sandbox a stdio server with `sandbox: true` starts in; such a server never starts unconfined. */
+async function sandboxFor(
+  name: string,
+  config: McpServerConfig,
+  options: ConnectOptions,
+): Promise<McpCommandSandbox | undefined> {
+  if ((config.type ?? "stdio") !== "stdio" || !("sandbox" in config) || config.sandbox !== true) return undefined;
+  const sandbox = await options.sandbox;
+  if (sandbox) return sandbox;
+  throw new GyreError(
+    "mcp_connection_failed",
+    `MCP server "${name}" asks for sandbox: true, but the run's sandbox is not enabled (sandbox.enabled); it was not started.`,
+  );
 }

@@ -1,3 +1,4 @@
+import type { McpCommandSandbox } from "./connect.js";
 import { GyreError } from "../errors/index.js";
 import { findTrustedFolder, type IgnoredProjectSettings, type LoadedSettings } from "../settings/index.js";
 import type { McpServerConfig } from "./config.js";
@@ -38,6 +39,8 @@ export interface RunMcpServersInput {
   limits?: McpCallLimits;
   /** Answers servers' requests for user input. */
   onElicitation?: OnElicitation;
+  /** The run's OS sandbox, for stdio servers with `sandbox: true`. */
+  sandbox?: Promise<McpCommandSandbox | undefined>;
 }
 
 export interface RunMcpServers {
@@ -71,6 +74,7 @@ export async function startRunMcpServers(input: RunMcpServersInput): Promise<Run
     takenNames: input.takenNames,
     ...(input.limits && { limits: input.limits }),
     ...(input.onElicitation && { onElicitation: input.onElicitation }),
+    ...(input.sandbox && { sandbox: input.sandbox }),
   });
   return { servers: connected, ...(ignored && { ignored }) };
 }

@@ -27,6 +27,11 @@ export interface PermissionPolicyOptions {
   cwd: string;
   /** For `~/` in rules; defaults to the OS home directory. */
   home?: string;
+  /**
+   * Whether a Bash call's input runs inside the OS sandbox: such calls are allowed without
+   * asking (`autoAllowBashIfSandboxed`) once deny and ask rules have had their say.
+   */
+  sandboxedBash?: (input: unknown) => boolean;
 }
 
 /** The permission part of loaded settings (see `loadSettings` in src/settings). */
@@ -66,6 +71,7 @@ export class PermissionPolicy {
   readonly #cwd: string;
   readonly #home: string;
   #mode: PermissionMode;
+  readonly #sandboxedBash: ((input: unknown) => boolean) | undefined;
   #rules: Record<RuleBehavior, CompiledRule[]> = { allow: [], deny: [], ask: [] };
   #directories: string[] = [];
   readonly #warnings: RuleWarning[] = [];
@@ -74,6 +80,7 @@ export class PermissionPolicy {
     this.#cwd = path.resolve(options.cwd);
     this.#home = options.home ?? homedir();
     this.#mode = options.mode ?? "default";
+    this.#sandboxedBash = options.sandboxedBash;
     for (const behavior of ["allow", "deny", "ask"] as const) {
       for (const input of options[behavior] ?? []) this.#addRule(input, behavior);
     }
@@ -196,6 +203,10 @@ export class PermissionPolicy {
     if (this.#mode !== "bypassPermissions") {
       const reason = this.#protectedWrite(request, subject);
       if (reason) return this.#ask(reason, request, subject, undefined, []);
+    }
+    // The sandbox, not a prompt, confines it; plan mode and deny/ask rules were checked above.
+    if (subject.kind === "bash" && this.#sandboxedBash?.(request.input)) {
+      return allow("the command runs inside the sandbox (autoAllowBashIfSandboxed)");
     }
     if (subject.kind === "file" && request.sideEffect === "mutating" && !this.#inWorkspace(subject.real)) {
       const scoped = this.#rules.allow.find((rule) => rule.path && this.#matchesFile(rule, request, subject));

@@ -183,6 +183,29 @@ export const SDKHandoffMessage = z.object({
 });
 export type SDKHandoffMessage = z.infer<typeof SDKHandoffMessage>;
 
+/**
+ * Gyre addition: the OS sandbox blocked something a tool call's command tried (a write
+ * outside the writable paths, a read of a denied path, a connection to a host not allowed).
+ * The model sees the same in the tool result.
+ */
+export const SDKSandboxViolationMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("sandbox_violation"),
+  ...Base,
+  tool_use_id: z.string(),
+  violations: z.array(
+    z.object({
+      /** `write`: a denied write; `read`: a denied read; `network`: a blocked connection. */
+      kind: z.enum(["write", "read", "network"]),
+      /** The path, or `host:port`. */
+      target: z.string(),
+      /** What was blocked and what is allowed, as the model was told. */
+      message: z.string(),
+    }),
+  ),
+});
+export type SDKSandboxViolationMessage = z.infer<typeof SDKSandboxViolationMessage>;
+
 /** Usage as Anthropic reports it: Gyre's four counts, and the fields it does not track (see api-shapes.ts). */
 export const ApiUsage = Usage.extend(
   Object.fromEntries(Object.entries(ApiUsageExtras).map(([key, schema]) => [key, schema.optional()])) as {
@@ -400,6 +423,7 @@ export const SDKSystemMessage = z.discriminatedUnion("subtype", [
   SDKHookResponseMessage,
   SDKModelFallbackMessage,
   SDKHandoffMessage,
+  SDKSandboxViolationMessage,
 ]);
 export type SDKSystemMessage = z.infer<typeof SDKSystemMessage>;
 

@@ -13,6 +13,11 @@ export type ToolEvent =
   | { type: "progress"; data: unknown }
   /** A message of a subagent the tool runs; the loop tags it with the call's id and passes it on. */
   | { type: "message"; message: SDKMessage }
+  /** What the OS sandbox blocked while a command ran (the loop sends a `system`/`sandbox_violation`). */
+  | {
+      type: "sandbox_violation";
+      violations: Array<{ kind: "write" | "read" | "network"; target: string; message: string }>;
+    }
   | {
       type: "todos";
       todos: Array<{ content: string; status: "pending" | "in_progress" | "completed"; activeForm: string }>;

@@ -32,7 +32,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
   ];
 }
 
-export type { BashToolsOptions } from "./bash/index.js";
+export type { BashToolsOptions, CommandSandbox, SandboxViolation } from "./bash/index.js";
 export type { GrepToolOptions } from "./grep/index.js";
 export { loopControlTools } from "./loop-control.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";

@@ -1,5 +1,6 @@
 import type { ToolSession } from "../../tool-session.js";
 import type { CommandExit, CommandProcess, StartCommandOptions } from "./command-process.js";
+import type { CommandSandbox, SandboxViolation } from "./command-sandbox.js";
 import { OutputCapture } from "./output-capture.js";
 import type { StopReport } from "./process-tree.js";
 import { type SpillDirectory, spillDirectoryOf } from "./spill-directory.js";
@@ -20,6 +21,11 @@ export interface BackgroundShell {
   readonly output: OutputCapture;
   /** Settles when the shell has ended (never rejects). */
   readonly ended: Promise<void>;
+  /**
+   * What the sandbox blocked since the last call, judged on `output` (the output read since
+   * then); always empty for a shell that runs unsandboxed.
+   */
+  takeViolations(output: string): SandboxViolation[];
 }
 
 /** How long a stop waits for the output to close once the processes are gone. */
@@ -31,6 +37,7 @@ class Shell implements BackgroundShell {
   readonly startedAt = new Date();
   readonly ended: Promise<void>;
   #stopping: Promise<StopReport> | undefined;
+  #watch: { finish(output: string): SandboxViolation[] } | undefined;
 
   constructor(
     readonly id: string,
@@ -38,7 +45,9 @@ class Shell implements BackgroundShell {
     readonly description: string | undefined,
     readonly output: OutputCapture,
     readonly process: CommandProcess,
+    readonly sandbox?: { sandbox: CommandSandbox; cwd: string },
   ) {
+    this.#watch = sandbox?.sandbox.watch(sandbox.cwd);
     process.onOutput((text) => output.append(text));
     this.ended = process.exited.then((exit) => {
       if (exit.startError) output.append(`Failed to start the shell: ${exit.startError}\n`);
@@ -46,6 +55,13 @@ class Shell implements BackgroundShell {
       this.exit = exit;
       if (this.status === "running") this.status = exit.exitCode === 0 ? "completed" : "failed";
     });
+  }
+
+  takeViolations(output: string): SandboxViolation[] {
+    if (!this.#watch || !this.sandbox) return [];
+    const violations = this.#watch.finish(output);
+    this.#watch = this.sandbox.sandbox.watch(this.sandbox.cwd);
+    return violations;
   }
 
   /**
@@ -90,7 +106,8 @@ export class BackgroundShells {
     const spills = this.#spills;
     const output = new OutputCapture({ openSpill: () => spills?.create(id, options.maxOutputFileBytes) });
     const process = await startCommand({ ...options, background: true });
-    const shell = new Shell(id, options.command, options.description, output, process);
+    const confined = options.sandbox && { sandbox: options.sandbox, cwd: options.cwd };
+    const shell = new Shell(id, options.command, options.description, output, process, confined);
     this.#shells.set(id, shell);
     return shell;
   }

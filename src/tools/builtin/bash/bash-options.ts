@@ -1,3 +1,5 @@
+import type { CommandSandbox } from "./command-sandbox.js";
+
 /** Options of the Bash tool family, chosen by the program embedding Gyre (not by the model). */
 export interface BashToolsOptions {
   /** Run commands under a pseudo-terminal (`@lydell/node-pty`) instead of pipes. */
@@ -34,6 +36,11 @@ export interface BashToolsOptions {
    * says how much was cut between them. The files are deleted when the session's run ends.
    */
   maxOutputFileBytes?: number;
+  /**
+   * Run commands (foreground, background, pty) inside this OS sandbox; Bash then offers
+   * `dangerouslyDisableSandbox`. The loop sets it from the `sandbox` settings (src/sandbox).
+   */
+  sandbox?: CommandSandbox;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;

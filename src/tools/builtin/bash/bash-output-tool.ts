@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage } from "../../../errors/index.js";
 import { defineTool } from "../../define-tool.js";
-import type { Tool, ToolResult } from "../../tool.js";
+import type { Tool, ToolContext, ToolResult } from "../../tool.js";
 import { type BackgroundShell, backgroundShellsOf } from "./background-shells.js";
 import { BASH_MAX_OUTPUT_CHARS } from "./bash-options.js";
 
@@ -42,16 +42,17 @@ export function bashOutputTool(): Tool<BashOutputInput> {
       } catch (error) {
         return { content: `Invalid filter regular expression: ${errorMessage(error)}`, isError: true };
       }
-      return readShell(shell, filter);
+      return readShell(shell, filter, context);
     },
   });
 }
 
-function readShell(shell: BackgroundShell, filter: RegExp | undefined): ToolResult {
+function readShell(shell: BackgroundShell, filter: RegExp | undefined, context: ToolContext): ToolResult {
   // Read the status first: output that arrives in between is then left for the next read.
   const status = shell.status;
   const exitCode = shell.exit?.exitCode ?? null;
   let output = shell.output.takeUnread();
+  const violations = shell.takeViolations(output);
   if (filter) {
     output = output
       .split("\n")
@@ -63,6 +64,11 @@ function readShell(shell: BackgroundShell, filter: RegExp | undefined): ToolResu
   if (status !== "running" && exitCode !== null) sections.push(`<exit_code>${exitCode}</exit_code>`);
   if (status !== "running" && shell.exit?.signal) sections.push(`<signal>${shell.exit.signal}</signal>`);
   if (output) sections.push(`<output>\n${output}\n</output>`);
+  if (violations.length > 0) {
+    context.emit({ type: "sandbox_violation", violations });
+    const list = violations.map((violation) => `- ${violation.message}`).join("\n");
+    sections.push(`<sandbox_violations>\nThe sandbox blocked:\n${list}\n</sandbox_violations>`);
+  }
   sections.push(`<timestamp>${new Date().toISOString()}</timestamp>`);
   return {
     content: sections.join("\n\n"),

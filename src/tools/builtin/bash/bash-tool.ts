@@ -5,6 +5,7 @@ import { backgroundShellsOf } from "./background-shells.js";
 import { BASH_MAX_OUTPUT_CHARS, type BashToolsOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from "./bash-options.js";
 import { foregroundCallsOf } from "./foreground-calls.js";
 import { formatForeground } from "./format-foreground.js";
+import { confiningSandbox, SANDBOX_DESCRIPTION, withSandboxReport } from "./sandbox-report.js";
 import { runForeground } from "./run-foreground.js";
 import { commandEnvironment, resolveShell, withheldVariables } from "./shell-environment.js";
 import { spillDirectoryOf } from "./spill-directory.js";
@@ -25,7 +26,18 @@ export const BashInput = z.object({
     .optional()
     .describe("Set to true to run this command in the background. Use BashOutput to read the output later."),
 });
-export type BashInput = z.infer<typeof BashInput>;
+export type BashInput = z.infer<typeof BashInput> & { dangerouslyDisableSandbox?: boolean };
+
+/** Bash input when commands run sandboxed: Claude Code's escape hatch is offered too. */
+const SandboxedBashInput = BashInput.extend({
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      "Set to true to run this command outside the sandbox, only when it failed because of the sandbox " +
+        "(a blocked write or connection). It then needs the user's permission.",
+    ),
+});
 
 const DESCRIPTION = `Executes a bash command in a non-interactive shell and returns its output.
 
@@ -43,8 +55,8 @@ export function bashTool(options: BashToolsOptions = {}): Tool<BashInput> {
   const withheld = withheldVariables(options);
   return defineTool({
     name: "Bash",
-    description: DESCRIPTION,
-    inputSchema: BashInput,
+    description: options.sandbox ? `${DESCRIPTION}\n${SANDBOX_DESCRIPTION}` : DESCRIPTION,
+    inputSchema: options.sandbox ? SandboxedBashInput : BashInput,
     sideEffect: "mutating",
     maxOutputChars: BASH_MAX_OUTPUT_CHARS,
     execute: (input, context) =>
@@ -63,7 +75,10 @@ async function run(
   const timeoutMs = Math.min(input.timeout ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const spills = spillDirectoryOf(context.session);
   const calls = foregroundCallsOf(context.session);
+  const sandbox = confiningSandbox(input, options);
+  const watch = sandbox?.watch(context.cwd);
   const running = runForeground({
+    sandbox,
     command: input.command,
     cwd: context.cwd,
     shell: resolveShell(options.shell),
@@ -76,7 +91,8 @@ async function run(
     progressIntervalMs: options.progressIntervalMs,
     onProgress: (progress) => context.reportProgress(progress),
   });
-  return formatForeground(await calls.track(running), timeoutMs);
+  const result = formatForeground(await calls.track(running), timeoutMs);
+  return withSandboxReport(result, input, options, watch, context);
 }
 
 async function runInBackground(
@@ -86,6 +102,7 @@ async function runInBackground(
   withheld: ReadonlySet<string>,
 ): Promise<ToolResult> {
   const shell = await backgroundShellsOf(context.session).start({
+    sandbox: confiningSandbox(input, options),
     command: input.command,
     description: input.description,
     cwd: context.cwd,

@@ -1,3 +1,4 @@
+import type { CommandSandbox } from "./command-sandbox.js";
 import type { StopReport } from "./process-tree.js";
 
 /** How a command ended. */
@@ -38,6 +39,8 @@ export interface StartCommandOptions {
    * waiting shortly after the shell exits (its leftovers are then stopped).
    */
   background?: boolean;
+  /** Run the shell inside this sandbox (see command-sandbox.ts). */
+  sandbox?: CommandSandbox;
 }
 
 /** The options a process is spawned with: the command's marker is in `env` already. */
@@ -53,4 +56,10 @@ export function failedProcess(startError: string): CommandProcess {
     exited: Promise.resolve({ exitCode: null, signal: null, startError }),
     kill: async () => ({ stopped: 0, survivors: [], scope: "all" }),
   };
+}
+
+/** The program and arguments that run `shell -c script`, confined when the options carry a sandbox. */
+export function shellInvocation(options: SpawnOptions, script: string): { file: string; args: string[] } {
+  const args = ["-c", script];
+  return options.sandbox ? options.sandbox.wrap(options.shell, args, options.cwd) : { file: options.shell, args };
 }

@@ -25,14 +25,14 @@ function fakeStart() {
 describe("startLongCommand", () => {
   it("hands a short command to the shell as it is", async () => {
     const fake = fakeStart();
-    await startLongCommand("echo hi", fake.start);
+    await startLongCommand("echo hi", undefined, fake.start);
     expect(fake.started).toEqual(["echo hi"]);
   });
 
   it("sources a longer command from a private file, removed once the shell exits", async () => {
     const fake = fakeStart();
     const command = `echo '${"x".repeat(MAX_INLINE_COMMAND_BYTES)}'`;
-    const running = await startLongCommand(command, fake.start);
+    const running = await startLongCommand(command, undefined, fake.start);
     const file = /^\. '(.+)'$/.exec(fake.started[0] ?? "")?.[1] ?? "";
     expect(readFileSync(file, "utf8")).toBe(command);
     fake.exit({ exitCode: 0, signal: null });

@@ -14,9 +14,11 @@ export const MAX_INLINE_COMMAND_BYTES = 64 * 1024;
  * Starts `command` through `start`, which passes what it is given to `<shell> -c`. A longer
  * command is written to a private temporary file that the shell sources (`. <file>`), so a
  * script of any length runs as it would inline; the file is removed before `exited` settles.
+ * `directory` holds the file (default: the OS temp): a sandboxed shell must be able to read it.
  */
 export async function startLongCommand(
   command: string,
+  directory: string | undefined,
   start: (command: string) => Promise<CommandProcess>,
 ): Promise<CommandProcess> {
   const bytes = Buffer.byteLength(command);
@@ -24,7 +26,7 @@ export async function startLongCommand(
   let dir: string | undefined;
   let file: string;
   try {
-    dir = await mkdtemp(join(tmpdir(), "gyre-command-"));
+    dir = await mkdtemp(join(directory ?? tmpdir(), "gyre-command-"));
     file = join(dir, "command.sh");
     await writeFile(file, command, { mode: 0o600 });
   } catch (error) {

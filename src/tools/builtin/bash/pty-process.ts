@@ -1,6 +1,12 @@
 import { constants } from "node:os";
 import { errorMessage } from "../../../errors/index.js";
-import { type CommandExit, type CommandProcess, failedProcess, type SpawnOptions } from "./command-process.js";
+import {
+  type CommandExit,
+  type CommandProcess,
+  failedProcess,
+  shellInvocation,
+  type SpawnOptions,
+} from "./command-process.js";
 import { readProcessInfo } from "./proc-fs.js";
 import { stopCommandProcesses } from "./process-tree.js";
 import { TerminalTextCleaner } from "./terminal-text.js";
@@ -23,7 +29,8 @@ export async function ptyProcess(options: SpawnOptions): Promise<CommandProcess>
   try {
     // Loaded on first use: the native module is only needed when pty mode is asked for.
     pty = await import("@lydell/node-pty");
-    terminal = pty.spawn(options.shell, ["-c", options.command], {
+    const { file, args } = shellInvocation(options, options.command);
+    terminal = pty.spawn(file, args, {
       name: "xterm-256color",
       cols: COLUMNS,
       rows: ROWS,

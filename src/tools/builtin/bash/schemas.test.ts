@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prepareCall } from "../../execute.js";
 import { ToolRegistry, toJsonSchema } from "../../registry.js";
-import { bashTools } from "./index.js";
+import { bashTools, type CommandSandbox } from "./index.js";
 
 const registry = new ToolRegistry(bashTools());
 const accepts = (name: string, input: unknown) => prepareCall(registry, { id: "toolu_1", name, input }).ok;
@@ -118,5 +118,30 @@ describe("Bash tool family schemas", () => {
         },
       }
     `);
+  });
+
+  it("offers dangerouslyDisableSandbox, and says commands are sandboxed, only when a sandbox is given", () => {
+    const sandbox: CommandSandbox = {
+      confines: () => true,
+      allowsUnsandboxed: true,
+      wrap: (file, args) => ({ file, args: [...args] }),
+      temporaryDirectory: "/tmp",
+      watch: () => ({ finish: () => [] }),
+    };
+    const [plain] = bashTools();
+    const [sandboxed] = bashTools({ sandbox });
+    expect(Object.keys(toJsonSchema(plain!.inputSchema).properties as object)).not.toContain(
+      "dangerouslyDisableSandbox",
+    );
+    expect(
+      (toJsonSchema(sandboxed!.inputSchema).properties as Record<string, unknown>).dangerouslyDisableSandbox,
+    ).toMatchObject({
+      type: "boolean",
+    });
+    expect(sandboxed!.description).toContain("Commands run in a sandbox");
+    const sandboxedRegistry = new ToolRegistry([sandboxed!]);
+    const call = (input: unknown) => prepareCall(sandboxedRegistry, { id: "toolu_1", name: "Bash", input }).ok;
+    expect(call({ command: "ls", dangerouslyDisableSandbox: true })).toBe(true);
+    expect(call({ command: "ls", dangerouslyDisableSandbox: "yes" })).toBe(false);
   });
 });

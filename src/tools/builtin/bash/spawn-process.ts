@@ -2,7 +2,13 @@ import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { errorMessage } from "../../../errors/index.js";
-import { type CommandExit, type CommandProcess, failedProcess, type SpawnOptions } from "./command-process.js";
+import {
+  type CommandExit,
+  type CommandProcess,
+  failedProcess,
+  shellInvocation,
+  type SpawnOptions,
+} from "./command-process.js";
 import { readProcessInfo } from "./proc-fs.js";
 import { stopCommandProcesses } from "./process-tree.js";
 
@@ -21,7 +27,8 @@ const DRAIN_GRACE_MS = 250;
 export function spawnProcess(options: SpawnOptions): CommandProcess {
   let child: ReturnType<typeof spawn>;
   try {
-    child = spawn(options.shell, ["-c", `exec 2>&1; ${options.command}`], {
+    const { file, args } = shellInvocation(options, `exec 2>&1; ${options.command}`);
+    child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ["ignore", "pipe", "pipe"],

@@ -15,7 +15,7 @@ export function startCommand(options: StartCommandOptions & { pty?: boolean }): 
     return Promise.resolve(failedProcess(`the working directory ${options.cwd} does not exist`));
   }
   const marker = newMarker();
-  return startLongCommand(options.command, (command) => {
+  return startLongCommand(options.command, options.sandbox?.temporaryDirectory, (command) => {
     const spawnOptions = { ...options, command, marker, env: withMarker(options.env, marker) };
     return options.pty ? ptyProcess(spawnOptions) : Promise.resolve(spawnProcess(spawnOptions));
   });

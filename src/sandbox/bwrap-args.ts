@@ -1,0 +1,141 @@
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { missingProtectedFolders, protectedPathsIn } from "./paths.js";
+import type { SandboxPolicy } from "./policy.js";
+
+/** The port the in-sandbox relay listens on (inside the sandbox's own network namespace). */
+export const PROXY_PORT = 3128;
+
+export interface BwrapLayout {
+  policy: SandboxPolicy;
+  /** The sandbox's private temp (host path, mounted at the same path, writable; $TMPDIR). */
+  temporaryDirectory: string;
+  /** An empty file no one may read, mounted over denied files. */
+  deniedFile: string;
+  /** The proxy's unix socket, when network is allowed to some domains. */
+  proxySocket?: string;
+}
+
+/**
+ * Kernel knobs under /proc that root may write by file mode alone (`kernel.core_pattern` runs
+ * a program as root on the host): read-only, as when Gyre runs as root they would not be.
+ */
+const PROC_COVERS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
+
+type Mount = { target: string; args: string[]; rank: number };
+
+/**
+ * bubblewrap arguments for the policy: the system read-only, fresh /dev and /proc, empty
+ * read-only /tmp and /run, the workspace and temp writable, denied paths hidden, protected files read-only, and
+ * new PID, network and IPC namespaces (a command's processes die with it; no network but the
+ * proxy). Mounts are ordered by depth so that a deeper rule wins over the one above it.
+ */
+export function bwrapArgs(layout: BwrapLayout): string[] {
+  const { policy } = layout;
+  const mounts: Mount[] = [
+    { target: "/tmp", args: ["--tmpfs", "/tmp"], rank: 0 },
+    { target: "/run", args: ["--tmpfs", "/run"], rank: 0 },
+    bind(layout.temporaryDirectory, true, 1),
+    ...policy.allowUnixSockets.map((socket) => bind(socket, false, 1)),
+    ...policy.writable.map((dir) => bind(dir, true, 1)),
+    // A writable .git mounted on itself cannot be renamed away and replaced by one whose hooks
+    // the host's git would run (its read-only hooks and config below are mount points too).
+    ...policy.writable.flatMap((dir) => gitFolderOf(dir)).map((folder) => bind(folder, true, 1)),
+    ...policy.writable.flatMap((dir) => protectedPathsIn(dir)).map((file) => bind(file, false, 2)),
+    ...policy.writable.flatMap((dir) => missingProtectedFolders(dir)).map(emptyFolder),
+    ...policy.denyWrite.map((file) => bind(file, false, 2)),
+    ...policy.denyRead.map((file) => hide(file, layout.deniedFile, holdsMounts(file, layout))),
+  ];
+  if (layout.proxySocket) mounts.push(bind(layout.proxySocket, false, 1));
+  mounts.sort((a, b) => depth(a.target) - depth(b.target) || a.rank - b.rank);
+  return [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    ...PROC_COVERS.filter((entry) => existsSync(entry)).flatMap((entry) => ["--ro-bind", entry, entry]),
+    ...mounts.flatMap((mount) => mount.args),
+    // Read-only once the mounts inside it exist: a write to /tmp fails loudly instead of
+    // vanishing into a tmpfs the host never sees ($TMPDIR is the writable temp).
+    "--remount-ro",
+    "/tmp",
+    // Gyre may run as root: without this the command would keep root's capabilities and could
+    // simply unmount what hides the denied paths.
+    "--cap-drop",
+    "ALL",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--die-with-parent",
+    // A new session: the command cannot push keystrokes into the terminal Gyre runs in (TIOCSTI).
+    "--new-session",
+    "--setenv",
+    "TMPDIR",
+    layout.temporaryDirectory,
+    "--setenv",
+    "GYRE_SANDBOX",
+    "1",
+    ...proxyEnvironment(layout.proxySocket),
+  ];
+}
+
+function bind(target: string, writable: boolean, rank: number): Mount {
+  return { target, args: [writable ? "--bind" : "--ro-bind", target, target], rank };
+}
+
+function emptyFolder(target: string): Mount {
+  return { target, args: ["--perms", "0555", "--tmpfs", target, "--remount-ro", target], rank: 2 };
+}
+
+/**
+ * A denied directory becomes an empty, inaccessible tmpfs; a denied file, an unreadable empty
+ * file. A denied directory that holds a writable one (`denyRead: ["~"]` with the workspace in
+ * ~/project) stays traversable and writable, empty but for the mounts that lead to it.
+ */
+function hide(target: string, deniedFile: string, holdsMounts: boolean): Mount {
+  if (!isDirectory(target)) return { target, args: ["--ro-bind", deniedFile, target], rank: 3 };
+  const args = holdsMounts
+    ? ["--perms", "0755", "--tmpfs", target]
+    : ["--perms", "0000", "--tmpfs", target, "--remount-ro", target];
+  return { target, args, rank: 3 };
+}
+
+/** Whether a writable directory, the temp or the proxy socket lies below `dir`. */
+function holdsMounts(dir: string, layout: BwrapLayout): boolean {
+  const below = [
+    ...layout.policy.writable,
+    layout.temporaryDirectory,
+    ...(layout.proxySocket ? [layout.proxySocket] : []),
+  ];
+  return below.some((target) => target.startsWith(`${dir}${path.sep}`));
+}
+
+function proxyEnvironment(socket: string | undefined): string[] {
+  if (!socket) return [];
+  const url = `http://127.0.0.1:${PROXY_PORT}`;
+  const names = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
+  const env = [...names.flatMap((name) => ["--setenv", name, url]), "--setenv", "GYRE_SANDBOX_PROXY_SOCKET", socket];
+  // Everything goes through the proxy, local addresses too: it alone decides.
+  return [...env, "--unsetenv", "NO_PROXY", "--unsetenv", "no_proxy"];
+}
+
+function depth(target: string): number {
+  return target.split(path.sep).filter(Boolean).length;
+}
+
+function isDirectory(target: string): boolean {
+  try {
+    return statSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function gitFolderOf(dir: string): string[] {
+  const folder = path.join(dir, ".git");
+  return isDirectory(folder) ? [folder] : [];
+}

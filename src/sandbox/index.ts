@@ -1,0 +1,6 @@
+export { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
+export { isAllowedHost } from "./domains.js";
+export { DEFAULT_DENY_READ } from "./paths.js";
+export { isExcluded, type PolicyInput, resolvePolicy, type SandboxPolicy, type SandboxRule } from "./policy.js";
+export { OsSandbox, type StartSandboxOptions } from "./sandbox.js";
+export { mergeSandboxSettings, SandboxSettings } from "./settings.js";

@@ -1,0 +1,93 @@
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * Paths commands cannot read by default: credentials of the usual tools, and Gyre's and
+ * Claude Code's own state (sessions, trust records, OAuth tokens).
+ */
+export const DEFAULT_DENY_READ = [
+  "~/.ssh",
+  "~/.aws",
+  "~/.gnupg",
+  "~/.azure",
+  "~/.kube",
+  "~/.docker/config.json",
+  "~/.config/gcloud",
+  "~/.config/gh",
+  "~/.netrc",
+  "~/.npmrc",
+  "~/.pypirc",
+  "~/.git-credentials",
+  "~/.gyre",
+  "~/.claude/.credentials.json",
+];
+
+/**
+ * Inside a writable directory, what stays read-only: files that control the agent or run
+ * code on their own (git hooks and config, Gyre's and Claude Code's settings, MCP lists), so
+ * that a sandboxed command cannot widen its own limits for the next run.
+ */
+export const PROTECTED_IN_WORKSPACE = [".git/hooks", ".git/config", ".gyre", ".claude", ".mcp.json", ".claude.json"];
+
+/** Where a relative rule path is anchored. */
+export interface PathAnchors {
+  cwd: string;
+  home: string;
+  /** The settings file's project root, for `/path` rule patterns. */
+  root?: string;
+}
+
+/**
+ * A path of a settings list or a `Read(...)`/`Edit(...)` rule as a concrete path to mount,
+ * with Claude Code's anchors (`//abs`, `~/`, `/` from the settings root, `./` and bare from
+ * cwd). A trailing `/**` or `/*` means the directory; a pattern with other glob characters
+ * cannot be a mount and gives undefined (permission rules still apply to Gyre's own tools).
+ */
+export function mountPath(pattern: string, anchors: PathAnchors): string | undefined {
+  let text = pattern.replace(/\/\*\*?$/, "");
+  if (/[*?[\]{}!]/.test(text)) return undefined;
+  if (text.startsWith("//")) text = text.slice(1);
+  else if (text === "~" || text.startsWith("~/")) text = path.join(anchors.home, text.slice(1));
+  else if (text.startsWith("/")) text = anchors.root ? path.join(anchors.root, text) : text;
+  else text = path.resolve(anchors.cwd, text);
+  return path.resolve(text);
+}
+
+/** A `Read(...)`/`Edit(...)` rule's path content when the rule names one of those families. */
+export function rulePath(rule: string, family: "read" | "edit"): string | undefined {
+  const match = /^(\w+)\((.+)\)$/.exec(rule.trim());
+  if (!match) return undefined;
+  const names = family === "read" ? ["Read"] : ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+  return names.includes(match[1] ?? "") ? match[2] : undefined;
+}
+
+/** The protected paths that exist in `dir`: mounted read-only over themselves. */
+export function protectedPathsIn(dir: string): string[] {
+  return PROTECTED_IN_WORKSPACE.map((name) => path.join(dir, name)).filter((file) => existsSync(file));
+}
+
+/**
+ * Protected folders missing from `dir`: an empty read-only folder is mounted there, so a
+ * command cannot create them (the folder stays on disk, empty). Missing protected files
+ * cannot be held that way (an empty `.mcp.json` would be invalid): see `createdProtectedFiles`.
+ */
+export function missingProtectedFolders(dir: string): string[] {
+  // In a git worktree `.git` is a file (its hooks live in the main checkout's folder).
+  const gitFolder = statSync(path.join(dir, ".git"), { throwIfNoEntry: false })?.isDirectory() === true;
+  const folders = [".gyre", ".claude", ...(gitFolder ? [".git/hooks"] : [])];
+  return folders.map((name) => path.join(dir, name)).filter((folder) => !existsSync(folder));
+}
+
+/**
+ * Protected files of `dirs` that do not exist now; `.git/commondir` among them, which would
+ * send the host's git to another folder's config and hooks.
+ */
+export function missingProtectedFiles(dirs: readonly string[]): string[] {
+  return dirs
+    .flatMap((dir) => [".mcp.json", ".claude.json", ".git/commondir"].map((name) => path.join(dir, name)))
+    .filter((file) => !existsSync(file) && isDirectory(path.dirname(file)));
+}
+
+function isDirectory(dir: string): boolean {
+  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+}

@@ -1,0 +1,134 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { CommandSandbox, SandboxViolation } from "../tools/builtin/index.js";
+import { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
+import { bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
+import { missingProtectedFiles } from "./paths.js";
+import { isExcluded, type SandboxPolicy } from "./policy.js";
+import { FilteringProxy } from "./proxy.js";
+import { findViolations } from "./violations.js";
+
+export interface StartSandboxOptions {
+  policy: SandboxPolicy;
+  /** Where bwrap and socat are looked for (default: this process's PATH). */
+  searchPath?: string;
+}
+
+/**
+ * One run's OS sandbox (bubblewrap): a private folder (the commands' temp, an unreadable
+ * stand-in for denied files, the proxy's socket) and, when some domains are allowed, the
+ * filtering proxy. Every Bash command of the run is wrapped with the same arguments.
+ */
+export class OsSandbox implements CommandSandbox {
+  readonly temporaryDirectory: string;
+  readonly #programs: SandboxPrograms;
+  readonly #folder: string;
+  readonly #args: string[];
+  readonly #proxy: FilteringProxy | undefined;
+
+  private constructor(
+    readonly policy: SandboxPolicy,
+    programs: SandboxPrograms,
+    folder: string,
+    proxy: FilteringProxy | undefined,
+  ) {
+    this.#programs = programs;
+    this.#folder = folder;
+    this.#proxy = proxy;
+    this.temporaryDirectory = path.join(folder, "tmp");
+    this.#args = bwrapArgs({
+      policy,
+      temporaryDirectory: this.temporaryDirectory,
+      deniedFile: path.join(folder, "denied"),
+      proxySocket: proxy?.socketPath,
+    });
+  }
+
+  /** Check that the sandbox can run here (throws `sandbox_unavailable`), then prepare it. */
+  static async start(options: StartSandboxOptions): Promise<OsSandbox> {
+    const { policy } = options;
+    const needsNetwork = policy.allowedDomains.length > 0;
+    const programs = findSandboxPrograms(options.searchPath ?? process.env.PATH, needsNetwork);
+    const folder = mkdtempSync(path.join(tmpdir(), "gyre-sandbox-"));
+    try {
+      mkdirSync(path.join(folder, "tmp"), { mode: 0o700 });
+      const denied = path.join(folder, "denied");
+      writeFileSync(denied, "");
+      chmodSync(denied, 0o000);
+      const proxy = needsNetwork
+        ? await FilteringProxy.listen(path.join(folder, "proxy.sock"), policy.allowedDomains)
+        : undefined;
+      return new OsSandbox(policy, programs, folder, proxy);
+    } catch (error) {
+      rmSync(folder, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  get allowsUnsandboxed(): boolean {
+    return this.policy.allowUnsandboxedCommands;
+  }
+
+  confines(input: { command: string; dangerouslyDisableSandbox?: boolean }): boolean {
+    if (input.dangerouslyDisableSandbox === true && this.policy.allowUnsandboxedCommands) return false;
+    return !isExcluded(input.command, this.policy.excludedCommands);
+  }
+
+  wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
+    const command = this.#proxy ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
+    return { file: this.#programs.bwrap, args: [...this.#args, "--chdir", cwd, "--", ...command, ...args] };
+  }
+
+  watch(cwd: string): { finish(output: string): SandboxViolation[] } {
+    const blocked = this.#proxy?.blocked;
+    const from = blocked?.length ?? 0;
+    const missing = missingProtectedFiles(this.policy.writable);
+    return {
+      finish: (output) => [
+        ...removeCreated(missing),
+        ...findViolations(output, blocked?.slice(from) ?? [], this.policy, this.temporaryDirectory, cwd),
+      ],
+    };
+  }
+
+  /** Stop the proxy and remove the private folder (the commands' temp files with it). */
+  async close(): Promise<void> {
+    await this.#proxy?.close();
+    rmSync(this.#folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Protected files (`.mcp.json`, …) the command created, removed again: they would configure
+ * the next run, which no sandboxed command may do.
+ */
+function removeCreated(missing: readonly string[]): SandboxViolation[] {
+  return missing.flatMap((file) => {
+    if (!existsSync(file)) return [];
+    rmSync(file, { recursive: true, force: true });
+    return [
+      {
+        kind: "write" as const,
+        target: file,
+        message: `creating ${file} denied by the sandbox (it configures the agent); it was removed`,
+      },
+    ];
+  });
+}
+
+/**
+ * Run inside the sandbox before the command: socat relays 127.0.0.1:3128 (where HTTP_PROXY
+ * points) to the proxy's socket; the command starts once the port listens (seen in
+ * /proc/net/tcp: 0100007F:0C38 is 127.0.0.1:3128, 0A is LISTEN), so its first request cannot
+ * race the relay. The wait reads the table with shell builtins only: no process per check.
+ */
+function relayScript(socat: string): string {
+  const address = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, "0")}`;
+  return [
+    `'${socat}' TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$GYRE_SANDBOX_PROXY_SOCKET" </dev/null >/dev/null 2>&1 &`,
+    `listening() { while read -r _ a _ s _; do [ "$a" = ${address} ] && [ "$s" = 0A ] && return 0; done </proc/net/tcp; return 1; }`,
+    "i=0; until listening || [ $i -ge 100000 ]; do i=$((i+1)); done",
+    'exec "$0" "$@"',
+  ].join("\n");
+}
