@@ -156,6 +156,29 @@ describe("gyre serve WebSocket mode", () => {
     });
   });
 
+  it("lets at most 8 messages wait on a socket: more are refused with 429, not queued", async () => {
+    await withServer({ turns: [mockTurn.text("never", { delayMs: 600_000 })] }, async ({ client }) => {
+      const socket = new ResponsesWS(client());
+      const iterator = socket.stream();
+      try {
+        for (let index = 0; index < 10; index++)
+          socket.send({ type: "response.create", model: MODEL, store: false, input: `Request ${index}` });
+        const refusals: unknown[] = [];
+        while (refusals.length < 2) {
+          const events = await untilDone(iterator);
+          const last = events.at(-1);
+          if (last?.type === "error") refusals.push(last);
+        }
+        expect(refusals).toMatchObject([
+          { type: "error", error: { code: "rate_limit_exceeded" } },
+          { type: "error", error: { code: "rate_limit_exceeded" } },
+        ]);
+      } finally {
+        socket.close(); // cancels the running response
+      }
+    });
+  });
+
   it("refuses a socket without a valid key", async () => {
     await withServer(
       { turns: [] },

@@ -12,6 +12,8 @@ import { prepareResponse, runResponse } from "./run-response.js";
 
 const PATH = "/v1/responses";
 const DEFAULT_MAX_MESSAGE = 16 * 1024 * 1024;
+/** Messages a socket may have waiting behind its running response; more is a 429, not memory. */
+const MAX_WAITING = 8;
 
 /**
  * The Open Responses WebSocket mode on `/v1/responses` of a Node HTTP server serving
@@ -54,6 +56,7 @@ function refuse(socket: Duplex, status: number, message: string): void {
 /** One socket: its queue of responses, and the latest `store: false` response it may continue. */
 class Connection {
   #queue: Promise<void> = Promise.resolve();
+  #waiting = 0;
   #latest: StoredResponse | undefined;
   readonly #closed = new AbortController();
 
@@ -63,8 +66,18 @@ class Connection {
     private readonly owner: string,
   ) {
     ws.on("message", (data, isBinary) => {
+      if (this.#waiting >= MAX_WAITING) {
+        const message = `At most ${MAX_WAITING} response.create messages may wait on one socket.`;
+        return this.#send({
+          type: "error",
+          status: 429,
+          sequence_number: 0,
+          error: { type: "rate_limit_error", code: "rate_limit_exceeded", message, param: null },
+        });
+      }
+      this.#waiting++;
       const text = isBinary ? undefined : String(data);
-      this.#queue = this.#queue.then(() => this.#handle(text));
+      this.#queue = this.#queue.then(() => this.#handle(text)).finally(() => this.#waiting--);
     });
     // The client went away: its running response is cancelled (WebSocket responses are not background ones).
     ws.on("close", () => this.#closed.abort());
