@@ -1,6 +1,8 @@
 import { ResponsesWS } from "openai/resources/responses/ws";
 import type { ResponsesServerEvent, ResponseStreamEvent } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { MemorySessionStore } from "../src/sessions/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { upstreamBody, withServer } from "./serve-support.js";
 
@@ -34,6 +36,24 @@ describe("gyre serve background responses", () => {
       },
       { apiKeys: ["key-one-123", "key-two-456"] },
     );
+  });
+
+  it("deleting a running background response cancels it, and it stays deleted", async () => {
+    const sessionStore = new MemorySessionStore();
+    let id = "";
+    await withServer(
+      { turns: [mockTurn.text("never", { delayMs: 600_000 })] },
+      async ({ client }) => {
+        const openai = client();
+        id = (await openai.responses.create({ model: MODEL, input: "Work slowly.", background: true })).id;
+        await openai.responses.delete(id);
+        await expect(openai.responses.retrieve(id)).rejects.toMatchObject({ status: 404 });
+      },
+      { sessionStore },
+    );
+    // Had it kept running, closing the server would have cancelled it and stored it again.
+    expect(await sessionStore.getSession(id)).toBeUndefined();
+    expect(await sessionStore.getSession(`${id}-run`)).toBeUndefined();
   });
 
   it("refuses to cancel a response that is not a background one, and background without store", async () => {
@@ -176,6 +196,25 @@ describe("gyre serve WebSocket mode", () => {
       } finally {
         socket.close(); // cancels the running response
       }
+    });
+  });
+
+  it("without keys, refuses sockets that a web page of another site opens", async () => {
+    await withServer({ turns: [mockTurn.text("Hi.")] }, async ({ server }) => {
+      const url = `${server.url.replace("http", "ws")}/v1/responses`;
+      const status = (origin?: string) =>
+        new Promise<number>((resolve, reject) => {
+          const socket = new WebSocket(url, origin === undefined ? {} : { origin });
+          socket.on("open", () => {
+            socket.close();
+            resolve(101);
+          });
+          socket.on("unexpected-response", (_, response) => resolve(response.statusCode ?? 0));
+          socket.on("error", reject);
+        });
+      expect(await status("https://evil.example")).toBe(403);
+      expect(await status("http://localhost:3000")).toBe(101);
+      expect(await status()).toBe(101);
     });
   });
 

@@ -161,6 +161,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   app.delete("/v1/responses/:id", async (c) => {
     const id = c.req.param("id");
     await owned(deps, id, c.get("owner"));
+    await runner.cancel(id); // else a running response would store itself again when it ends
     await deps.responses.delete(id);
     return c.json({ id, object: "response", deleted: true });
   });

@@ -29,6 +29,10 @@ export function attachWebSocket(server: Server, app: object): { close(): void } 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: parts.maxBodyBytes ?? DEFAULT_MAX_MESSAGE });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(request.url ?? "/", "http://localhost").pathname !== PATH) return refuse(socket, 404, "No such route.");
+    // A web page may open a WebSocket to any host, with the user's network position: an open
+    // (keyless, loopback-only) server takes no socket that a page of another site opened.
+    if (parts.apiKeys.length === 0 && !localOrigin(request.headers.origin))
+      return refuse(socket, 403, "WebSocket connections from web pages of other sites are refused.");
     let owner: string;
     try {
       owner = authenticate(request.headers.authorization, () => isLoopbackAddress(request.socket.remoteAddress));
@@ -45,10 +49,22 @@ export function attachWebSocket(server: Server, app: object): { close(): void } 
   return { close };
 }
 
+const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found" };
+
+/** No `Origin` (not a browser), or a page of this machine. */
+function localOrigin(origin: string | undefined): boolean {
+  if (origin === undefined) return true;
+  try {
+    return ["localhost", "127.0.0.1", "[::1]"].includes(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: { message, type: "invalid_request_error", param: null, code: null } });
   socket.end(
-    `HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : "Not Found"}\r\ncontent-type: application/json\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
