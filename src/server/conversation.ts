@@ -5,6 +5,7 @@ import type {
   TextBlock,
   UserContentBlock,
 } from "../protocol/index.js";
+import { compactedText } from "./compaction-item.js";
 import { RequestError } from "./errors.js";
 import type { InputContent } from "./request-schema.js";
 import type { StoredInputItem } from "./response-object.js";
@@ -27,43 +28,7 @@ export interface Conversation {
 
 /** Items (the chain's, then the request's) to a conversation; an invalid one is a 400 on `input`. */
 export function toConversation(items: readonly StoredInputItem[]): Conversation {
-  const system: string[] = [];
-  const turns: Turn[] = [];
-  for (const [index, item] of items.entries()) {
-    const param = `input[${index}]`;
-    if (item.type === "reasoning") continue; // Reasoning without a provider's signature cannot be sent back.
-    if (item.type === "function_call") {
-      append(turns, "assistant", [
-        { type: "tool_use", id: item.call_id, name: item.name, input: parseArguments(item.arguments, param) },
-      ]);
-    } else if (item.type === "function_call_output") {
-      const content =
-        typeof item.output === "string" ? item.output : item.output.map((part) => userBlock(part, `${param}.output`));
-      append(turns, "user", [
-        { type: "tool_result", tool_use_id: item.call_id, content: content as Array<TextBlock | ImageBlock> | string },
-      ]);
-    } else if (item.role === "assistant") {
-      const parts =
-        typeof item.content === "string"
-          ? [item.content]
-          : item.content.map((part) => (part.type === "refusal" ? part.refusal : part.text));
-      append(
-        turns,
-        "assistant",
-        parts.filter((text) => text.length > 0).map((text) => ({ type: "text", text })),
-      );
-    } else if (item.role === "system" || item.role === "developer") {
-      system.push(
-        typeof item.content === "string" ? item.content : item.content.map((part) => textOf(part, param)).join("\n"),
-      );
-    } else {
-      const content =
-        typeof item.content === "string"
-          ? [{ type: "text" as const, text: item.content }]
-          : item.content.map((part, i) => userBlock(part, `${param}.content[${i}]`));
-      append(turns, "user", content);
-    }
-  }
+  const { system, turns } = toTurns(items);
   const last = turns.at(-1);
   if (last?.role !== "user")
     throw new RequestError(
@@ -104,6 +69,52 @@ export function toConversation(items: readonly StoredInputItem[]): Conversation 
       );
   }
   return { system, seed, pending, prompt };
+}
+
+/** Items as the system prompt and turns (consecutive items of one role merged); an invalid one is a 400. */
+export function toTurns(items: readonly StoredInputItem[]): { system: string[]; turns: Turn[] } {
+  const system: string[] = [];
+  const turns: Turn[] = [];
+  for (const [index, item] of items.entries()) {
+    const param = `input[${index}]`;
+    if (item.type === "reasoning") continue; // Reasoning without a provider's signature cannot be sent back.
+    if (item.type === "compaction") {
+      append(turns, "user", [
+        { type: "text", text: compactedText(item.encrypted_content, `${param}.encrypted_content`) },
+      ]);
+    } else if (item.type === "function_call") {
+      append(turns, "assistant", [
+        { type: "tool_use", id: item.call_id, name: item.name, input: parseArguments(item.arguments, param) },
+      ]);
+    } else if (item.type === "function_call_output") {
+      const content =
+        typeof item.output === "string" ? item.output : item.output.map((part) => userBlock(part, `${param}.output`));
+      append(turns, "user", [
+        { type: "tool_result", tool_use_id: item.call_id, content: content as Array<TextBlock | ImageBlock> | string },
+      ]);
+    } else if (item.role === "assistant") {
+      const parts =
+        typeof item.content === "string"
+          ? [item.content]
+          : item.content.map((part) => (part.type === "refusal" ? part.refusal : part.text));
+      append(
+        turns,
+        "assistant",
+        parts.filter((text) => text.length > 0).map((text) => ({ type: "text", text })),
+      );
+    } else if (item.role === "system" || item.role === "developer") {
+      system.push(
+        typeof item.content === "string" ? item.content : item.content.map((part) => textOf(part, param)).join("\n"),
+      );
+    } else {
+      const content =
+        typeof item.content === "string"
+          ? [{ type: "text" as const, text: item.content }]
+          : item.content.map((part, i) => userBlock(part, `${param}.content[${i}]`));
+      append(turns, "user", content);
+    }
+  }
+  return { system, turns };
 }
 
 /** Consecutive items of one role are one turn (a message and its function calls are one answer). */

@@ -5,7 +5,7 @@ import type { ResponseStore, StoredResponse } from "./response-store.js";
 
 /** The request's input as items with ids: a string is one user message; references are resolved in `earlier`. */
 export function inputItems(
-  request: CreateResponseRequest,
+  request: Pick<CreateResponseRequest, "input">,
   earlier: readonly StoredInputItem[],
   newId: (prefix: string) => string,
 ): StoredInputItem[] {
@@ -32,7 +32,9 @@ export function inputItems(
           ? "fco"
           : item.type === "reasoning"
             ? "rs"
-            : "msg";
+            : item.type === "compaction"
+              ? "cmp"
+              : "msg";
     return { ...item, type: item.type ?? "message", id: item.id ?? newId(prefix) } as StoredInputItem;
   });
 }

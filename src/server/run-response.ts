@@ -91,6 +91,7 @@ export async function runResponse(
   const abortController = new AbortController();
   const abort = () => abortController.abort();
   signal.addEventListener("abort", abort, { once: true });
+  if (signal.aborted) abort(); // cancelled while queued
   let result: SDKResultMessage | undefined;
   try {
     await seedSession({
