@@ -26,7 +26,10 @@ export function authMiddleware(
   return async function auth(c, next) {
     c.set(
       "owner",
-      check(c.req.header("authorization"), () => isLoopback(c)),
+      check(
+        c.req.header("authorization"),
+        () => isLoopback(c) && namesThisMachine(c.req.header("host"), c.req.header("origin")),
+      ),
     );
     return next();
   };
@@ -56,6 +59,24 @@ export function authenticator(
       throw new RequestError(401, "Incorrect or missing API key (Authorization: Bearer KEY).", "invalid_api_key");
     return given.toString("hex").slice(0, 24);
   };
+}
+
+const LOCAL_HOSTNAMES = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
+
+/**
+ * Whether a request's `Host` (and its `Origin`, when a browser sent one) name this machine.
+ * A keyless server trusts loopback clients, and a web page can reach loopback too: through a
+ * DNS name it rebinds to 127.0.0.1 (its `Host` is that name) or by a cross-site request
+ * (its `Origin` is the other site). Both are refused.
+ */
+export function namesThisMachine(host: string | undefined, origin: string | undefined): boolean {
+  if (host === undefined || !LOCAL_HOSTNAMES.test(host.replace(/:\d+$/, ""))) return false;
+  if (origin === undefined) return true;
+  try {
+    return LOCAL_HOSTNAMES.test(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a socket address is this machine's. */

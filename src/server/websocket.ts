@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import { GyreError } from "../errors/index.js";
-import { authenticator, isLoopbackAddress } from "./auth.js";
+import { authenticator, isLoopbackAddress, namesThisMachine } from "./auth.js";
 import { serverParts, type ServerParts } from "./create-server.js";
 import { RequestError, toErrorResponse } from "./errors.js";
 import { chainItems } from "./input-items.js";
@@ -30,8 +30,9 @@ export function attachWebSocket(server: Server, app: object): { close(): void } 
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(request.url ?? "/", "http://localhost").pathname !== PATH) return refuse(socket, 404, "No such route.");
     // A web page may open a WebSocket to any host, with the user's network position: an open
-    // (keyless, loopback-only) server takes no socket that a page of another site opened.
-    if (parts.apiKeys.length === 0 && !localOrigin(request.headers.origin))
+    // (keyless, loopback-only) server takes no socket that a page of another site opened, nor
+    // one addressed to a name that is not this machine's (DNS rebinding).
+    if (parts.apiKeys.length === 0 && !namesThisMachine(request.headers.host, request.headers.origin))
       return refuse(socket, 403, "WebSocket connections from web pages of other sites are refused.");
     let owner: string;
     try {
@@ -50,16 +51,6 @@ export function attachWebSocket(server: Server, app: object): { close(): void } 
 }
 
 const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found" };
-
-/** No `Origin` (not a browser), or a page of this machine. */
-function localOrigin(origin: string | undefined): boolean {
-  if (origin === undefined) return true;
-  try {
-    return ["localhost", "127.0.0.1", "[::1]"].includes(new URL(origin).hostname);
-  } catch {
-    return false;
-  }
-}
 
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: { message, type: "invalid_request_error", param: null, code: null } });
