@@ -1,5 +1,5 @@
 import { Box, Static, Text } from "ink";
-import { useSyncExternalStore } from "react";
+import { useEffect, useState, useSyncExternalStore } from "react";
 import { Markdown } from "./markdown.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptBox } from "./prompt-box.js";
@@ -16,6 +16,10 @@ import type { TuiController } from "./tui-controller.js";
 export function App({ controller, cwd }: { controller: TuiController; cwd: string }) {
   const { store } = controller;
   useSyncExternalStore(store.subscribe, store.version);
+  // Children's effects run first: once this one has, the prompt box reads keys in raw mode,
+  // and the status line says the prompt is ready (typing earlier could reach a cooked terminal).
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady(true), []);
   const items = store.transcript.items;
   const settled = store.transcript.settledCount();
   const permission = store.permission;
@@ -46,7 +50,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
           history: () => controller.history,
         }}
       />
-      <StatusLine status={store.status} hint={controller.hint} />
+      <StatusLine status={store.status} hint={ready ? controller.hint : "starting…"} />
     </Box>
   );
 }

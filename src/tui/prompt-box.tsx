@@ -59,8 +59,10 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
       }
       if (key.leftArrow) return setState(move(state, -1));
       if (key.rightArrow) return setState(move(state, 1));
-      // Most terminals send DEL (0x7f) for Backspace, which Ink names `delete`.
+      // Most terminals send DEL (0x7f) for Backspace, which Ink names `delete`; a burst of
+      // them (a held key, a fast sender) comes as one input Ink leaves unnamed.
       if (key.backspace || key.delete) return setState(backspace(state));
+      if (/^[\x7f\b]+$/.test(input)) return setState([...input].reduce(backspace, state));
       if (key.ctrl || key.meta || key.tab || !input) return;
       setState(insert(state, input));
     },

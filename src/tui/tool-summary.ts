@@ -43,6 +43,7 @@ export function describeOutcome(name: string, output: string, isError: boolean):
   if (name === "Bash") {
     const exit = /Exit code (\d+)/.exec(output);
     if (exit) return `→ exit ${exit[1]}`;
+    if (isError && /interrupted/i.test(output)) return "interrupted";
     return isError ? `→ ${oneLine(output, 60)}` : "→ exit 0";
   }
   if (isError) return oneLine(output.replace(/^Error:\s*/, ""), 60);
