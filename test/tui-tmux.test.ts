@@ -131,11 +131,11 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     );
     await send(term, "wait a while");
     await term.waitFor(/Bash sleep 37\.25 running \d+s/);
-    expect(processesRunning("sleep 37.25")).toBe(true);
+    await waitForProcess("sleep 37.25", true);
     term.press("Escape");
     await term.waitFor("Interrupted.");
     await term.waitFor(/✗ Bash sleep 37\.25 interrupted/);
-    await waitForNoProcess("sleep 37.25");
+    await waitForProcess("sleep 37.25", false);
     // The next prompt resumes the same session: the model sees the earlier turn (history mode
     // answers the second turn only when the conversation holds the first).
     await send(term, "go on");
@@ -230,10 +230,11 @@ function processesRunning(pattern: string): boolean {
   }
 }
 
-async function waitForNoProcess(pattern: string): Promise<void> {
+/** Waits (bounded) until a process whose command line matches `pattern` runs, or none does. */
+async function waitForProcess(pattern: string, running: boolean): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (processesRunning(pattern)) {
-    if (Date.now() > deadline) throw new Error(`a process matching "${pattern}" still runs after the interrupt`);
+  while (processesRunning(pattern) !== running) {
+    if (Date.now() > deadline) throw new Error(`"${pattern}" ${running ? "never started" : "still runs"}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

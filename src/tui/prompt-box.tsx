@@ -1,6 +1,6 @@
 import { Box, Text, useInput } from "ink";
 import { useRef, useState } from "react";
-import { backspace, EMPTY, type EditorState, enter, HistoryWalk, insert, isOneLine, move } from "./prompt-editor.js";
+import { backspace, EMPTY, type EditorState, enter, HistoryWalk, isOneLine, move, typeText } from "./prompt-editor.js";
 
 export interface PromptKeys {
   onSubmit(text: string): void;
@@ -59,12 +59,10 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
       }
       if (key.leftArrow) return setState(move(state, -1));
       if (key.rightArrow) return setState(move(state, 1));
-      // Most terminals send DEL (0x7f) for Backspace, which Ink names `delete`; a burst of
-      // them (a held key, a fast sender) comes as one input Ink leaves unnamed.
+      // Most terminals send DEL (0x7f) for Backspace, which Ink names `delete`.
       if (key.backspace || key.delete) return setState(backspace(state));
-      if (/^[\x7f\b]+$/.test(input)) return setState([...input].reduce(backspace, state));
       if (key.ctrl || key.meta || key.tab || !input) return;
-      setState(insert(state, input));
+      setState(typeText(state, input));
     },
     { isActive: active },
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backspace, EMPTY, enter, HistoryWalk, insert, move } from "./prompt-editor.js";
+import { backspace, EMPTY, enter, HistoryWalk, insert, move, typeText } from "./prompt-editor.js";
 
 describe("prompt editor", () => {
   it("submits on Enter, and makes a new line of `\\` + Enter or Shift+Enter", () => {
@@ -18,6 +18,12 @@ describe("prompt editor", () => {
     expect(state).toEqual({ text: "abc", cursor: 2 });
     expect(backspace(state)).toEqual({ text: "ac", cursor: 1 });
     expect(insert(EMPTY, "x\r\ny\rz").text).toBe("x\ny\nz");
+  });
+
+  it("applies several keys of one read in turn, and never inserts control characters", () => {
+    const state = insert(EMPTY, "draft");
+    expect(typeText(state, "\x04\x7f\x7f")).toEqual({ text: "dra", cursor: 3 });
+    expect(typeText(EMPTY, "a\x1b\x01b\r\nc\bd").text).toBe("ab\nd");
   });
 
   it("walks the history with Up and Down and gives back the draft past the newest", () => {

@@ -15,6 +15,30 @@ export function insert(state: EditorState, input: string): EditorState {
   };
 }
 
+/**
+ * Typed or pasted input that Ink passed on unnamed: several keys can come in one read (a
+ * paste, a burst of Backspaces, Ctrl+D then Backspace), so each character is applied in
+ * turn: DEL and BS erase, line ends become new lines, other control characters are dropped
+ * (never inserted invisibly).
+ */
+export function typeText(state: EditorState, input: string): EditorState {
+  let next = state;
+  let run = "";
+  const flush = () => {
+    if (run) next = insert(next, run);
+    run = "";
+  };
+  for (const char of input.replace(/\r\n?/g, "\n")) {
+    const code = char.codePointAt(0) ?? 0;
+    if (char === "\x7f" || char === "\b") {
+      flush();
+      next = backspace(next);
+    } else if (char === "\n" || char === "\t" || (code >= 0x20 && code !== 0x7f)) run += char;
+  }
+  flush();
+  return next;
+}
+
 export function backspace(state: EditorState): EditorState {
   if (state.cursor === 0) return state;
   return { text: state.text.slice(0, state.cursor - 1) + state.text.slice(state.cursor), cursor: state.cursor - 1 };
