@@ -34,8 +34,8 @@ afterAll(() => TmuxTerminal.killServer(SOCKET));
 async function startGyre(
   script: MockScript | ((cwd: string) => MockScript),
   args: string[] = [],
+  cwd = mkdtempSync(join(tmpdir(), "gyre-tui-")),
 ): Promise<{ term: TmuxTerminal; cwd: string }> {
-  const cwd = mkdtempSync(join(tmpdir(), "gyre-tui-"));
   server = await startMockLLM({ script: typeof script === "function" ? script(cwd) : script });
   const env = cliEnv(server.env());
   terminal = TmuxTerminal.start({
@@ -191,6 +191,34 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     term.press("C-d");
     const screen = await term.waitFor("[exited 0]");
     expect(screen).toMatch(/gyre --resume [0-9a-f-]{36}/);
+  });
+
+  it("sends a multi-line prompt, answers /help, /model and /cost, and keeps the history per project", async () => {
+    const { term, cwd } = await startGyre({ turns: [mockTurn.text("Got both lines."), mockTurn.text("Again.")] });
+    term.type("line one\\");
+    await term.waitFor("❯ line one\\");
+    term.press("Enter");
+    term.type("line two");
+    await term.waitFor(/❯ line one\s*│\n│\s+line two/, "the second line under the first");
+    term.press("Enter");
+    await term.waitFor("Got both lines.");
+    expect(JSON.stringify(server?.requests[0]?.body)).toContain("line one\\nline two");
+    await send(term, "/help");
+    await term.waitFor("/compact");
+    await send(term, "/model");
+    await term.waitFor("Model: anthropic/claude-sonnet-4-5");
+    await send(term, "/cost");
+    await term.waitFor(/Session cost: \$\d+\.\d{4}/);
+    term.press("C-d");
+    await term.waitFor("[exited 0]");
+    terminal?.kill();
+    await server?.close();
+    // A new start in the same folder walks the same history with Up (newest first).
+    const again = await startGyre({ turns: [mockTurn.text("unused")] }, [], cwd);
+    again.term.press("Up");
+    await again.term.waitFor("❯ /cost");
+    again.term.press("Up", "Up", "Up");
+    await again.term.waitFor(/❯ line one\s*│\n│\s+line two/, "the two-line prompt back in the box");
   });
 
   it("quits with Ctrl+C twice", async () => {
