@@ -124,6 +124,16 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     expect(denied).toContain("keep the build folder");
   });
 
+  it("interrupts the turn with Ctrl+C while a permission question is open", async () => {
+    const { term } = await startGyre({ turns: [mockTurn.toolUse("Bash", { command: "touch never.txt" })] });
+    await send(term, "try it");
+    await term.waitFor("Allow this call?");
+    term.press("C-c");
+    const screen = await term.waitFor("Interrupted.");
+    expect(screen).not.toContain("Allow this call?");
+    expect(screen).toContain("Press Ctrl+C again to quit");
+  });
+
   it("interrupts a long Bash command with Esc: its process is gone and the session goes on", async () => {
     const { term } = await startGyre(
       { turns: [mockTurn.toolUse("Bash", { command: "sleep 37.25" }), mockTurn.text("Back on track.")] },

@@ -37,6 +37,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
           request={permission}
           cwd={cwd}
           onChoice={(choice) => void controller.answerPermission(choice)}
+          onCtrlC={() => controller.ctrlC()}
         />
       ) : null}
       <PromptBox

@@ -17,10 +17,13 @@ export function PermissionPrompt({
   request,
   cwd,
   onChoice,
+  onCtrlC,
 }: {
   request: PermissionRequest;
   cwd: string;
   onChoice: (choice: PermissionChoice) => void;
+  /** Ctrl+C keeps its meaning while the question has the keyboard (interrupt, then quit). */
+  onCtrlC: () => void;
 }) {
   const rules = suggestedRules(request.suggestions);
   const options = [
@@ -55,6 +58,7 @@ export function PermissionPrompt({
   };
 
   useInput((input, key) => {
+    if (key.ctrl && input === "c") return onCtrlC();
     const { selected, message } = latest.current;
     if (message !== undefined) {
       if (key.return) answer({ kind: "deny", message: message.trim() || "The person denied this call." });
