@@ -110,7 +110,8 @@ export async function runResponse(
       prompt: promptOf(conversation),
       options: {
         model: prepared.model,
-        systemPrompt: conversation.system.join("\n\n"),
+        // `instructions` apply to this response only (a continuation does not inherit them), as OpenAI does.
+        systemPrompt: [...(request.instructions ? [request.instructions] : []), ...conversation.system].join("\n\n"),
         tools: prepared.tools.tools,
         maxTurns: deps.maxTurns,
         maxSubagentDepth: 0,
