@@ -13,19 +13,23 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 
 const CONNECTIONS = 200;
 const DURATION_S = 8;
 const HOLD_STREAMS = 1000;
 const HOLD_SECONDS = 30;
+// Each held stream lasts this much longer, so that all of them are open together for HOLD_SECONDS
+// even when starting 1,000 responses takes a while on a busy machine.
+const RAMP_ALLOWANCE_SECONDS = 20;
 const gyre = resolve("dist/bin/gyre.js");
 const scratch = mkdtempSync(join(tmpdir(), "gyre-bench-serve-"));
 const children = [];
 
 /** Starts a gyre CLI command and resolves with the first URL it prints. */
-function start(args, env = {}) {
-  const child = spawn(process.execPath, [gyre, ...args], {
+function start(args, env = {}, nodeFlags = []) {
+  const child = spawn(process.execPath, [...nodeFlags, gyre, ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -41,10 +45,27 @@ function start(args, env = {}) {
   });
 }
 
-/** Resident memory of a process in MiB (Linux /proc). */
-function rssMiB(pid) {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
-  return kb / 1024;
+// Loaded into the held-streams server: every second, a full GC, then the live heap and RSS to a
+// file. RSS alone mostly shows how lazily V8 collects; the heap after a GC is what is held.
+const samplesFile = join(scratch, "memory.log");
+const samplerFile = join(scratch, "sampler.mjs");
+writeFileSync(
+  samplerFile,
+  `import { appendFileSync } from "node:fs";
+setInterval(() => {
+  globalThis.gc();
+  const { heapUsed, rss } = process.memoryUsage();
+  try { appendFileSync(${JSON.stringify(samplesFile)}, \`\${performance.timeOrigin + performance.now()} \${heapUsed} \${rss}\\n\`); } catch {}
+}, 1000).unref();
+`,
+);
+const MiB = 1024 * 1024;
+function memorySamples() {
+  return readFileSync(samplesFile, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => line.split(" ").map(Number))
+    .map(([at, heap, rss]) => ({ at, heap: heap / MiB, rss: rss / MiB }));
 }
 
 async function control(mockUrl, path, body) {
@@ -76,19 +97,26 @@ function streams(url, count) {
         new Promise((done) => {
           const started = performance.now();
           let firstByteMs;
+          let firstByteAt;
           let text = "";
           const req = request(
             { host: target.hostname, port: target.port, path: target.pathname, method: "POST", agent },
             (res) => {
               res.setEncoding("utf8");
               res.on("data", (chunk) => {
-                firstByteMs ??= performance.now() - started;
+                if (firstByteMs === undefined) {
+                  firstByteMs = performance.now() - started;
+                  firstByteAt = Date.now();
+                }
                 text += chunk;
               });
               res.on("end", () =>
                 done({
                   firstByteMs,
-                  ok: res.statusCode === 200 && text.includes("response.completed") && text.trimEnd().endsWith("[DONE]"),
+                  firstByteAt,
+                  endedAt: Date.now(),
+                  ok:
+                    res.statusCode === 200 && text.includes("response.completed") && text.trimEnd().endsWith("[DONE]"),
                 }),
               );
               res.on("error", () => done({ firstByteMs, ok: false }));
@@ -152,35 +180,62 @@ try {
       `gyre serve p50 ${ms(percentile(firstBytes(ttfbServed), 50))} p99 ${ms(percentile(firstBytes(ttfbServed), 99))}`,
   );
 
-  // 2. Streams held open: one word a second for HOLD_SECONDS.
-  const words = Array.from({ length: HOLD_SECONDS }, (_, index) => `word${index}`).join(" ");
+  // 2. Streams held open: one word a second for HOLD_SECONDS, through a server that samples its memory.
+  server.child.kill("SIGTERM");
+  const holder = await start(
+    ["serve", "--port", "0", "--db", join(scratch, "hold.db")],
+    { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "mock" },
+    ["--expose-gc", "--import", pathToFileURL(samplerFile).href],
+  );
+  const words = Array.from({ length: HOLD_SECONDS + RAMP_ALLOWANCE_SECONDS }, (_, index) => `word${index}`).join(" ");
   await control(mock.url, "/_mock/script", {
     turns: [{ content: [{ type: "text", text: words }], chunkDelayMs: 1000 }],
   });
   await control(mock.url, "/_mock/reset");
-  const idle = rssMiB(server.child.pid);
-  const samples = [];
-  const sampler = setInterval(() => samples.push({ at: performance.now(), rss: rssMiB(server.child.pid) }), 1000);
-  const holdStarted = performance.now();
-  const held = await streams(through, HOLD_STREAMS);
-  const holdEnded = performance.now();
-  // After the streams: a few samples of the idle server.
+  await new Promise((done) => setTimeout(done, 2500));
+  // How many responses the server has in flight, from its own /metrics.
+  const inFlight = [];
+  const counter = setInterval(async () => {
+    const text = await (await fetch(`${holder.url}/metrics`)).text();
+    inFlight.push({ at: Date.now(), count: Number(/^gyre_responses_in_flight (\d+)/m.exec(text)?.[1]) });
+  }, 1000);
+  const holdStarted = Date.now();
+  const held = await streams(`${holder.url}/v1/responses`, HOLD_STREAMS);
+  const holdEnded = Date.now();
+  clearInterval(counter);
   await new Promise((done) => setTimeout(done, 3000));
-  clearInterval(sampler);
-  const during = samples.filter((sample) => sample.at > holdStarted + 5000 && sample.at < holdEnded - 1000);
-  const after = rssMiB(server.child.pid);
+  const samples = memorySamples();
+  const rampEnded = Math.max(...held.map((result) => result.firstByteAt ?? holdEnded));
   const failed = held.filter((result) => !result.ok).length;
-  const peak = Math.max(...during.map((sample) => sample.rss));
-  const first = during[0]?.rss ?? NaN;
-  const last = during.at(-1)?.rss ?? NaN;
-  console.log(`${HOLD_STREAMS} concurrent streams held open ${HOLD_SECONDS} s through gyre serve:`);
-  console.log(`  completed ${HOLD_STREAMS - failed}, errors ${failed} (in ${((holdEnded - holdStarted) / 1000).toFixed(1)} s)`);
+  const peak = Math.max(...inFlight.map((sample) => sample.count));
+  // The plateau: the seconds when (nearly) all of the streams were in flight together.
+  const plateau = inFlight.filter((sample) => sample.count >= 0.9 * peak);
+  const heapAt = (at) =>
+    samples.reduce((best, sample) => (Math.abs(sample.at - at) < Math.abs(best.at - at) ? sample : best));
+  const held0 = heapAt(plateau[0].at);
+  const held1 = heapAt(plateau.at(-1).at);
+  const idle = samples.filter((sample) => sample.at < holdStarted).at(-1);
+  const after = samples.at(-1);
   console.log(
-    `  gyre serve RSS: idle ${idle.toFixed(0)} MiB; during the hold, 5 s after the ramp ${first.toFixed(0)} MiB, ` +
-      `last ${last.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (growth over the hold ${(last - first).toFixed(0)} MiB); after ${after.toFixed(0)} MiB`,
+    `${HOLD_STREAMS} concurrent streams through gyre serve, each open ${HOLD_SECONDS + RAMP_ALLOWANCE_SECONDS} s:`,
   );
-  console.log(`  memory per in-flight response: ${(((first - idle) * 1024) / HOLD_STREAMS).toFixed(0)} KiB`);
-  console.log(`  samples (s: MiB): ${samples.map((s) => `${((s.at - holdStarted) / 1000).toFixed(0)}:${s.rss.toFixed(0)}`).join(" ")}`);
+  console.log(
+    `  completed ${HOLD_STREAMS - failed}, errors ${failed}; peak in flight (gyre_responses_in_flight) ${peak}, ` +
+      `>= 90% of it for ${((plateau.at(-1).at - plateau[0].at) / 1000).toFixed(0)} s; ` +
+      `last first byte after ${((rampEnded - holdStarted) / 1000).toFixed(1)} s, all done in ${((holdEnded - holdStarted) / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `  live heap after GC: idle ${idle.heap.toFixed(0)} MiB; over the plateau ${held0.heap.toFixed(0)} -> ${held1.heap.toFixed(0)} MiB; ` +
+      `after ${after.heap.toFixed(0)} MiB. RSS: idle ${idle.rss.toFixed(0)}, plateau ${held0.rss.toFixed(0)} -> ${held1.rss.toFixed(0)}, after ${after.rss.toFixed(0)} MiB`,
+  );
+  console.log(
+    `  memory per in-flight response (live heap): ${(((held0.heap - idle.heap) * 1024) / peak).toFixed(0)} KiB`,
+  );
+  console.log(
+    `  per second (in flight/heap MiB): ${inFlight
+      .map((sample) => `${sample.count}/${heapAt(sample.at).heap.toFixed(0)}`)
+      .join(" ")}`,
+  );
   if (failed > 0 || errors(served) > 0) process.exitCode = 1;
 } finally {
   for (const child of children) child.kill("SIGTERM");
