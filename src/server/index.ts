@@ -1,6 +1,7 @@
 export { apiKeysOf, loadServerConfig, type ServerConfig, type ServerConfigFile, type ServedModel } from "./config.js";
 export { createServer } from "./create-server.js";
 export { type ErrorBody, RequestError } from "./errors.js";
+export type { KeyLimits } from "./limits.js";
 export { type ServeOptions, type RunningServer, serve } from "./serve.js";
 export type { ItemList } from "./list-items.js";
 export type { OutputItem, ResponseObject, ResponseStatus, ResponseUsage, StoredInputItem } from "./response-object.js";
