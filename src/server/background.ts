@@ -8,8 +8,11 @@ import { type PreparedResponse, type RunDependencies, runResponse } from "./run-
  * (then `events` and `cancel` reach the worker that runs the response).
  */
 export interface BackgroundRunner {
-  /** Stores the response as `queued` and starts it; resolves once it is stored. */
-  start(prepared: PreparedResponse): Promise<void>;
+  /**
+   * Stores the response as `queued` and starts it; resolves once it is stored. `finished` is
+   * called when the run ends, however it ends (the per-key concurrency slot is given back then).
+   */
+  start(prepared: PreparedResponse, finished?: () => void): Promise<void>;
   /** The events of a response this runner is running, to replay and follow. */
   events(id: string): EventLog | undefined;
   /** Cancels a response this runner is running and waits until it has stopped; false if it runs nowhere here. */
@@ -30,7 +33,7 @@ export class InProcessRunner implements BackgroundRunner {
 
   constructor(private readonly deps: RunDependencies) {}
 
-  async start(prepared: PreparedResponse): Promise<void> {
+  async start(prepared: PreparedResponse, finished?: () => void): Promise<void> {
     const { response } = prepared;
     const queued: ResponseObject = { ...structuredClone(response), status: "queued" };
     await this.deps.responses.save({
@@ -41,7 +44,10 @@ export class InProcessRunner implements BackgroundRunner {
     });
     const log = new EventLog();
     const abort = new AbortController();
-    const done = this.#run(prepared, log, abort.signal).finally(() => this.#running.delete(response.id));
+    const done = this.#run(prepared, log, abort.signal).finally(() => {
+      this.#running.delete(response.id);
+      finished?.();
+    });
     this.#running.set(response.id, { log, abort, done });
   }
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { GyreError } from "../errors/index.js";
 import { type Env, type Model, ModelInfo, type PricingTable, ProviderConfig } from "../model/index.js";
 import type { SessionStore } from "../sessions/index.js";
+import type { KeyLimits } from "./limits.js";
 
 /** A public model name and the Gyre model behind it (as LiteLLM's model list). */
 export interface ServedModel {
@@ -29,6 +30,8 @@ export interface ServerConfigFile {
   maxTurns?: number;
   /** Largest request body in bytes (default 16 MiB); larger is a 413. */
   maxBodyBytes?: number;
+  /** Per-key concurrency and rate limits on creating responses (none by default); over them is a 429. */
+  limits?: KeyLimits;
 }
 
 const ServerConfigFileSchema = z.strictObject({
@@ -39,6 +42,12 @@ const ServerConfigFileSchema = z.strictObject({
   apiKeys: z.array(z.string().min(8)).optional(),
   maxTurns: z.number().int().positive().optional(),
   maxBodyBytes: z.number().int().positive().optional(),
+  limits: z
+    .strictObject({
+      concurrentResponses: z.number().int().positive().optional(),
+      requestsPerMinute: z.number().positive().optional(),
+    })
+    .optional(),
 }) satisfies z.ZodType<ServerConfigFile>;
 
 /** What {@link createServer} takes: the file's settings and the objects a program provides. */
@@ -53,6 +62,8 @@ export interface ServerConfig extends ServerConfigFile {
   isLoopback?: (request: Request) => boolean;
   /** Working directory of runs (default `process.cwd()`). */
   cwd?: string;
+  /** The clock of the rate limit, in milliseconds (tests); default `Date.now`. */
+  now?: () => number;
 }
 
 /** Reads a config file; an unreadable or invalid one is a `config_error` saying where. */

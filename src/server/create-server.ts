@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import { resolveModel } from "../model/index.js";
 import { MemorySessionStore } from "../sessions/index.js";
 import { type AuthVariables, authMiddleware, socketIsLoopback } from "./auth.js";
@@ -8,7 +10,9 @@ import { RequestError, toErrorResponse } from "./errors.js";
 import { type BackgroundRunner, InProcessRunner } from "./background.js";
 import { compactConversation } from "./compact.js";
 import type { EventLog, NumberedEvent } from "./event-log.js";
+import { KeyLimiter, RateLimitError } from "./limits.js";
 import { listInputItems } from "./list-items.js";
+import { ServerMetrics } from "./metrics.js";
 import { parseBody, parseCreateRequest } from "./parse-request.js";
 import { CompactRequest } from "./request-schema.js";
 import { prepareResponse, type RunDependencies, runResponse } from "./run-response.js";
@@ -67,8 +71,10 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     },
     maxTurns: config.maxTurns ?? 10,
     cwd: config.cwd ?? process.cwd(),
+    metrics: new ServerMetrics(),
   };
   const runner = new InProcessRunner(deps);
+  const limiter = new KeyLimiter(config.limits ?? {}, config.now);
   const isLoopback = config.isLoopback
     ? (c: { req: { raw: Request } }) => config.isLoopback!(c.req.raw)
     : socketIsLoopback;
@@ -77,13 +83,20 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   PARTS.set(app, { deps, runner, apiKeys: apiKeysOf(config, env), maxBodyBytes: config.maxBodyBytes });
   app.onError((error, c) => {
     const { status, body } = toErrorResponse(error);
+    if (error instanceof RateLimitError) c.header("retry-after", String(error.retryAfterSeconds));
     return c.json(body, status as 400);
   });
+  app.use(countRequests(deps.metrics));
   app.notFound((c) =>
     c.json(toErrorResponse(new RequestError(404, `No route ${c.req.method} ${c.req.path}.`, "not_found")).body, 404),
   );
   app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.use("/v1/*", authMiddleware(apiKeysOf(config, env), isLoopback));
+  const auth = authMiddleware(apiKeysOf(config, env), isLoopback);
+  app.use("/v1/*", auth);
+  // Same access as the API: a key when keys are configured, else loopback only.
+  app.get("/metrics", auth, (c) =>
+    c.body(deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
+  );
   app.use(
     "/v1/*",
     bodyLimit({
@@ -106,18 +119,26 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     const request = parseCreateRequest(body);
     if (request.background && request.store === false)
       throw new RequestError(400, "background responses must be stored (store: true).", "invalid_value", "store");
-    const prepared = await prepareResponse(deps, request, c.get("owner"));
-    if (request.background) {
-      // Runs apart from this request: the client may go away, stream or not.
-      await runner.start(prepared);
-      const log = runner.events(prepared.response.id);
-      if (request.stream && log) return sseResponse(followLog(log, -1));
-      return c.json({ ...prepared.response, status: "queued" });
+    // A response holds one of its key's concurrency slots until it ends (a stream: until it closes).
+    const release = limiter.acquire(c.get("owner"));
+    let prepared;
+    try {
+      prepared = await prepareResponse(deps, request, c.get("owner"));
+      if (request.background) {
+        // Runs apart from this request: the client may go away, stream or not.
+        await runner.start(prepared, release);
+        const log = runner.events(prepared.response.id);
+        if (request.stream && log) return sseResponse(followLog(log, -1));
+        return c.json({ ...prepared.response, status: "queued" });
+      }
+    } catch (error) {
+      release();
+      throw error;
     }
     const disconnect = new AbortController();
     if (!request.stream) {
       c.req.raw.signal.addEventListener("abort", () => disconnect.abort(), { once: true });
-      const response = await runResponse(deps, prepared, () => {}, disconnect.signal);
+      const response = await runResponse(deps, prepared, () => {}, disconnect.signal).finally(release);
       // The upstream failed: its status as 502/503 with its message (the failed response stays stored).
       if (response.status === "failed" && prepared.failures.last !== undefined) {
         const { status, body } = toErrorResponse(prepared.failures.last);
@@ -128,7 +149,10 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     const sse = new SseStream(() => disconnect.abort());
     void runResponse(deps, prepared, (event) => sse.send(event), disconnect.signal)
       .catch((error: unknown) => sse.send({ type: "error", error: toErrorResponse(error).body.error }))
-      .finally(() => sse.close());
+      .finally(() => {
+        release();
+        sse.close();
+      });
     return sseResponse(sse);
   });
 
@@ -189,6 +213,16 @@ function replay(events: readonly NumberedEvent[], after: number): SseStream {
   for (const event of events.slice(after + 1)) sse.send(event);
   sse.close();
   return sse;
+}
+
+/** Counts every request by its route pattern (ids stay out of labels) and times it to its headers. */
+function countRequests(metrics: ServerMetrics): MiddlewareHandler {
+  return async function count(c: Context, next) {
+    const started = performance.now();
+    await next();
+    const route = matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path ?? "unmatched";
+    metrics.request(route, c.req.method, c.res.status, (performance.now() - started) / 1000);
+  };
 }
 
 /** The stored response, if it is the owner's: another key's response does not exist for this one. */

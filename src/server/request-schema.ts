@@ -96,6 +96,13 @@ export const FunctionTool = z.object({
 });
 export type FunctionTool = z.infer<typeof FunctionTool>;
 
+/**
+ * Hosted and freeform tool types this server does not run yet (`custom`, `web_search`,
+ * `tool_search`, `namespace`, …): accepted and left out, so a client such as Codex CLI that
+ * always sends them still works with its function tools.
+ */
+export const IgnoredTool = z.looseObject({ type: z.string().refine((type) => type !== "function") });
+
 export const ToolChoice = z.union([
   z.enum(["auto", "none", "required"]),
   z.object({ type: z.literal("function"), name: z.string() }),
@@ -124,7 +131,10 @@ export const CreateResponseRequest = z.object({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(InputItem)]).optional(),
   instructions: z.string().nullish(),
-  tools: z.array(FunctionTool).nullish(),
+  tools: z
+    .array(z.union([FunctionTool, IgnoredTool]))
+    .transform((tools) => tools.filter((tool): tool is FunctionTool => tool.type === "function"))
+    .nullish(),
   tool_choice: ToolChoice.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   max_output_tokens: z.number().int().min(16).nullish(),

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Model } from "../model/index.js";
 import { type EffortOption, query } from "../loop/index.js";
-import type { SDKResultMessage, SDKUserMessageInput } from "../protocol/index.js";
+import type { SDKAssistantMessage, SDKResultMessage, SDKUserMessageInput } from "../protocol/index.js";
 import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
 import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
 import { planTools, type ToolPlan } from "./client-tools.js";
 import { type Conversation, toConversation } from "./conversation.js";
+import type { ServerMetrics } from "./metrics.js";
 import { chainItems, inputItems, previousNotFound } from "./input-items.js";
 import { OutputProjection, type StreamEventBody } from "./output-projection.js";
 import type { CreateResponseRequest } from "./request-schema.js";
@@ -20,6 +21,7 @@ export interface RunDependencies {
   resolveModel: (spec: string) => Promise<Model>;
   maxTurns: number;
   cwd: string;
+  metrics: ServerMetrics;
 }
 
 /** A checked request, ready to run: everything that can be refused with a 400 or 404 was checked. */
@@ -84,6 +86,7 @@ export async function runResponse(
   const record = { owner: prepared.owner, response, inputItems: prepared.inputItems, runSessionId };
   // Stored before it runs, so GET shows it `in_progress` (and a crash leaves it visible).
   if (store) await deps.responses.save(record);
+  const ended = deps.metrics.responseStarted();
   emit({ type: "response.created", response: structuredClone(response) });
   emit({ type: "response.in_progress", response: structuredClone(response) });
   const projection = new OutputProjection(emit, newId, (name) => prepared.tools.allowed.has(name));
@@ -108,7 +111,8 @@ export async function runResponse(
       prompt: promptOf(conversation),
       options: {
         model: prepared.model,
-        systemPrompt: conversation.system.join("\n\n"),
+        // `instructions` apply to this response only (a continuation does not inherit them), as OpenAI does.
+        systemPrompt: [...(request.instructions ? [request.instructions] : []), ...conversation.system].join("\n\n"),
         tools: prepared.tools.tools,
         maxTurns: deps.maxTurns,
         maxSubagentDepth: 0,
@@ -129,6 +133,7 @@ export async function runResponse(
     for await (const message of run) {
       if (message.type === "stream_event" && message.parent_tool_use_id === null) projection.onEvent(message.event);
       if (message.type === "result") result = message;
+      if (message.type === "assistant") countToolCalls(deps.metrics, message);
     }
     projection.finish();
     finish(response, result, signal.aborted);
@@ -139,9 +144,11 @@ export async function runResponse(
       ? null
       : { code: "server_error", message: error instanceof Error ? error.message : String(error) };
   } finally {
+    ended();
     signal.removeEventListener("abort", abort);
     if (!store) await sessions.close();
   }
+  deps.metrics.responseFinished(response);
   if (store) await deps.responses.save(record);
   emit({ type: terminalEvent(response), response: structuredClone(response) });
   return response;
@@ -150,6 +157,11 @@ export async function runResponse(
 /** The conversation's last user turn as the run's prompt (answers to the calls it waits on, and any text). */
 async function* promptOf(conversation: Conversation): AsyncGenerator<SDKUserMessageInput> {
   yield { type: "user", message: { role: "user", content: conversation.prompt } };
+}
+
+/** Every tool call of a model message, subagents' included (server-side and client tools alike). */
+function countToolCalls(metrics: ServerMetrics, message: SDKAssistantMessage): void {
+  for (const block of message.message.content) if (block.type === "tool_use") metrics.toolCall(block.name);
 }
 
 /** `reasoning.effort` in Gyre's terms; `none` (and no reasoning) leaves the model's default. */

@@ -1,0 +1,243 @@
+// `gyre serve` under load, against the same requests sent straight at its upstream in the same run.
+// The upstream is `gyre mock-llm` (zero latency, OpenAI Responses wire format) on loopback, and
+// `gyre serve` is the real CLI (SQLite store), each in its own process; the load comes from this one.
+// 1. autocannon drives 200 concurrent streaming responses at the mock, then through gyre serve:
+//    requests/s and p50/p99 latency (to the end of the stream), and the latency Gyre adds.
+//    Target: under 5 ms added at p99. Then 200 concurrent streams once more, timing the first
+//    byte of each.
+// 2. 1,000 concurrent streams held open for 30 s (the mock sends one word a second): gyre serve's
+//    resident memory sampled during and after the ramp; memory per in-flight response; every
+//    stream must end with response.completed and [DONE]. Target: flat memory, no errors.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import autocannon from "autocannon";
+
+const CONNECTIONS = 200;
+const DURATION_S = 8;
+const HOLD_STREAMS = 1000;
+const HOLD_SECONDS = 30;
+// Each held stream lasts this much longer, so that all of them are open together for HOLD_SECONDS
+// even when starting 1,000 responses takes a while on a busy machine.
+const RAMP_ALLOWANCE_SECONDS = 20;
+const gyre = resolve("dist/bin/gyre.js");
+const scratch = mkdtempSync(join(tmpdir(), "gyre-bench-serve-"));
+const children = [];
+
+/** Starts a gyre CLI command and resolves with the first URL it prints. */
+function start(args, env = {}, nodeFlags = []) {
+  const child = spawn(process.execPath, [...nodeFlags, gyre, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  return new Promise((done, fail) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url) done({ child, url: url.replace(/\/v1$/, "") });
+    });
+    child.once("exit", (code) => fail(new Error(`gyre ${args[0]} exited ${code}`)));
+  });
+}
+
+// Loaded into the held-streams server: every second, a full GC, then the live heap and RSS to a
+// file. RSS alone mostly shows how lazily V8 collects; the heap after a GC is what is held.
+const samplesFile = join(scratch, "memory.log");
+const samplerFile = join(scratch, "sampler.mjs");
+writeFileSync(
+  samplerFile,
+  `import { appendFileSync } from "node:fs";
+setInterval(() => {
+  globalThis.gc();
+  const { heapUsed, rss } = process.memoryUsage();
+  try { appendFileSync(${JSON.stringify(samplesFile)}, \`\${performance.timeOrigin + performance.now()} \${heapUsed} \${rss}\\n\`); } catch {}
+}, 1000).unref();
+`,
+);
+const MiB = 1024 * 1024;
+function memorySamples() {
+  return readFileSync(samplesFile, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => line.split(" ").map(Number))
+    .map(([at, heap, rss]) => ({ at, heap: heap / MiB, rss: rss / MiB }));
+}
+
+async function control(mockUrl, path, body) {
+  const response = await fetch(`${mockUrl}${path}`, { method: "POST", body: JSON.stringify(body ?? {}) });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+}
+
+const body = JSON.stringify({ model: "openai/gpt-5", input: "Say hello.", stream: true });
+
+function load(url) {
+  return autocannon({
+    url,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+  });
+}
+
+/** `count` concurrent streaming requests; resolves with each one's time to first byte and whether it ended well. */
+function streams(url, count) {
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const target = new URL(url);
+  return Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise((done) => {
+          const started = performance.now();
+          let firstByteMs;
+          let firstByteAt;
+          let text = "";
+          const req = request(
+            { host: target.hostname, port: target.port, path: target.pathname, method: "POST", agent },
+            (res) => {
+              res.setEncoding("utf8");
+              res.on("data", (chunk) => {
+                if (firstByteMs === undefined) {
+                  firstByteMs = performance.now() - started;
+                  firstByteAt = Date.now();
+                }
+                text += chunk;
+              });
+              res.on("end", () =>
+                done({
+                  firstByteMs,
+                  firstByteAt,
+                  endedAt: Date.now(),
+                  ok:
+                    res.statusCode === 200 && text.includes("response.completed") && text.trimEnd().endsWith("[DONE]"),
+                }),
+              );
+              res.on("error", () => done({ firstByteMs, ok: false }));
+            },
+          );
+          req.on("error", () => done({ firstByteMs, ok: false }));
+          req.setHeader("content-type", "application/json");
+          req.end(body);
+        }),
+    ),
+  );
+}
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const ms = (x) => `${x.toFixed(1)} ms`;
+
+try {
+  const quick = { turns: [{ content: [{ type: "text", text: "Hello from the mock upstream." }] }] };
+  const scriptFile = join(scratch, "script.json");
+  writeFileSync(scriptFile, JSON.stringify(quick));
+  const mock = await start(["mock-llm", "--script", scriptFile]);
+  const server = await start(["serve", "--port", "0", "--db", join(scratch, "serve.db")], {
+    OPENAI_BASE_URL: `${mock.url}/v1`,
+    OPENAI_API_KEY: "mock",
+  });
+  const direct = `${mock.url}/v1/responses`;
+  const through = `${server.url}/v1/responses`;
+
+  // Warm both paths (JIT, SQLite pages, connection pools) before measuring.
+  await streams(direct, CONNECTIONS);
+  await streams(through, CONNECTIONS);
+  await control(mock.url, "/_mock/reset");
+
+  const bare = await load(direct);
+  await control(mock.url, "/_mock/reset");
+  const served = await load(through);
+  await control(mock.url, "/_mock/reset");
+  const errors = (result) => result.errors + result.timeouts + result.non2xx;
+  console.log(`${CONNECTIONS} concurrent streaming responses for ${DURATION_S} s (autocannon):`);
+  for (const [name, result] of [
+    ["straight at the mock", bare],
+    ["through gyre serve", served],
+  ])
+    console.log(
+      `  ${name.padEnd(22)} ${result.requests.average.toFixed(0).padStart(6)} req/s  p50 ${ms(result.latency.p50)}  p99 ${ms(result.latency.p99)}  errors ${errors(result)}`,
+    );
+  const addedP50 = served.latency.p50 - bare.latency.p50;
+  const addedP99 = served.latency.p99 - bare.latency.p99;
+  console.log(
+    `  gyre serve adds: p50 ${ms(addedP50)}, p99 ${ms(addedP99)} (target < 5 ms at p99: ${addedP99 < 5 ? "met" : "MISSED"})`,
+  );
+
+  const ttfbBare = await streams(direct, CONNECTIONS);
+  const ttfbServed = await streams(through, CONNECTIONS);
+  const firstBytes = (results) => results.map((result) => result.firstByteMs ?? Infinity);
+  console.log(
+    `  time to first byte, ${CONNECTIONS} at once: mock p50 ${ms(percentile(firstBytes(ttfbBare), 50))} p99 ${ms(percentile(firstBytes(ttfbBare), 99))}; ` +
+      `gyre serve p50 ${ms(percentile(firstBytes(ttfbServed), 50))} p99 ${ms(percentile(firstBytes(ttfbServed), 99))}`,
+  );
+
+  // 2. Streams held open: one word a second for HOLD_SECONDS, through a server that samples its memory.
+  server.child.kill("SIGTERM");
+  const holder = await start(
+    ["serve", "--port", "0", "--db", join(scratch, "hold.db")],
+    { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "mock" },
+    ["--expose-gc", "--import", pathToFileURL(samplerFile).href],
+  );
+  const words = Array.from({ length: HOLD_SECONDS + RAMP_ALLOWANCE_SECONDS }, (_, index) => `word${index}`).join(" ");
+  await control(mock.url, "/_mock/script", {
+    turns: [{ content: [{ type: "text", text: words }], chunkDelayMs: 1000 }],
+  });
+  await control(mock.url, "/_mock/reset");
+  await new Promise((done) => setTimeout(done, 2500));
+  // How many responses the server has in flight, from its own /metrics.
+  const inFlight = [];
+  const counter = setInterval(async () => {
+    const text = await (await fetch(`${holder.url}/metrics`)).text();
+    inFlight.push({ at: Date.now(), count: Number(/^gyre_responses_in_flight (\d+)/m.exec(text)?.[1]) });
+  }, 1000);
+  const holdStarted = Date.now();
+  const held = await streams(`${holder.url}/v1/responses`, HOLD_STREAMS);
+  const holdEnded = Date.now();
+  clearInterval(counter);
+  await new Promise((done) => setTimeout(done, 3000));
+  const samples = memorySamples();
+  const rampEnded = Math.max(...held.map((result) => result.firstByteAt ?? holdEnded));
+  const failed = held.filter((result) => !result.ok).length;
+  const peak = Math.max(...inFlight.map((sample) => sample.count));
+  // The plateau: the seconds when (nearly) all of the streams were in flight together.
+  const plateau = inFlight.filter((sample) => sample.count >= 0.9 * peak);
+  const heapAt = (at) =>
+    samples.reduce((best, sample) => (Math.abs(sample.at - at) < Math.abs(best.at - at) ? sample : best));
+  const held0 = heapAt(plateau[0].at);
+  const held1 = heapAt(plateau.at(-1).at);
+  const idle = samples.filter((sample) => sample.at < holdStarted).at(-1);
+  const after = samples.at(-1);
+  console.log(
+    `${HOLD_STREAMS} concurrent streams through gyre serve, each open ${HOLD_SECONDS + RAMP_ALLOWANCE_SECONDS} s:`,
+  );
+  console.log(
+    `  completed ${HOLD_STREAMS - failed}, errors ${failed}; peak in flight (gyre_responses_in_flight) ${peak}, ` +
+      `>= 90% of it for ${((plateau.at(-1).at - plateau[0].at) / 1000).toFixed(0)} s; ` +
+      `last first byte after ${((rampEnded - holdStarted) / 1000).toFixed(1)} s, all done in ${((holdEnded - holdStarted) / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `  live heap after GC: idle ${idle.heap.toFixed(0)} MiB; over the plateau ${held0.heap.toFixed(0)} -> ${held1.heap.toFixed(0)} MiB; ` +
+      `after ${after.heap.toFixed(0)} MiB. RSS: idle ${idle.rss.toFixed(0)}, plateau ${held0.rss.toFixed(0)} -> ${held1.rss.toFixed(0)}, after ${after.rss.toFixed(0)} MiB`,
+  );
+  console.log(
+    `  memory per in-flight response (live heap): ${(((held0.heap - idle.heap) * 1024) / peak).toFixed(0)} KiB`,
+  );
+  console.log(
+    `  per second (in flight/heap MiB): ${inFlight
+      .map((sample) => `${sample.count}/${heapAt(sample.at).heap.toFixed(0)}`)
+      .join(" ")}`,
+  );
+  if (failed > 0 || errors(served) > 0) process.exitCode = 1;
+} finally {
+  for (const child of children) child.kill("SIGTERM");
+  rmSync(scratch, { recursive: true, force: true });
+}
