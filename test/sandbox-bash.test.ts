@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -204,6 +213,46 @@ describe("sandboxed Bash: network", () => {
     expect(direct).not.toContain("hello");
     expect(direct).toContain("direct network access denied by the sandbox");
     expect(violations(messages).flatMap((m) => m.violations.map((v) => v.target))).toContain(`127.0.0.1:${b}`);
+  });
+
+  it("relays the same way without nsenter (a relay per command) and the run's relay namespace is not the host's", async () => {
+    const { cwd } = folders();
+    const a = port(allowed);
+    const programs = mkdtempSync(join(tmpdir(), "gyre-no-nsenter-"));
+    made.push(programs);
+    for (const name of ["bwrap", "socat"]) symlinkSync(`/usr/bin/${name}`, join(programs, name));
+    for (const searchPath of [programs, process.env.PATH]) {
+      const policy = resolvePolicy({
+        settings: { enabled: true, network: { allowedDomains: [`127.0.0.1:${a}`] } },
+        workspace: [cwd],
+        rules: { allow: [], deny: [] },
+        cwd,
+        home: homedir(),
+      });
+      const sandbox = await OsSandbox.start({ policy, searchPath });
+      try {
+        expect(sandbox.wrap("/bin/true", [], cwd).file).toMatch(searchPath === programs ? /\/bwrap$/ : /\/nsenter$/);
+        const messages = await withMock(
+          bash(
+            { command: `curl -sS http://127.0.0.1:${a}/` },
+            // Joining the host's namespace again, from inside: no capabilities for it.
+            { command: `nsenter --net=/proc/1/ns/net curl -sS --noproxy '*' http://127.0.0.1:${a}/; echo end` },
+          ),
+          (server) =>
+            runQuery(server, anthropic, "go", {
+              cwd,
+              permissionMode: "bypassPermissions",
+              tools: defaultTools({ cwd, bash: { sandbox } }),
+            }),
+        );
+        const [through, escape] = texts(messages);
+        expect(through).toContain("hello from the allowed host");
+        expect(escape).toContain("end");
+        expect(escape).not.toContain("hello");
+      } finally {
+        await sandbox.close();
+      }
+    }
   });
 
   it("has no network at all when no domain is allowed", async () => {

@@ -14,6 +14,8 @@ export interface BwrapLayout {
   deniedFile: string;
   /** The proxy's unix socket, when network is allowed to some domains. */
   proxySocket?: string;
+  /** Commands start inside the run's relay network namespace (nsenter): no new one. */
+  joinsRelayNamespace?: boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     "--cap-drop",
     "ALL",
     "--unshare-pid",
-    "--unshare-net",
+    ...(layout.joinsRelayNamespace ? [] : ["--unshare-net"]),
     "--unshare-ipc",
     "--unshare-uts",
     "--die-with-parent",

@@ -7,6 +7,7 @@ import { bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
 import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
+import { RelayNamespace } from "./relay-namespace.js";
 import { findViolations } from "./violations.js";
 
 export interface StartSandboxOptions {
@@ -26,22 +27,25 @@ export class OsSandbox implements CommandSandbox {
   readonly #folder: string;
   readonly #args: string[];
   readonly #proxy: FilteringProxy | undefined;
+  readonly #relay: RelayNamespace | undefined;
 
   private constructor(
     readonly policy: SandboxPolicy,
     programs: SandboxPrograms,
     folder: string,
-    proxy: FilteringProxy | undefined,
+    network: { proxy: FilteringProxy; relay: RelayNamespace | undefined } | undefined,
   ) {
     this.#programs = programs;
     this.#folder = folder;
-    this.#proxy = proxy;
+    this.#proxy = network?.proxy;
+    this.#relay = network?.relay;
     this.temporaryDirectory = path.join(folder, "tmp");
     this.#args = bwrapArgs({
       policy,
       temporaryDirectory: this.temporaryDirectory,
       deniedFile: path.join(folder, "denied"),
-      proxySocket: proxy?.socketPath,
+      proxySocket: network?.proxy.socketPath,
+      joinsRelayNamespace: this.#relay !== undefined,
     });
   }
 
@@ -56,10 +60,8 @@ export class OsSandbox implements CommandSandbox {
       const denied = path.join(folder, "denied");
       writeFileSync(denied, "");
       chmodSync(denied, 0o000);
-      const proxy = needsNetwork
-        ? await FilteringProxy.listen(path.join(folder, "proxy.sock"), policy.allowedDomains)
-        : undefined;
-      return new OsSandbox(policy, programs, folder, proxy);
+      const network = needsNetwork ? await startNetwork(programs, folder, policy.allowedDomains) : undefined;
+      return new OsSandbox(policy, programs, folder, network);
     } catch (error) {
       rmSync(folder, { recursive: true, force: true });
       throw error;
@@ -76,8 +78,12 @@ export class OsSandbox implements CommandSandbox {
   }
 
   wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
-    const command = this.#proxy ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
-    return { file: this.#programs.bwrap, args: [...this.#args, "--chdir", cwd, "--", ...command, ...args] };
+    const relayed = this.#proxy && !this.#relay;
+    const command = relayed ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
+    const bwrap = [...this.#args, "--chdir", cwd, "--", ...command, ...args];
+    if (!this.#relay) return { file: this.#programs.bwrap, args: bwrap };
+    const [nsenter = "nsenter", ...prefix] = this.#relay.prefix;
+    return { file: nsenter, args: [...prefix, this.#programs.bwrap, ...bwrap] };
   }
 
   watch(cwd: string): { finish(output: string): SandboxViolation[] } {
@@ -94,6 +100,7 @@ export class OsSandbox implements CommandSandbox {
 
   /** Stop the proxy and remove the private folder (the commands' temp files with it). */
   async close(): Promise<void> {
+    this.#relay?.close();
     await this.#proxy?.close();
     rmSync(this.#folder, { recursive: true, force: true });
   }
@@ -117,8 +124,16 @@ function removeCreated(missing: readonly string[]): SandboxViolation[] {
   });
 }
 
+/** The filtering proxy and, where nsenter can join it, the run's relay namespace. */
+async function startNetwork(programs: SandboxPrograms, folder: string, allowedDomains: readonly string[]) {
+  const proxy = await FilteringProxy.listen(path.join(folder, "proxy.sock"), allowedDomains);
+  const { bwrap, socat, nsenter } = programs;
+  const relay = socat && nsenter ? await RelayNamespace.start({ bwrap, socat, nsenter }, proxy.socketPath) : undefined;
+  return { proxy, relay };
+}
+
 /**
- * Run inside the sandbox before the command: socat relays 127.0.0.1:3128 (where HTTP_PROXY
+ * Without nsenter, run inside the sandbox before the command: socat relays 127.0.0.1:3128 (where HTTP_PROXY
  * points) to the proxy's socket; the command starts once the port listens (seen in
  * /proc/net/tcp: 0100007F:0C38 is 127.0.0.1:3128, 0A is LISTEN), so its first request cannot
  * race the relay. The wait reads the table with shell builtins only: no process per check.
