@@ -36,7 +36,7 @@ export function findSandboxPrograms(searchPath: string | undefined, needSocat: b
       "socat is not installed or not on PATH; the sandbox needs it for sandbox.network.allowedDomains: install it (apt-get install socat)",
     );
   }
-  if (!probed.has(bwrap)) probed.set(bwrap, probe(bwrap));
+  if (!probed.has(bwrap)) probed.set(bwrap, probeNamespaces(bwrap));
   const problem = probed.get(bwrap);
   if (problem) {
     throw unavailable(
@@ -48,7 +48,8 @@ export function findSandboxPrograms(searchPath: string | undefined, needSocat: b
   return { bwrap, socat, nsenter: findProgram("nsenter", searchPath) };
 }
 
-function probe(bwrap: string): string | undefined {
+/** Why bubblewrap cannot create the sandbox's namespaces here, or undefined when it can. */
+export function probeNamespaces(bwrap: string): string | undefined {
   const args = [
     "--ro-bind",
     "/",
