@@ -150,6 +150,45 @@ describe("sandboxed Bash: files", () => {
   });
 });
 
+describe("sandboxed Bash: denied paths that appear during the run", () => {
+  it("hides a denied folder and file created on the host after the sandbox started", async () => {
+    const { cwd, outside } = folders();
+    const policy = resolvePolicy({
+      settings: { enabled: true, filesystem: { denyRead: [`${outside}/later`, `${outside}/later-file`] } },
+      workspace: [cwd],
+      rules: { allow: [], deny: [{ rule: "Read(./secret-later)" }] },
+      cwd,
+      home: homedir(),
+    });
+    expect(policy.denyReadMissing).toEqual(
+      expect.arrayContaining([`${outside}/later`, `${outside}/later-file`, join(cwd, "secret-later")]),
+    );
+    const sandbox = await OsSandbox.start({ policy });
+    try {
+      // As `ssh-keygen` would make ~/.ssh while the run goes on.
+      mkdirSync(join(outside, "later"));
+      writeFileSync(join(outside, "later", "id"), "SECRET-DIR");
+      writeFileSync(join(outside, "later-file"), "SECRET-FILE");
+      writeFileSync(join(cwd, "secret-later"), "SECRET-RULE");
+      const messages = await withMock(
+        bash({ command: `cat ${outside}/later/id; cat ${outside}/later-file; cat secret-later; echo end` }),
+        (server) =>
+          runQuery(server, anthropic, "go", {
+            cwd,
+            permissionMode: "bypassPermissions",
+            tools: defaultTools({ cwd, bash: { sandbox } }),
+          }),
+      );
+      const [text] = texts(messages);
+      expect(text).toContain("end");
+      for (const secret of ["SECRET-DIR", "SECRET-FILE", "SECRET-RULE"]) expect(text).not.toContain(secret);
+      expect(text).toContain(`read of ${outside}/later/id denied by the sandbox`);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
 describe("sandboxed Bash: a denied folder around the workspace", () => {
   it("hides the rest of it while the workspace inside stays usable, and Gyre's state is unreadable", async () => {
     const { outside } = folders();

@@ -1,9 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CommandSandbox, SandboxViolation } from "../tools/builtin/index.js";
 import { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
-import { bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
+import { type BwrapLayout, bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
 import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
@@ -25,7 +25,8 @@ export class OsSandbox implements CommandSandbox {
   readonly temporaryDirectory: string;
   readonly #programs: SandboxPrograms;
   readonly #folder: string;
-  readonly #args: string[];
+  #args: string[];
+  #layout: BwrapLayout;
   readonly #proxy: FilteringProxy | undefined;
   readonly #relay: RelayNamespace | undefined;
 
@@ -40,13 +41,29 @@ export class OsSandbox implements CommandSandbox {
     this.#proxy = network?.proxy;
     this.#relay = network?.relay;
     this.temporaryDirectory = path.join(folder, "tmp");
-    this.#args = bwrapArgs({
+    this.#layout = {
       policy,
       temporaryDirectory: this.temporaryDirectory,
       deniedFile: path.join(folder, "denied"),
       proxySocket: network?.proxy.socketPath,
       joinsRelayNamespace: this.#relay !== undefined,
-    });
+    };
+    this.#args = bwrapArgs(this.#layout);
+  }
+
+  /**
+   * The arguments, computed once per run, again when a denied path missing so far appeared
+   * on the host (a stat per such path per command: it cannot be mounted over before it exists).
+   */
+  #currentArgs(): string[] {
+    const { policy } = this.#layout;
+    const appeared = policy.denyReadMissing.filter((file) => existsSync(file));
+    if (appeared.length === 0) return this.#args;
+    const denyRead = [...policy.denyRead, ...appeared.map(realOrSame)];
+    const denyReadMissing = policy.denyReadMissing.filter((file) => !appeared.includes(file));
+    this.#layout = { ...this.#layout, policy: { ...policy, denyRead, denyReadMissing } };
+    this.#args = bwrapArgs(this.#layout);
+    return this.#args;
   }
 
   /** Check that the sandbox can run here (throws `sandbox_unavailable`), then prepare it. */
@@ -80,7 +97,7 @@ export class OsSandbox implements CommandSandbox {
   wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
     const relayed = this.#proxy && !this.#relay;
     const command = relayed ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
-    const bwrap = [...this.#args, "--chdir", cwd, "--", ...command, ...args];
+    const bwrap = [...this.#currentArgs(), "--chdir", cwd, "--", ...command, ...args];
     if (!this.#relay) return { file: this.#programs.bwrap, args: bwrap };
     const [nsenter = "nsenter", ...prefix] = this.#relay.prefix;
     return { file: nsenter, args: [...prefix, this.#programs.bwrap, ...bwrap] };
@@ -93,7 +110,8 @@ export class OsSandbox implements CommandSandbox {
     return {
       finish: (output) => [
         ...removeCreated(missing),
-        ...findViolations(output, blocked?.slice(from) ?? [], this.policy, this.temporaryDirectory, cwd),
+        // The layout's policy, read now: it hides the denied paths that appeared since the run started.
+        ...findViolations(output, blocked?.slice(from) ?? [], this.#layout.policy, this.temporaryDirectory, cwd),
       ],
     };
   }
@@ -122,6 +140,14 @@ function removeCreated(missing: readonly string[]): SandboxViolation[] {
       },
     ];
   });
+}
+
+function realOrSame(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 /** The filtering proxy and, where nsenter can join it, the run's relay namespace. */
