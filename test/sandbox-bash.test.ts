@@ -8,6 +8,7 @@ import {
   writeFileSync,
   existsSync,
 } from "node:fs";
+import { execSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -130,6 +131,38 @@ describe("sandboxed Bash: files", () => {
     expect(existsSync(join(cwd, ".git", "hooks", "pre-commit"))).toBe(false);
     expect(existsSync(join(cwd, ".git", "commondir"))).toBe(false);
     expect(readFileSync(join(cwd, ".git", "config"), "utf8")).toBe("[core]\n");
+  });
+
+  it("in .git: commits work, but nothing that names a program for the host's git can be written", async () => {
+    const { cwd } = folders();
+    const git = (args: string) =>
+      execSync(`git -c user.name=t -c user.email=t@t ${args}`, { cwd, stdio: "pipe", encoding: "utf8" });
+    git("init -q");
+    writeFileSync(join(cwd, "a.txt"), "a");
+    git("add a.txt");
+    git("commit -qm first");
+    mkdirSync(join(cwd, ".git", "worktrees", "other"), { recursive: true });
+    writeFileSync(join(cwd, ".git", "worktrees", "other", "commondir"), "../..\n");
+    const messages = await sandboxed(
+      bash({
+        command:
+          "echo b > b.txt && git add b.txt && git -c user.name=t -c user.email=t@t commit -qm second && echo COMMITTED; " +
+          "echo '*.txt filter=x' > .git/info/attributes && echo ATTRIBUTES; " +
+          "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > .git/config.worktree; " +
+          "mkdir -p .git/modules/sub/hooks; echo 'touch /tmp/pwned' > .git/modules/sub/hooks/post-checkout; " +
+          "echo /elsewhere > .git/worktrees/other/commondir; echo end",
+      }),
+      cwd,
+    );
+    const [text] = texts(messages);
+    expect(text).toContain("COMMITTED");
+    expect(text).toContain("ATTRIBUTES");
+    expect(text).toContain("end");
+    expect(git("log --format=%s")).toBe("second\nfirst\n");
+    expect(existsSync(join(cwd, ".git", "config.worktree"))).toBe(false);
+    expect(existsSync(join(cwd, ".git", "modules", "sub"))).toBe(false);
+    expect(readFileSync(join(cwd, ".git", "worktrees", "other", "commondir"), "utf8")).toBe("../..\n");
+    expect(text).toContain(`creating ${join(cwd, ".git", "config.worktree")} denied by the sandbox`);
   });
 
   it("cannot create the files and folders that configure the next run", async () => {
