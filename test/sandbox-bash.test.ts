@@ -303,7 +303,8 @@ describe("sandboxed Bash: network", () => {
       });
       const sandbox = await OsSandbox.start({ policy, searchPath });
       try {
-        expect(sandbox.wrap("/bin/true", [], cwd).file).toMatch(searchPath === programs ? /\/bwrap$/ : /\/nsenter$/);
+        const { file, args } = sandbox.wrap("/bin/true", [], cwd);
+        expect([file, ...args].some((arg) => arg.endsWith("/nsenter"))).toBe(searchPath !== programs);
         const messages = await withMock(
           bash(
             { command: `curl -sS http://127.0.0.1:${a}/` },
@@ -324,6 +325,25 @@ describe("sandboxed Bash: network", () => {
       } finally {
         await sandbox.close();
       }
+    }
+  });
+
+  it("cannot connect to a host unix socket outside /run and /tmp, unless network.allowUnixSockets names it", async () => {
+    const { cwd, outside } = folders();
+    const socket = join(outside, "agent.sock");
+    const server = createServer((_req, res) => res.end("hello from the socket"));
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      const command = `curl -sS --unix-socket ${socket} http://local/; echo; echo end`;
+      const [blocked] = texts(await sandboxed(bash({ command }), cwd));
+      expect(blocked).toContain("end");
+      expect(blocked).not.toContain("hello from the socket");
+      const [allowed] = texts(
+        await sandboxed(bash({ command }), cwd, { sandbox: { network: { allowUnixSockets: [socket] } } }),
+      );
+      expect(allowed).toContain("hello from the socket");
+    } finally {
+      server.close();
     }
   });
 

@@ -16,6 +16,8 @@ export interface BwrapLayout {
   proxySocket?: string;
   /** Commands start inside the run's relay network namespace (nsenter): no new one. */
   joinsRelayNamespace?: boolean;
+  /** The descriptor bubblewrap reads a seccomp filter from (see seccomp.ts). */
+  seccompFd?: number;
 }
 
 /**
@@ -68,6 +70,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     // simply unmount what hides the denied paths.
     "--cap-drop",
     "ALL",
+    ...(layout.seccompFd === undefined ? [] : ["--seccomp", String(layout.seccompFd)]),
     "--unshare-pid",
     ...(layout.joinsRelayNamespace ? [] : ["--unshare-net"]),
     "--unshare-ipc",

@@ -8,6 +8,7 @@ import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { RelayNamespace } from "./relay-namespace.js";
+import { unixSocketFilter } from "./seccomp.js";
 import { findViolations } from "./violations.js";
 
 export interface StartSandboxOptions {
@@ -29,6 +30,8 @@ export class OsSandbox implements CommandSandbox {
   #layout: BwrapLayout;
   readonly #proxy: FilteringProxy | undefined;
   readonly #relay: RelayNamespace | undefined;
+  /** The seccomp filter's file, opened as descriptor SECCOMP_FD for bubblewrap. */
+  readonly #seccomp: string | undefined;
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -41,12 +44,14 @@ export class OsSandbox implements CommandSandbox {
     this.#proxy = network?.proxy;
     this.#relay = network?.relay;
     this.temporaryDirectory = path.join(folder, "tmp");
+    this.#seccomp = seccompFilterFile(policy, folder, network !== undefined && this.#relay === undefined);
     this.#layout = {
       policy,
       temporaryDirectory: this.temporaryDirectory,
       deniedFile: path.join(folder, "denied"),
       proxySocket: network?.proxy.socketPath,
       joinsRelayNamespace: this.#relay !== undefined,
+      ...(this.#seccomp && { seccompFd: SECCOMP_FD }),
     };
     this.#args = bwrapArgs(this.#layout);
   }
@@ -98,9 +103,13 @@ export class OsSandbox implements CommandSandbox {
     const relayed = this.#proxy && !this.#relay;
     const command = relayed ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
     const bwrap = [...this.#currentArgs(), "--chdir", cwd, "--", ...command, ...args];
-    if (!this.#relay) return { file: this.#programs.bwrap, args: bwrap };
-    const [nsenter = "nsenter", ...prefix] = this.#relay.prefix;
-    return { file: nsenter, args: [...prefix, this.#programs.bwrap, ...bwrap] };
+    const [file0, ...args0] = this.#relay
+      ? [...this.#relay.prefix, this.#programs.bwrap, ...bwrap]
+      : [this.#programs.bwrap, ...bwrap];
+    if (!this.#seccomp) return { file: file0 ?? this.#programs.bwrap, args: args0 };
+    // bubblewrap reads the filter from a descriptor: the shell opens it, then becomes the rest.
+    const opener = `exec ${SECCOMP_FD}<"$0" && exec "$@"`;
+    return { file: "/bin/sh", args: ["-c", opener, this.#seccomp, file0 ?? this.#programs.bwrap, ...args0] };
   }
 
   watch(cwd: string): { finish(output: string): SandboxViolation[] } {
@@ -140,6 +149,22 @@ function removeCreated(missing: readonly string[]): SandboxViolation[] {
       },
     ];
   });
+}
+
+const SECCOMP_FD = 3;
+
+/**
+ * The unix-socket filter's file, unless the policy allows unix sockets (the filter cannot tell
+ * one path from another) or each command runs its own socat relay (which needs one) — then
+ * host sockets outside /run and /tmp stay reachable, as the README says.
+ */
+function seccompFilterFile(policy: SandboxPolicy, folder: string, relaysPerCommand: boolean): string | undefined {
+  if (policy.allowUnixSockets.length > 0 || relaysPerCommand) return undefined;
+  const filter = unixSocketFilter();
+  if (!filter) return undefined;
+  const file = path.join(folder, "seccomp.bpf");
+  writeFileSync(file, filter, { mode: 0o400 });
+  return file;
 }
 
 function realOrSame(file: string): string {
