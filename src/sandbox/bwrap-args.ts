@@ -26,6 +26,15 @@ export interface BwrapLayout {
  */
 const PROC_COVERS = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
 
+/**
+ * Only root (uid 0) can write those files by mode; anyone else, in the sandbox's user namespace
+ * or not, cannot, so the four mounts (a tenth of a command's mount work) are spared.
+ */
+function procCovers(): string[] {
+  if (process.getuid?.() !== 0) return [];
+  return PROC_COVERS.filter((entry) => existsSync(entry)).flatMap((entry) => ["--ro-bind", entry, entry]);
+}
+
 type Mount = { target: string; args: string[]; rank: number };
 
 /**
@@ -60,7 +69,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     "/dev",
     "--proc",
     "/proc",
-    ...PROC_COVERS.filter((entry) => existsSync(entry)).flatMap((entry) => ["--ro-bind", entry, entry]),
+    ...procCovers(),
     ...mounts.flatMap((mount) => mount.args),
     // Read-only once the mounts inside it exist: a write to /tmp fails loudly instead of
     // vanishing into a tmpfs the host never sees ($TMPDIR is the writable temp).
