@@ -1,6 +1,7 @@
 // Benchmark: the time a sandboxed `echo` adds over an unsandboxed one — the same shell
 // started directly and through the run's bubblewrap arguments (and, second line, with a
-// network allowance, which adds the socat relay to the proxy). Medians of alternating runs.
+// network allowance: the command joins the run's relay namespace through nsenter, or without nsenter
+// starts its own socat relay). Medians of alternating runs.
 // Target: under 15 ms added (Claude Code's sandbox adds tens of milliseconds).
 // The machine's load moves both numbers: compare the ratio, measured in the same run.
 // Build first: npm run build. Run: node bench/sandbox.bench.mjs
