@@ -1,4 +1,14 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from "node:fs";
+import { execSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -123,6 +133,38 @@ describe("sandboxed Bash: files", () => {
     expect(readFileSync(join(cwd, ".git", "config"), "utf8")).toBe("[core]\n");
   });
 
+  it("in .git: commits work, but nothing that names a program for the host's git can be written", async () => {
+    const { cwd } = folders();
+    const git = (args: string) =>
+      execSync(`git -c user.name=t -c user.email=t@t ${args}`, { cwd, stdio: "pipe", encoding: "utf8" });
+    git("init -q");
+    writeFileSync(join(cwd, "a.txt"), "a");
+    git("add a.txt");
+    git("commit -qm first");
+    mkdirSync(join(cwd, ".git", "worktrees", "other"), { recursive: true });
+    writeFileSync(join(cwd, ".git", "worktrees", "other", "commondir"), "../..\n");
+    const messages = await sandboxed(
+      bash({
+        command:
+          "echo b > b.txt && git add b.txt && git -c user.name=t -c user.email=t@t commit -qm second && echo COMMITTED; " +
+          "echo '*.txt filter=x' > .git/info/attributes && echo ATTRIBUTES; " +
+          "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > .git/config.worktree; " +
+          "mkdir -p .git/modules/sub/hooks; echo 'touch /tmp/pwned' > .git/modules/sub/hooks/post-checkout; " +
+          "echo /elsewhere > .git/worktrees/other/commondir; echo end",
+      }),
+      cwd,
+    );
+    const [text] = texts(messages);
+    expect(text).toContain("COMMITTED");
+    expect(text).toContain("ATTRIBUTES");
+    expect(text).toContain("end");
+    expect(git("log --format=%s")).toBe("second\nfirst\n");
+    expect(existsSync(join(cwd, ".git", "config.worktree"))).toBe(false);
+    expect(existsSync(join(cwd, ".git", "modules", "sub"))).toBe(false);
+    expect(readFileSync(join(cwd, ".git", "worktrees", "other", "commondir"), "utf8")).toBe("../..\n");
+    expect(text).toContain(`creating ${join(cwd, ".git", "config.worktree")} denied by the sandbox`);
+  });
+
   it("cannot create the files and folders that configure the next run", async () => {
     const { cwd } = folders();
     const messages = await sandboxed(
@@ -138,6 +180,45 @@ describe("sandboxed Bash: files", () => {
     const [text] = texts(messages);
     expect(text).toContain(`creating ${join(cwd, ".mcp.json")} denied by the sandbox`);
     expect(text).toContain(`write to ${join(cwd, ".gyre", "settings.json")} denied by the sandbox`);
+  });
+});
+
+describe("sandboxed Bash: denied paths that appear during the run", () => {
+  it("hides a denied folder and file created on the host after the sandbox started", async () => {
+    const { cwd, outside } = folders();
+    const policy = resolvePolicy({
+      settings: { enabled: true, filesystem: { denyRead: [`${outside}/later`, `${outside}/later-file`] } },
+      workspace: [cwd],
+      rules: { allow: [], deny: [{ rule: "Read(./secret-later)" }] },
+      cwd,
+      home: homedir(),
+    });
+    expect(policy.denyReadMissing).toEqual(
+      expect.arrayContaining([`${outside}/later`, `${outside}/later-file`, join(cwd, "secret-later")]),
+    );
+    const sandbox = await OsSandbox.start({ policy });
+    try {
+      // As `ssh-keygen` would make ~/.ssh while the run goes on.
+      mkdirSync(join(outside, "later"));
+      writeFileSync(join(outside, "later", "id"), "SECRET-DIR");
+      writeFileSync(join(outside, "later-file"), "SECRET-FILE");
+      writeFileSync(join(cwd, "secret-later"), "SECRET-RULE");
+      const messages = await withMock(
+        bash({ command: `cat ${outside}/later/id; cat ${outside}/later-file; cat secret-later; echo end` }),
+        (server) =>
+          runQuery(server, anthropic, "go", {
+            cwd,
+            permissionMode: "bypassPermissions",
+            tools: defaultTools({ cwd, bash: { sandbox } }),
+          }),
+      );
+      const [text] = texts(messages);
+      expect(text).toContain("end");
+      for (const secret of ["SECRET-DIR", "SECRET-FILE", "SECRET-RULE"]) expect(text).not.toContain(secret);
+      expect(text).toContain(`read of ${outside}/later/id denied by the sandbox`);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 
@@ -204,6 +285,66 @@ describe("sandboxed Bash: network", () => {
     expect(direct).not.toContain("hello");
     expect(direct).toContain("direct network access denied by the sandbox");
     expect(violations(messages).flatMap((m) => m.violations.map((v) => v.target))).toContain(`127.0.0.1:${b}`);
+  });
+
+  it("relays the same way without nsenter (a relay per command) and the run's relay namespace is not the host's", async () => {
+    const { cwd } = folders();
+    const a = port(allowed);
+    const programs = mkdtempSync(join(tmpdir(), "gyre-no-nsenter-"));
+    made.push(programs);
+    for (const name of ["bwrap", "socat"]) symlinkSync(`/usr/bin/${name}`, join(programs, name));
+    for (const searchPath of [programs, process.env.PATH]) {
+      const policy = resolvePolicy({
+        settings: { enabled: true, network: { allowedDomains: [`127.0.0.1:${a}`] } },
+        workspace: [cwd],
+        rules: { allow: [], deny: [] },
+        cwd,
+        home: homedir(),
+      });
+      const sandbox = await OsSandbox.start({ policy, searchPath });
+      try {
+        const { file, args } = sandbox.wrap("/bin/true", [], cwd);
+        expect([file, ...args].some((arg) => arg.endsWith("/nsenter"))).toBe(searchPath !== programs);
+        const messages = await withMock(
+          bash(
+            { command: `curl -sS http://127.0.0.1:${a}/` },
+            // Joining the host's namespace again, from inside: no capabilities for it.
+            { command: `nsenter --net=/proc/1/ns/net curl -sS --noproxy '*' http://127.0.0.1:${a}/; echo end` },
+          ),
+          (server) =>
+            runQuery(server, anthropic, "go", {
+              cwd,
+              permissionMode: "bypassPermissions",
+              tools: defaultTools({ cwd, bash: { sandbox } }),
+            }),
+        );
+        const [through, escape] = texts(messages);
+        expect(through).toContain("hello from the allowed host");
+        expect(escape).toContain("end");
+        expect(escape).not.toContain("hello");
+      } finally {
+        await sandbox.close();
+      }
+    }
+  });
+
+  it("cannot connect to a host unix socket outside /run and /tmp, unless network.allowUnixSockets names it", async () => {
+    const { cwd, outside } = folders();
+    const socket = join(outside, "agent.sock");
+    const server = createServer((_req, res) => res.end("hello from the socket"));
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      const command = `curl -sS --unix-socket ${socket} http://local/; echo; echo end`;
+      const [blocked] = texts(await sandboxed(bash({ command }), cwd));
+      expect(blocked).toContain("end");
+      expect(blocked).not.toContain("hello from the socket");
+      const [allowed] = texts(
+        await sandboxed(bash({ command }), cwd, { sandbox: { network: { allowUnixSockets: [socket] } } }),
+      );
+      expect(allowed).toContain("hello from the socket");
+    } finally {
+      server.close();
+    }
   });
 
   it("has no network at all when no domain is allowed", async () => {

@@ -27,6 +27,9 @@ Usage:
   gyre serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--db FILE]
                                      an Open Responses (OpenAI Responses API) server running the loop;
                                      API keys from the config or GYRE_API_KEYS (none: loopback only)
+  gyre doctor [--json]               check what Gyre and its OS sandbox need (bubblewrap, user
+                                     namespaces, socat, a trial sandboxed command, ripgrep, Node,
+                                     the session store); exit code 1 when something required is missing
   gyre --version
 
 Options of run:
@@ -79,6 +82,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
     case "serve":
       return (await import("./serve-command.js")).serveCommand(rest);
+    case "doctor":
+      return (await import("./doctor-command.js")).doctorCommand(rest);
     case "--version":
     case "-v":
       process.stdout.write("gyre 0.1.0\n");

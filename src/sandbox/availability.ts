@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, realpathSync } from "node:fs";
 import path from "node:path";
 import { GyreError } from "../errors/index.js";
 
@@ -8,6 +8,8 @@ export interface SandboxPrograms {
   bwrap: string;
   /** Needed only when some network is allowed (the relay to the proxy). */
   socat: string | undefined;
+  /** Optional (util-linux): lets commands join one relay network namespace per run instead of starting a relay each. */
+  nsenter: string | undefined;
 }
 
 const probed = new Map<string, string | undefined>();
@@ -34,7 +36,7 @@ export function findSandboxPrograms(searchPath: string | undefined, needSocat: b
       "socat is not installed or not on PATH; the sandbox needs it for sandbox.network.allowedDomains: install it (apt-get install socat)",
     );
   }
-  if (!probed.has(bwrap)) probed.set(bwrap, probe(bwrap));
+  if (!probed.has(bwrap)) probed.set(bwrap, probeNamespaces(bwrap));
   const problem = probed.get(bwrap);
   if (problem) {
     throw unavailable(
@@ -43,10 +45,11 @@ export function findSandboxPrograms(searchPath: string | undefined, needSocat: b
         "or in a container run it with --privileged or a seccomp profile that allows clone with new namespaces",
     );
   }
-  return { bwrap, socat };
+  return { bwrap, socat, nsenter: findProgram("nsenter", searchPath) };
 }
 
-function probe(bwrap: string): string | undefined {
+/** Why bubblewrap cannot create the sandbox's namespaces here, or undefined when it can. */
+export function probeNamespaces(bwrap: string): string | undefined {
   const args = [
     "--ro-bind",
     "/",
@@ -66,13 +69,15 @@ function probe(bwrap: string): string | undefined {
   return result.stderr.trim().split("\n").at(-1) || `exit code ${result.status}`;
 }
 
-function findProgram(name: string, searchPath: string | undefined): string | undefined {
+/** The first executable `name` on `searchPath` (a PATH value). */
+export function findProgram(name: string, searchPath: string | undefined): string | undefined {
   for (const dir of (searchPath ?? "").split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
-      return candidate;
+      // The real file: socat runs inside the sandbox, where /tmp and /run are empty.
+      return realpathSync(candidate);
     } catch {
       // not here
     }

@@ -24,10 +24,25 @@ export const DEFAULT_DENY_READ = [
 
 /**
  * Inside a writable directory, what stays read-only: files that control the agent or run
- * code on their own (git hooks and config, Gyre's and Claude Code's settings, MCP lists), so
- * that a sandboxed command cannot widen its own limits for the next run.
+ * code on their own, so that a sandboxed command cannot widen its own limits for the next
+ * run nor plant code the host's git runs. In `.git` that is what can name a program: hooks,
+ * config and config.worktree (core.fsmonitor, filter drivers, core.hooksPath, include), and
+ * the git folders of submodules (`modules/`) and linked worktrees (`worktrees/`, whose
+ * `commondir` could point the worktree's git at a planted config), each with its own hooks
+ * and config. The rest stays writable so that commits work: objects, refs, index, logs, and
+ * `info/` (attributes only name filter drivers, which only config defines; exclude runs nothing).
  */
-export const PROTECTED_IN_WORKSPACE = [".git/hooks", ".git/config", ".gyre", ".claude", ".mcp.json", ".claude.json"];
+export const PROTECTED_IN_WORKSPACE = [
+  ".git/hooks",
+  ".git/config",
+  ".git/config.worktree",
+  ".git/modules",
+  ".git/worktrees",
+  ".gyre",
+  ".claude",
+  ".mcp.json",
+  ".claude.json",
+];
 
 /** Where a relative rule path is anchored. */
 export interface PathAnchors {
@@ -74,7 +89,7 @@ export function protectedPathsIn(dir: string): string[] {
 export function missingProtectedFolders(dir: string): string[] {
   // In a git worktree `.git` is a file (its hooks live in the main checkout's folder).
   const gitFolder = statSync(path.join(dir, ".git"), { throwIfNoEntry: false })?.isDirectory() === true;
-  const folders = [".gyre", ".claude", ...(gitFolder ? [".git/hooks"] : [])];
+  const folders = [".gyre", ".claude", ...(gitFolder ? [".git/hooks", ".git/modules", ".git/worktrees"] : [])];
   return folders.map((name) => path.join(dir, name)).filter((folder) => !existsSync(folder));
 }
 
@@ -84,7 +99,9 @@ export function missingProtectedFolders(dir: string): string[] {
  */
 export function missingProtectedFiles(dirs: readonly string[]): string[] {
   return dirs
-    .flatMap((dir) => [".mcp.json", ".claude.json", ".git/commondir"].map((name) => path.join(dir, name)))
+    .flatMap((dir) =>
+      [".mcp.json", ".claude.json", ".git/commondir", ".git/config.worktree"].map((name) => path.join(dir, name)),
+    )
     .filter((file) => !existsSync(file) && isDirectory(path.dirname(file)));
 }
 

@@ -97,10 +97,12 @@ describe("bwrapArgs", () => {
 });
 
 describe("missingProtectedFolders", () => {
-  it("holds .git/hooks only in a real .git folder: in a worktree .git is a file", () => {
+  it("holds .git/hooks, modules and worktrees only in a real .git folder: in a worktree .git is a file", () => {
     const repo = mkdtempSync(path.join(tmpdir(), "gyre-repo-"));
     mkdirSync(path.join(repo, ".git"));
-    expect(missingProtectedFolders(repo)).toEqual([".gyre", ".claude", ".git/hooks"].map((n) => path.join(repo, n)));
+    expect(missingProtectedFolders(repo)).toEqual(
+      [".gyre", ".claude", ".git/hooks", ".git/modules", ".git/worktrees"].map((n) => path.join(repo, n)),
+    );
     const worktree = mkdtempSync(path.join(tmpdir(), "gyre-worktree-"));
     writeFileSync(path.join(worktree, ".git"), "gitdir: /elsewhere\n");
     expect(missingProtectedFolders(worktree)).toEqual([".gyre", ".claude"].map((n) => path.join(worktree, n)));

@@ -15,6 +15,11 @@ export interface SandboxPolicy {
   writable: string[];
   /** Unreadable (and unwritable). */
   denyRead: string[];
+  /**
+   * Denied paths that did not exist when the run started (`~/.ssh` before the first ssh-keygen):
+   * checked before every command and hidden as soon as one appears.
+   */
+  denyReadMissing: string[];
   /** Read-only even inside a writable directory. */
   denyWrite: string[];
   /** `host`, `*.host`, optionally with `:port`; empty: no network at all. */
@@ -50,7 +55,19 @@ export function resolvePolicy(input: PolicyInput): SandboxPolicy {
     });
   const filesystem = settings.filesystem ?? {};
   const network = settings.network ?? {};
+  const deniedRules = (list: readonly string[] | undefined) =>
+    (list ?? []).flatMap((entry) => absent(mountPath(entry, anchors)));
+  const denyReadMissing = unique([
+    ...deniedRules(DEFAULT_DENY_READ),
+    ...deniedRules(input.stateDirectories),
+    ...deniedRules(filesystem.denyRead),
+    ...input.rules.deny.flatMap(({ rule, root }) => {
+      const content = rulePath(rule, "read");
+      return content === undefined ? [] : absent(mountPath(content, { ...anchors, root: root ?? input.cwd }));
+    }),
+  ]);
   return {
+    denyReadMissing,
     writable: unique([
       ...input.workspace.map(real),
       ...fromList(filesystem.allowWrite),
@@ -84,6 +101,14 @@ export function isExcluded(command: string, excluded: readonly string[]): boolea
 /** Only paths that exist can be mounted; symlinks resolved so the mount lands on the real file. */
 function present(file: string | undefined): string[] {
   return file !== undefined && existsSync(file) ? [real(file)] : [];
+}
+
+/** A path that does not exist (yet), through the real path of its nearest existing folder. */
+function absent(file: string | undefined): string[] {
+  if (file === undefined || existsSync(file)) return [];
+  let existing = file;
+  while (!existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  return [path.join(real(existing), path.relative(existing, file))];
 }
 
 function real(file: string): string {

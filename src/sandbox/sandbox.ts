@@ -1,12 +1,14 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CommandSandbox, SandboxViolation } from "../tools/builtin/index.js";
 import { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
-import { bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
+import { type BwrapLayout, bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
 import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
+import { RelayNamespace } from "./relay-namespace.js";
+import { unixSocketFilter } from "./seccomp.js";
 import { findViolations } from "./violations.js";
 
 export interface StartSandboxOptions {
@@ -24,25 +26,49 @@ export class OsSandbox implements CommandSandbox {
   readonly temporaryDirectory: string;
   readonly #programs: SandboxPrograms;
   readonly #folder: string;
-  readonly #args: string[];
+  #args: string[];
+  #layout: BwrapLayout;
   readonly #proxy: FilteringProxy | undefined;
+  readonly #relay: RelayNamespace | undefined;
+  /** The seccomp filter's file, opened as descriptor SECCOMP_FD for bubblewrap. */
+  readonly #seccomp: string | undefined;
 
   private constructor(
     readonly policy: SandboxPolicy,
     programs: SandboxPrograms,
     folder: string,
-    proxy: FilteringProxy | undefined,
+    network: { proxy: FilteringProxy; relay: RelayNamespace | undefined } | undefined,
   ) {
     this.#programs = programs;
     this.#folder = folder;
-    this.#proxy = proxy;
+    this.#proxy = network?.proxy;
+    this.#relay = network?.relay;
     this.temporaryDirectory = path.join(folder, "tmp");
-    this.#args = bwrapArgs({
+    this.#seccomp = seccompFilterFile(policy, folder, network !== undefined && this.#relay === undefined);
+    this.#layout = {
       policy,
       temporaryDirectory: this.temporaryDirectory,
       deniedFile: path.join(folder, "denied"),
-      proxySocket: proxy?.socketPath,
-    });
+      proxySocket: network?.proxy.socketPath,
+      joinsRelayNamespace: this.#relay !== undefined,
+      ...(this.#seccomp && { seccompFd: SECCOMP_FD }),
+    };
+    this.#args = bwrapArgs(this.#layout);
+  }
+
+  /**
+   * The arguments, computed once per run, again when a denied path missing so far appeared
+   * on the host (a stat per such path per command: it cannot be mounted over before it exists).
+   */
+  #currentArgs(): string[] {
+    const { policy } = this.#layout;
+    const appeared = policy.denyReadMissing.filter((file) => existsSync(file));
+    if (appeared.length === 0) return this.#args;
+    const denyRead = [...policy.denyRead, ...appeared.map(realOrSame)];
+    const denyReadMissing = policy.denyReadMissing.filter((file) => !appeared.includes(file));
+    this.#layout = { ...this.#layout, policy: { ...policy, denyRead, denyReadMissing } };
+    this.#args = bwrapArgs(this.#layout);
+    return this.#args;
   }
 
   /** Check that the sandbox can run here (throws `sandbox_unavailable`), then prepare it. */
@@ -56,10 +82,8 @@ export class OsSandbox implements CommandSandbox {
       const denied = path.join(folder, "denied");
       writeFileSync(denied, "");
       chmodSync(denied, 0o000);
-      const proxy = needsNetwork
-        ? await FilteringProxy.listen(path.join(folder, "proxy.sock"), policy.allowedDomains)
-        : undefined;
-      return new OsSandbox(policy, programs, folder, proxy);
+      const network = needsNetwork ? await startNetwork(programs, folder, policy.allowedDomains) : undefined;
+      return new OsSandbox(policy, programs, folder, network);
     } catch (error) {
       rmSync(folder, { recursive: true, force: true });
       throw error;
@@ -76,8 +100,16 @@ export class OsSandbox implements CommandSandbox {
   }
 
   wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
-    const command = this.#proxy ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
-    return { file: this.#programs.bwrap, args: [...this.#args, "--chdir", cwd, "--", ...command, ...args] };
+    const relayed = this.#proxy && !this.#relay;
+    const command = relayed ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
+    const bwrap = [...this.#currentArgs(), "--chdir", cwd, "--", ...command, ...args];
+    const [file0, ...args0] = this.#relay
+      ? [...this.#relay.prefix, this.#programs.bwrap, ...bwrap]
+      : [this.#programs.bwrap, ...bwrap];
+    if (!this.#seccomp) return { file: file0 ?? this.#programs.bwrap, args: args0 };
+    // bubblewrap reads the filter from a descriptor: the shell opens it, then becomes the rest.
+    const opener = `exec ${SECCOMP_FD}<"$0" && exec "$@"`;
+    return { file: "/bin/sh", args: ["-c", opener, this.#seccomp, file0 ?? this.#programs.bwrap, ...args0] };
   }
 
   watch(cwd: string): { finish(output: string): SandboxViolation[] } {
@@ -87,13 +119,15 @@ export class OsSandbox implements CommandSandbox {
     return {
       finish: (output) => [
         ...removeCreated(missing),
-        ...findViolations(output, blocked?.slice(from) ?? [], this.policy, this.temporaryDirectory, cwd),
+        // The layout's policy, read now: it hides the denied paths that appeared since the run started.
+        ...findViolations(output, blocked?.slice(from) ?? [], this.#layout.policy, this.temporaryDirectory, cwd),
       ],
     };
   }
 
   /** Stop the proxy and remove the private folder (the commands' temp files with it). */
   async close(): Promise<void> {
+    this.#relay?.close();
     await this.#proxy?.close();
     rmSync(this.#folder, { recursive: true, force: true });
   }
@@ -117,8 +151,40 @@ function removeCreated(missing: readonly string[]): SandboxViolation[] {
   });
 }
 
+const SECCOMP_FD = 3;
+
 /**
- * Run inside the sandbox before the command: socat relays 127.0.0.1:3128 (where HTTP_PROXY
+ * The unix-socket filter's file, unless the policy allows unix sockets (the filter cannot tell
+ * one path from another) or each command runs its own socat relay (which needs one) — then
+ * host sockets outside /run and /tmp stay reachable, as the README says.
+ */
+function seccompFilterFile(policy: SandboxPolicy, folder: string, relaysPerCommand: boolean): string | undefined {
+  if (policy.allowUnixSockets.length > 0 || relaysPerCommand) return undefined;
+  const filter = unixSocketFilter();
+  if (!filter) return undefined;
+  const file = path.join(folder, "seccomp.bpf");
+  writeFileSync(file, filter, { mode: 0o400 });
+  return file;
+}
+
+function realOrSame(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/** The filtering proxy and, where nsenter can join it, the run's relay namespace. */
+async function startNetwork(programs: SandboxPrograms, folder: string, allowedDomains: readonly string[]) {
+  const proxy = await FilteringProxy.listen(path.join(folder, "proxy.sock"), allowedDomains);
+  const { bwrap, socat, nsenter } = programs;
+  const relay = socat && nsenter ? await RelayNamespace.start({ bwrap, socat, nsenter }, proxy.socketPath) : undefined;
+  return { proxy, relay };
+}
+
+/**
+ * Without nsenter, run inside the sandbox before the command: socat relays 127.0.0.1:3128 (where HTTP_PROXY
  * points) to the proxy's socket; the command starts once the port listens (seen in
  * /proc/net/tcp: 0100007F:0C38 is 127.0.0.1:3128, 0A is LISTEN), so its first request cannot
  * race the relay. The wait reads the table with shell builtins only: no process per check.

@@ -34,5 +34,6 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
 
 export type { BashToolsOptions, CommandSandbox, SandboxViolation } from "./bash/index.js";
 export type { GrepToolOptions } from "./grep/index.js";
+export { findRipgrep } from "./grep/index.js";
 export { loopControlTools } from "./loop-control.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";
