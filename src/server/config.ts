@@ -3,7 +3,12 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { GyreError } from "../errors/index.js";
 import { type Env, type Model, ModelInfo, type PricingTable, ProviderConfig } from "../model/index.js";
+import { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
+
+/** Gyre's built-in tools an operator may run server-side. */
+export const SERVER_BUILTIN_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "TodoWrite", "Bash"] as const;
+export type ServerBuiltinTool = (typeof SERVER_BUILTIN_TOOLS)[number];
 
 /** A public model name and the Gyre model behind it (as LiteLLM's model list). */
 export interface ServedModel {
@@ -29,6 +34,23 @@ export interface ServerConfigFile {
   maxTurns?: number;
   /** Largest request body in bytes (default 16 MiB); larger is a 413. */
   maxBodyBytes?: number;
+  /**
+   * Gyre's built-in tools every response may use, run on the server over `workspace` (e.g.
+   * `["Read", "Grep", "Glob"]`). `Bash` needs `sandbox.enabled`: without it the server does not start.
+   */
+  tools?: ServerBuiltinTool[];
+  /** The folder built-in tools work in (default: the server's working directory). */
+  workspace?: string;
+  /**
+   * The operator's permission rules for built-in tools, in Claude Code's rule syntax
+   * (`Read(src/**)`, `Bash(git status)`): `allow` runs without asking, `deny` refuses. A call
+   * that would need asking is refused: nobody is there to ask.
+   */
+  permissions?: { allow?: string[]; deny?: string[] };
+  /** The OS sandbox for `Bash` (Claude Code's `sandbox` settings shape, see `query()`'s `sandbox`). */
+  sandbox?: SandboxSettings;
+  /** Seconds between SSE keep-alive comments while nothing else is sent (default 15). */
+  keepAliveSeconds?: number;
 }
 
 const ServerConfigFileSchema = z.strictObject({
@@ -39,6 +61,13 @@ const ServerConfigFileSchema = z.strictObject({
   apiKeys: z.array(z.string().min(8)).optional(),
   maxTurns: z.number().int().positive().optional(),
   maxBodyBytes: z.number().int().positive().optional(),
+  tools: z.array(z.enum(SERVER_BUILTIN_TOOLS)).optional(),
+  workspace: z.string().min(1).optional(),
+  permissions: z
+    .strictObject({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+    .optional(),
+  sandbox: SandboxSettings.optional(),
+  keepAliveSeconds: z.number().positive().optional(),
 }) satisfies z.ZodType<ServerConfigFile>;
 
 /** What {@link createServer} takes: the file's settings and the objects a program provides. */
@@ -69,6 +98,15 @@ export async function loadServerConfig(path: string): Promise<ServerConfigFile> 
       cause: result.error,
     });
   return result.data;
+}
+
+/** Refuses a config that enables `Bash` without the OS sandbox: the model must never get an unconfined shell. */
+export function checkServerTools(config: ServerConfigFile): void {
+  if (config.tools?.includes("Bash") && config.sandbox?.enabled !== true)
+    throw new GyreError(
+      "config_error",
+      "gyre serve: the Bash tool runs only inside the OS sandbox; set sandbox.enabled: true or remove Bash from tools.",
+    );
 }
 
 /** API keys of the config and of `GYRE_API_KEYS`. */

@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { resolveModel } from "../model/index.js";
 import { MemorySessionStore } from "../sessions/index.js";
 import { type AuthVariables, authMiddleware, socketIsLoopback } from "./auth.js";
-import { apiKeysOf, type ServerConfig } from "./config.js";
+import { apiKeysOf, checkServerTools, type ServerConfig } from "./config.js";
 import { RequestError, toErrorResponse } from "./errors.js";
 import { listInputItems } from "./list-items.js";
 import { parseCreateRequest } from "./parse-request.js";
@@ -20,6 +20,7 @@ const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
  * request comes.
  */
 export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthVariables }> {
+  checkServerTools(config);
   const env = config.env ?? process.env;
   const sessions = config.sessionStore ?? new MemorySessionStore();
   const models = config.models ?? [];
@@ -47,8 +48,17 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
       return resolve(served?.model ?? name);
     },
     maxTurns: config.maxTurns ?? 10,
-    cwd: config.cwd ?? process.cwd(),
+    cwd: config.workspace ?? config.cwd ?? process.cwd(),
+    ...(config.tools?.length && {
+      builtin: {
+        tools: config.tools,
+        allow: config.permissions?.allow ?? [],
+        deny: config.permissions?.deny ?? [],
+        ...(config.sandbox && { sandbox: config.sandbox }),
+      },
+    }),
   };
+  const keepAliveMs = (config.keepAliveSeconds ?? 15) * 1000;
   const isLoopback = config.isLoopback
     ? (c: { req: { raw: Request } }) => config.isLoopback!(c.req.raw)
     : socketIsLoopback;
@@ -103,7 +113,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
       }
       return c.json(response);
     }
-    const sse = new SseStream(() => disconnect.abort());
+    const sse = new SseStream(() => disconnect.abort(), keepAliveMs);
     void runResponse(deps, prepared, (event) => sse.send(event), disconnect.signal)
       .catch((error: unknown) => sse.send({ type: "error", error: toErrorResponse(error).body.error }))
       .finally(() => sse.close());
