@@ -49,6 +49,11 @@ export interface ServerConfigFile {
   permissions?: { allow?: string[]; deny?: string[] };
   /** The OS sandbox for `Bash` (Claude Code's `sandbox` settings shape, see `query()`'s `sandbox`). */
   sandbox?: SandboxSettings;
+  /**
+   * Hosts (`host`, `*.domain`, with an optional `:port`) that requests' `mcp` tools may connect
+   * to. Default: any public host, and never a loopback, private or link-local address.
+   */
+  mcpAllowedHosts?: string[];
   /** Seconds between SSE keep-alive comments while nothing else is sent (default 15). */
   keepAliveSeconds?: number;
 }
@@ -68,6 +73,7 @@ const ServerConfigFileSchema = z.strictObject({
     .optional(),
   sandbox: SandboxSettings.optional(),
   keepAliveSeconds: z.number().positive().optional(),
+  mcpAllowedHosts: z.array(z.string().min(1)).optional(),
 }) satisfies z.ZodType<ServerConfigFile>;
 
 /** What {@link createServer} takes: the file's settings and the objects a program provides. */

@@ -49,6 +49,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     },
     maxTurns: config.maxTurns ?? 10,
     cwd: config.workspace ?? config.cwd ?? process.cwd(),
+    ...(config.mcpAllowedHosts && { mcpAllowedHosts: config.mcpAllowedHosts }),
     ...(config.tools?.length && {
       builtin: {
         tools: config.tools,

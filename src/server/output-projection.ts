@@ -71,7 +71,7 @@ export class OutputProjection {
       if (kind.kind !== "mcp") return;
       open = this.#add(
         mcpCall(
-          block.tool_use_id,
+          this.newId("mcp"),
           kind.serverLabel,
           kind.tool,
           JSON.stringify(approved.input ?? {}),

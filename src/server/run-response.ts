@@ -7,7 +7,8 @@ import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
 import { RequestError } from "./errors.js";
 import type { CallKind } from "./call-kinds.js";
 import { connectRequestMcp, type ResponseMcp } from "./mcp-tools.js";
-import type { McpTool } from "./request-schema.js";
+import { checkMcpUrl } from "./mcp-url.js";
+import type { McpTool, RequestTool } from "./request-schema.js";
 import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
 import { planTools, type ToolPlan } from "./client-tools.js";
 import { type Conversation, toConversation } from "./conversation.js";
@@ -28,6 +29,8 @@ export interface RunDependencies {
   cwd: string;
   /** The operator's built-in tools, their permission rules and sandbox. */
   builtin?: BuiltinToolsConfig;
+  /** Hosts requests' `mcp` tools may reach (default: public ones only). */
+  mcpAllowedHosts?: readonly string[];
 }
 
 export interface BuiltinToolsConfig {
@@ -48,6 +51,8 @@ export interface PreparedResponse {
   model: Model;
   /** Why the upstream model failed, when it did. */
   failures: ModelFailures;
+  /** MCP servers the chain already listed (`mcp_list_tools`): not listed again, as OpenAI does. */
+  listed: ReadonlySet<string>;
 }
 
 export function newId(prefix: string): string {
@@ -74,6 +79,8 @@ export async function prepareResponse(
   const items = inputItems(request, earlier, newId);
   const conversation = toConversation([...earlier, ...items]);
   const tools = planTools(request.tools ?? [], request.tool_choice ?? undefined);
+  for (const [index, tool] of (request.tools ?? []).entries())
+    if (isMcpTool(tool)) await checkMcpUrl(tool.server_url, deps.mcpAllowedHosts, `tools[${index}].server_url`);
   const taken = tools.tools.find((tool) => deps.builtin?.tools.includes(tool.name));
   if (taken)
     throw new RequestError(
@@ -85,7 +92,10 @@ export async function prepareResponse(
   const failures: ModelFailures = {};
   const model = withSettings(await deps.resolveModel(request.model), callSettings(request, tools.toolChoice), failures);
   const response = initialResponse(newId("resp"), request, Date.now());
-  return { owner, request, response, inputItems: items, conversation, tools, model, failures };
+  const listed = new Set(
+    [...earlier, ...items].flatMap((item) => (item.type === "mcp_list_tools" ? [item.server_label] : [])),
+  );
+  return { owner, request, response, inputItems: items, conversation, tools, model, failures, listed };
 }
 
 /**
@@ -125,9 +135,11 @@ export async function runResponse(
   );
   let result: SDKResultMessage | undefined;
   try {
-    const servers = (request.tools ?? []).filter((tool): tool is McpTool => tool.type === "mcp");
+    const servers = (request.tools ?? []).filter(isMcpTool);
     mcp = await connectRequestMcp(servers, deps.cwd, abortController.signal);
-    for (const listing of mcp.listings) projection.listTools(listing.serverLabel, listing.tools, listing.error);
+    for (const listing of mcp.listings)
+      if (!prepared.listed.has(listing.serverLabel) || listing.error)
+        projection.listTools(listing.serverLabel, listing.tools, listing.error);
     await seedSession({
       store: sessions,
       sessionId: runSessionId,
@@ -196,6 +208,10 @@ export async function runResponse(
   if (store) await deps.responses.save(record);
   emit({ type: terminalEvent(response), response: structuredClone(response) });
   return response;
+}
+
+function isMcpTool(tool: RequestTool): tool is McpTool {
+  return tool.type === "mcp";
 }
 
 /** The conversation's last user turn as the run's prompt (answers to the calls it waits on, and any text). */
