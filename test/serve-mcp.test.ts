@@ -237,6 +237,40 @@ describe("gyre serve's mcp tools", () => {
     });
   });
 
+  it("cancels the run and its MCP call when the client goes away mid-call", async () => {
+    const turns = [
+      mockTurn.toolUse("mcp__web__trigger-long-running-operation", { duration: 30, steps: 30 }),
+      mockTurn.text("never"),
+    ];
+    await withMcpServer({ turns }, async ({ client, mock }) => {
+      const openai = client();
+      const abort = new AbortController();
+      const stream = await openai.responses.create(
+        {
+          model: "anthropic/claude-sonnet-4-5",
+          input: "Run it.",
+          stream: true,
+          tools: [mcpTool({ allowed_tools: null })] as never,
+        },
+        { signal: abort.signal },
+      );
+      let id = "";
+      for await (const event of stream) {
+        if (event.type === "response.created") id = event.response.id;
+        if (event.type === "response.mcp_call.in_progress") abort.abort();
+      }
+      const deadline = Date.now() + 10_000;
+      let status = "";
+      while (status !== "cancelled" && Date.now() < deadline) {
+        status = (await openai.responses.retrieve(id)).status ?? "";
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      expect(status).toBe("cancelled");
+      // The model was never asked again: the call did not finish.
+      expect(mock.requests).toHaveLength(1);
+    });
+  });
+
   it("sends keep-alive comments while a server-side tool runs", async () => {
     const turns = [
       mockTurn.toolUse("mcp__web__trigger-long-running-operation", { duration: 1, steps: 2 }),

@@ -183,6 +183,26 @@ describe("gyre serve's built-in tools", () => {
     await expect(loadServerConfig(file)).resolves.toMatchObject({ tools: ["Read", "Grep", "Glob"], workspace: dir });
   });
 
+  it("streams a built-in call's function_call and its output item, then the answer", async () => {
+    const { dir } = workspace();
+    const turns = [mockTurn.toolUse("Grep", { pattern: "launch", path: dir }), mockTurn.text("Found it.")];
+    await withServer(
+      { turns },
+      async ({ client }) => {
+        const items: Array<{ type: string; status?: string }> = [];
+        const stream = client().responses.stream({ model: "openai/gpt-5", input: "Find launch." });
+        for await (const event of stream)
+          if (event.type === "response.output_item.done") items.push(event.item as { type: string; status?: string });
+        const final = await stream.finalResponse();
+        expect(items.map((item) => item.type)).toEqual(["function_call", "function_call_output", "message"]);
+        expect(items[1]).toMatchObject({ status: "completed" });
+        expect(final.output_text).toBe("Found it.");
+        expect(final.output).toHaveLength(3);
+      },
+      { tools: ["Grep"], workspace: dir },
+    );
+  });
+
   it("refuses a client tool named like one the server runs", async () => {
     const { dir } = workspace();
     await withServer(
