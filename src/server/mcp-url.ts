@@ -25,8 +25,20 @@ for (const [network, prefix] of [
   INTERNAL.addSubnet(network, prefix, "ipv6");
 
 function isInternalAddress(address: string): boolean {
-  const mapped = address.toLowerCase().startsWith("::ffff:") ? address.slice(7) : address;
+  const mapped = ipv4Mapped(address.toLowerCase()) ?? address;
   return INTERNAL.check(mapped, isIP(mapped) === 6 ? "ipv6" : "ipv4");
+}
+
+/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`, `::ffff:7f00:1`). */
+function ipv4Mapped(address: string): string | undefined {
+  if (!address.startsWith("::ffff:")) return undefined;
+  const rest = address.slice(7);
+  if (isIP(rest) === 4) return rest;
+  const match = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(rest);
+  if (!match?.[1] || !match[2]) return undefined;
+  const high = Number.parseInt(match[1], 16);
+  const low = Number.parseInt(match[2], 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 
 /**
