@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -28,7 +28,9 @@ const codexHostedTools = [
 ];
 
 const folders: string[] = [];
-afterAll(() => folders.splice(0));
+afterAll(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
 
 /** A workspace with a file in it, and a secret outside it. */
 function workspace(): { dir: string; outside: string } {
@@ -200,6 +202,28 @@ describe("gyre serve's built-in tools", () => {
         expect(final.output).toHaveLength(3);
       },
       { tools: ["Grep"], workspace: dir },
+    );
+  });
+
+  it("runs Bash inside the OS sandbox when the config enables both", async () => {
+    const { dir } = workspace();
+    const outside = mkdtempSync("/var/tmp/gyre-serve-out-");
+    folders.push(outside);
+    const command = `cat notes.txt; touch ${outside}/escaped; echo exit=$?`;
+    const turns = [mockTurn.toolUse("Bash", { command }), mockTurn.text("Ran it.")];
+    await withServer(
+      { turns },
+      async ({ client }) => {
+        const response = await client().responses.create({ model: "anthropic/claude-sonnet-4-5", input: "Run." });
+        const output = response.output.find((item) => item.type === "function_call_output") as unknown as {
+          output: string;
+        };
+        expect(output.output).toContain("The launch code is in the vault.");
+        expect(output.output).not.toContain("exit=0");
+        expect(existsSync(join(outside, "escaped"))).toBe(false);
+        expect(response.output_text).toBe("Ran it.");
+      },
+      { tools: ["Bash"], workspace: dir, sandbox: { enabled: true } },
     );
   });
 
