@@ -91,6 +91,26 @@ const webTreeSitterCommonJs = {
   },
 };
 
+/**
+ * Ink connects to React DevTools only when DEV=true, through `import("./devtools.js")`, which
+ * imports react-devtools-core (not installed). Bundled, that import would be hoisted and fail
+ * at every start: the devtools module is left out instead.
+ */
+const inkWithoutDevtools = {
+  name: "ink-without-devtools",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) =>
+      /[\\/]ink[\\/]build$/.test(args.resolveDir)
+        ? { path: "ink-devtools", namespace: "ink-without-devtools" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "ink-without-devtools" }, () => ({
+      contents: 'throw new Error("gyre: React DevTools are not bundled");',
+      loader: "js",
+    }));
+  },
+};
+
 rmSync("dist/bin", { recursive: true, force: true });
 const cli = await build({
   entryPoints: { cli: "src/cli/main.ts" },
@@ -117,6 +137,30 @@ const cli = await build({
   logLevel: "warning",
 });
 const [cliFile] = Object.keys(cli.metafile.outputs);
+// The interactive agent (`gyre` on a terminal) is an ES module bundle of its own: Ink and its
+// layout engine (yoga, with top-level await) need ES modules, and print mode never loads it.
+const tui = await build({
+  entryPoints: { tui: "src/tui/main.ts" },
+  entryNames: "[name]-[hash]",
+  outdir: "dist/bin",
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: ["better-sqlite3", "@lydell/node-pty", "pg"],
+  // Bundled CommonJS modules call require() for Node's own modules; an ES module has none.
+  banner: {
+    js: 'import { createRequire as __gyreCreateRequire } from "node:module"; const require = __gyreCreateRequire(import.meta.url);',
+  },
+  plugins: [zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, inkWithoutDevtools],
+  // React picks its production build by NODE_ENV; the development one is several times larger.
+  define: { "process.env.NODE_ENV": '"production"' },
+  jsx: "automatic",
+  minify: true,
+  metafile: true,
+  logLevel: "warning",
+});
+const [tuiFile] = Object.keys(tui.metafile.outputs).filter((file) => file.endsWith(".js"));
 await build({
   entryPoints: { gyre: "src/cli/launch.ts" },
   outdir: "dist/bin",
@@ -124,7 +168,10 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  define: { GYRE_CLI_BUNDLE: JSON.stringify(`./${basename(cliFile)}`) },
+  define: {
+    GYRE_CLI_BUNDLE: JSON.stringify(`./${basename(cliFile)}`),
+    GYRE_TUI_BUNDLE: JSON.stringify(`./${basename(tuiFile)}`),
+  },
   minify: true,
   logLevel: "warning",
 });

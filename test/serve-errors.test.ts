@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import { createServer } from "../src/server/index.js";
 import { mockTurn } from "../src/testing/index.js";
@@ -61,6 +62,31 @@ describe("gyre serve API keys", () => {
     expect(await response.json()).toMatchObject({ error: { code: "invalid_api_key" } });
     // Health needs no key.
     expect((await app.request("/healthz")).status).toBe(200);
+  });
+
+  it("without keys, refuses a loopback request addressed to another name (DNS rebinding) or sent by another site's page", async () => {
+    await withServer({ turns: [mockTurn.text("local")] }, async ({ server, mock }) => {
+      const port = new URL(server.url).port;
+      const send = (headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          const body = JSON.stringify({ model: MODEL, input: "hi" });
+          const req = httpRequest(
+            `${server.url}/v1/responses`,
+            { method: "POST", headers: { "content-type": "application/json", ...headers } },
+            (res) => {
+              res.resume();
+              res.on("end", () => resolve(res.statusCode ?? 0));
+            },
+          );
+          req.on("error", reject);
+          req.end(body);
+        });
+      expect(await send({ host: `rebound.example:${port}` })).toBe(401);
+      expect(await send({ host: `127.0.0.1:${port}`, origin: "https://evil.example" })).toBe(401);
+      expect(mock.requests).toHaveLength(0);
+      expect(await send({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).toBe(200);
+      expect(mock.requests).toHaveLength(1);
+    });
   });
 });
 

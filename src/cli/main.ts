@@ -3,6 +3,9 @@ import { errorMessage, isGyreError } from "../errors/index.js";
 const USAGE = `gyre — an agent runtime
 
 Usage:
+  gyre ["<prompt>"] [options]         the interactive agent, on a terminal (options: --model,
+                                     --permission-mode, --resume ID, --continue, --cwd, and the
+                                     other options of run that set up the agent)
   gyre run "<prompt>" [options]      run the agent once and print the outcome
   gyre sessions list|show ID|rm ID   list this project's sessions (--all: every project's), print one
                                      (tool results in preview; --full: whole; --json: raw), delete one
@@ -87,8 +90,10 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     default:
-      process.stderr.write(`gyre: unknown command "${command}"\n\n${USAGE}`);
-      return 2;
+      // `gyre "prompt"` is the interactive agent on a terminal (launch.ts starts it before this
+      // file loads); without one, the prompt runs in print mode, saying so.
+      process.stderr.write("gyre: not a terminal, so running in print mode (gyre run)\n");
+      return (await import("./run-command.js")).runCommand(argv);
   }
 }
 

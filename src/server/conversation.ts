@@ -7,6 +7,7 @@ import type {
 } from "../protocol/index.js";
 import { ToolNamer } from "../mcp/index.js";
 import type { PermissionResult } from "../permissions/index.js";
+import { compactedText } from "./compaction-item.js";
 import { RequestError } from "./errors.js";
 import type { InputContent } from "./request-schema.js";
 import type { StoredInputItem } from "./response-object.js";
@@ -36,6 +37,63 @@ export function mcpToolName(serverLabel: string, tool: string): string {
 
 /** Items (the chain's, then the request's) to a conversation; an invalid one is a 400 on `input`. */
 export function toConversation(items: readonly StoredInputItem[]): Conversation {
+  const { system, turns, approvals } = toTurns(items);
+  const last = turns.at(-1);
+  if (last?.role !== "user")
+    throw new RequestError(
+      400,
+      "The input must end with a user message or function_call_output items.",
+      "invalid_input",
+      "input",
+    );
+  const seed = turns.slice(0, -1).filter((turn) => turn.content.length > 0);
+  checkAnswered(seed);
+  const previous = seed.at(-1);
+  const pending: PendingToolCall[] =
+    previous?.role === "assistant"
+      ? previous.content.flatMap((block) =>
+          block.type === "tool_use"
+            ? [
+                {
+                  kind: block.id in approvals ? ("approval" as const) : ("client_tool" as const),
+                  id: block.id,
+                  name: block.name,
+                  input: block.input,
+                },
+              ]
+            : [],
+        )
+      : [];
+  const prompt = [...last.content].sort((a, b) => rank(a) - rank(b));
+  const known = new Set(pending.map((call) => call.id));
+  for (const block of prompt) {
+    if (block.type === "tool_result" && !known.has(block.tool_use_id))
+      throw new RequestError(
+        400,
+        `No function_call found for function_call_output with call_id ${block.tool_use_id}.`,
+        "invalid_input",
+        "input",
+      );
+  }
+  for (const call of pending) {
+    if (call.kind === "approval") continue;
+    if (!prompt.some((block) => block.type === "tool_result" && block.tool_use_id === call.id))
+      throw new RequestError(
+        400,
+        `No function_call_output for function call ${call.name} (call_id ${call.id}).`,
+        "invalid_input",
+        "input",
+      );
+  }
+  return { system, seed, pending, prompt, approvals };
+}
+
+/** Items as the system prompt and turns (consecutive items of one role merged); an invalid one is a 400. */
+export function toTurns(items: readonly StoredInputItem[]): {
+  system: string[];
+  turns: Turn[];
+  approvals: Record<string, PermissionResult>;
+} {
   const system: string[] = [];
   const turns: Turn[] = [];
   const approvals: Record<string, PermissionResult> = {};
@@ -99,6 +157,10 @@ export function toConversation(items: readonly StoredInputItem[]): Conversation 
       append(turns, "assistant", [
         { type: "tool_use", id: item.call_id, name: item.name, input: { input: item.input } },
       ]);
+    } else if (item.type === "compaction") {
+      append(turns, "user", [
+        { type: "text", text: compactedText(item.encrypted_content, `${param}.encrypted_content`) },
+      ]);
     } else if (item.type === "function_call") {
       append(turns, "assistant", [
         { type: "tool_use", id: item.call_id, name: item.name, input: parseArguments(item.arguments, param) },
@@ -131,54 +193,7 @@ export function toConversation(items: readonly StoredInputItem[]): Conversation 
       append(turns, "user", content);
     }
   }
-  const last = turns.at(-1);
-  if (last?.role !== "user")
-    throw new RequestError(
-      400,
-      "The input must end with a user message or function_call_output items.",
-      "invalid_input",
-      "input",
-    );
-  const seed = turns.slice(0, -1).filter((turn) => turn.content.length > 0);
-  checkAnswered(seed);
-  const previous = seed.at(-1);
-  const pending: PendingToolCall[] =
-    previous?.role === "assistant"
-      ? previous.content.flatMap((block) =>
-          block.type === "tool_use"
-            ? [
-                {
-                  kind: block.id in approvals ? ("approval" as const) : ("client_tool" as const),
-                  id: block.id,
-                  name: block.name,
-                  input: block.input,
-                },
-              ]
-            : [],
-        )
-      : [];
-  const prompt = [...last.content].sort((a, b) => rank(a) - rank(b));
-  const known = new Set(pending.map((call) => call.id));
-  for (const block of prompt) {
-    if (block.type === "tool_result" && !known.has(block.tool_use_id))
-      throw new RequestError(
-        400,
-        `No function_call found for function_call_output with call_id ${block.tool_use_id}.`,
-        "invalid_input",
-        "input",
-      );
-  }
-  for (const call of pending) {
-    if (call.kind === "approval") continue;
-    if (!prompt.some((block) => block.type === "tool_result" && block.tool_use_id === call.id))
-      throw new RequestError(
-        400,
-        `No function_call_output for function call ${call.name} (call_id ${call.id}).`,
-        "invalid_input",
-        "input",
-      );
-  }
-  return { system, seed, pending, prompt, approvals };
+  return { system, turns, approvals };
 }
 
 /** Consecutive items of one role are one turn (a message and its function calls are one answer). */

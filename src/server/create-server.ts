@@ -5,11 +5,30 @@ import { MemorySessionStore } from "../sessions/index.js";
 import { type AuthVariables, authMiddleware, socketIsLoopback } from "./auth.js";
 import { apiKeysOf, checkServerTools, type ServerConfig } from "./config.js";
 import { RequestError, toErrorResponse } from "./errors.js";
+import { type BackgroundRunner, InProcessRunner } from "./background.js";
+import { compactConversation } from "./compact.js";
+import type { EventLog, NumberedEvent } from "./event-log.js";
 import { listInputItems } from "./list-items.js";
-import { parseCreateRequest } from "./parse-request.js";
+import { parseBody, parseCreateRequest } from "./parse-request.js";
+import { CompactRequest } from "./request-schema.js";
 import { prepareResponse, type RunDependencies, runResponse } from "./run-response.js";
 import { SessionResponseStore } from "./response-store.js";
-import { SseStream } from "./sse.js";
+import { followLog, SseStream, sseResponse } from "./sse.js";
+
+/** What a server's routes share with its WebSocket endpoint (see `attachWebSocket`). */
+export interface ServerParts {
+  deps: RunDependencies;
+  runner: BackgroundRunner;
+  apiKeys: string[];
+  maxBodyBytes: number | undefined;
+}
+
+const PARTS = new WeakMap<object, ServerParts>();
+
+/** The parts of an app made by {@link createServer}, or undefined for any other app. */
+export function serverParts(app: object): ServerParts | undefined {
+  return PARTS.get(app);
+}
 
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -59,12 +78,14 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
       },
     }),
   };
+  const runner = new InProcessRunner(deps);
   const keepAliveMs = (config.keepAliveSeconds ?? 15) * 1000;
   const isLoopback = config.isLoopback
     ? (c: { req: { raw: Request } }) => config.isLoopback!(c.req.raw)
     : socketIsLoopback;
 
   const app = new Hono<{ Variables: AuthVariables }>();
+  PARTS.set(app, { deps, runner, apiKeys: apiKeysOf(config, env), maxBodyBytes: config.maxBodyBytes });
   app.onError((error, c) => {
     const { status, body } = toErrorResponse(error);
     return c.json(body, status as 400);
@@ -92,17 +113,18 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   );
 
   app.post("/v1/responses", async (c) => {
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch (error) {
-      if (error instanceof RequestError) throw error;
-      throw new RequestError(400, "The request body is not valid JSON.", "invalid_json", null, error);
-    }
+    const body = await jsonBody(c.req.raw);
     const request = parseCreateRequest(body);
-    if (request.background)
-      throw new RequestError(400, "background responses are not supported yet.", "unsupported_parameter", "background");
+    if (request.background && request.store === false)
+      throw new RequestError(400, "background responses must be stored (store: true).", "invalid_value", "store");
     const prepared = await prepareResponse(deps, request, c.get("owner"));
+    if (request.background) {
+      // Runs apart from this request: the client may go away, stream or not.
+      await runner.start(prepared);
+      const log = runner.events(prepared.response.id);
+      if (request.stream && log) return sseResponse(followLog(log, -1));
+      return c.json({ ...prepared.response, status: "queued" });
+    }
     const disconnect = new AbortController();
     if (!request.stream) {
       c.req.raw.signal.addEventListener("abort", () => disconnect.abort(), { once: true });
@@ -118,20 +140,39 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     void runResponse(deps, prepared, (event) => sse.send(event), disconnect.signal)
       .catch((error: unknown) => sse.send({ type: "error", error: toErrorResponse(error).body.error }))
       .finally(() => sse.close());
-    return new Response(sse.body, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        connection: "keep-alive",
-      },
-    });
+    return sseResponse(sse);
   });
 
-  app.get("/v1/responses/:id", async (c) => c.json((await owned(deps, c.req.param("id"), c.get("owner"))).response));
+  app.post("/v1/responses/compact", async (c) => {
+    const request = parseBody(CompactRequest, await jsonBody(c.req.raw));
+    return c.json(await compactConversation(deps, request, c.get("owner"), c.req.raw.signal));
+  });
+
+  app.get("/v1/responses/:id", async (c) => {
+    const stored = await owned(deps, c.req.param("id"), c.get("owner"));
+    if (c.req.query("stream") !== "true") return c.json(stored.response);
+    if (!stored.response.background)
+      throw new RequestError(400, "Only background responses can be streamed again.", "invalid_value", "stream");
+    const after = Number(c.req.query("starting_after") ?? "-1");
+    if (!Number.isInteger(after) || after < -1)
+      throw new RequestError(400, "starting_after is a sequence number.", "invalid_value", "starting_after");
+    const log: EventLog | undefined = runner.events(stored.response.id);
+    return sseResponse(log ? followLog(log, after) : replay(stored.events ?? [], after));
+  });
+
+  app.post("/v1/responses/:id/cancel", async (c) => {
+    const stored = await owned(deps, c.req.param("id"), c.get("owner"));
+    if (!stored.response.background)
+      throw new RequestError(400, "Only background responses can be cancelled.", "invalid_value", "response_id");
+    if (await runner.cancel(stored.response.id))
+      return c.json((await owned(deps, stored.response.id, c.get("owner"))).response);
+    return c.json(stored.response);
+  });
 
   app.delete("/v1/responses/:id", async (c) => {
     const id = c.req.param("id");
     await owned(deps, id, c.get("owner"));
+    await runner.cancel(id); // else a running response would store itself again when it ends
     await deps.responses.delete(id);
     return c.json({ id, object: "response", deleted: true });
   });
@@ -142,6 +183,23 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   });
 
   return app;
+}
+
+async function jsonBody(request: Request): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch (error) {
+    if (error instanceof RequestError) throw error;
+    throw new RequestError(400, "The request body is not valid JSON.", "invalid_json", null, error);
+  }
+}
+
+/** Stored events after `after`, as a finished stream. */
+function replay(events: readonly NumberedEvent[], after: number): SseStream {
+  const sse = new SseStream(() => {});
+  for (const event of events.slice(after + 1)) sse.send(event);
+  sse.close();
+  return sse;
 }
 
 /** The stored response, if it is the owner's: another key's response does not exist for this one. */

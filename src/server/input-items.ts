@@ -8,6 +8,7 @@ const PREFIXES: Record<string, string> = {
   function_call: "fc",
   function_call_output: "fco",
   reasoning: "rs",
+  compaction: "cmp",
   custom_tool_call: "ctc",
   custom_tool_call_output: "ctco",
   mcp_call: "mcp",
@@ -17,7 +18,7 @@ const PREFIXES: Record<string, string> = {
 
 /** The request's input as items with ids: a string is one user message; references are resolved in `earlier`. */
 export function inputItems(
-  request: CreateResponseRequest,
+  request: Pick<CreateResponseRequest, "input">,
   earlier: readonly StoredInputItem[],
   newId: (prefix: string) => string,
 ): StoredInputItem[] {

@@ -4,7 +4,12 @@ import { CreateResponseRequest } from "./request-schema.js";
 
 /** Validates a create-response body; the first problem is a 400 naming its `param` (`input[0].content`). */
 export function parseCreateRequest(body: unknown): CreateResponseRequest {
-  const result = CreateResponseRequest.safeParse(body);
+  return parseBody(CreateResponseRequest, body);
+}
+
+/** Validates a body with `schema`; the first problem is a 400 naming its `param`. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
   if (result.success) return result.data;
   const first = result.error.issues[0];
   const { issue, path } = first ? deepest(first, []) : { issue: undefined, path: [] };

@@ -115,6 +115,12 @@ export const McpApprovalResponseItem = z.object({
   approve: z.boolean(),
   reason: z.string().nullish(),
 });
+/** The output of `POST /v1/responses/compact`, passed back as it came. */
+export const CompactionItem = z.object({
+  type: z.literal("compaction"),
+  id: z.string().nullish(),
+  encrypted_content: z.string().max(10 * 1024 * 1024),
+});
 
 /** One input item. A message without `type` is a message, as the spec allows. */
 export const InputItem = z.union([
@@ -130,6 +136,7 @@ export const InputItem = z.union([
   McpCallItem,
   McpApprovalRequestItem,
   McpApprovalResponseItem,
+  CompactionItem,
 ]);
 export type InputItem = z.infer<typeof InputItem>;
 
@@ -241,3 +248,13 @@ export const CreateResponseRequest = z.object({
   stream: z.boolean().nullish(),
 });
 export type CreateResponseRequest = z.infer<typeof CreateResponseRequest>;
+
+/** The body of `POST /v1/responses/compact`. */
+export const CompactRequest = z.object({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(InputItem)]).nullish(),
+  previous_response_id: z.string().nullish(),
+  instructions: z.string().nullish(),
+  prompt_cache_key: z.string().nullish(),
+});
+export type CompactRequest = z.infer<typeof CompactRequest>;

@@ -140,7 +140,7 @@ export function initialResponse(id: string, request: CreateResponseRequest, crea
     max_output_tokens: request.max_output_tokens ?? null,
     max_tool_calls: request.max_tool_calls ?? null,
     store: request.store ?? true,
-    background: false,
+    background: request.background ?? false,
     service_tier: "default",
     metadata: request.metadata ?? {},
     safety_identifier: request.safety_identifier ?? null,

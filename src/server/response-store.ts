@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { SDKMessage } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
+import type { NumberedEvent } from "./event-log.js";
 import type { ResponseObject, StoredInputItem } from "./response-object.js";
 
 /** A stored response: whose it is, the response object, and the input items of its request. */
@@ -11,6 +12,8 @@ export interface StoredResponse {
   inputItems: StoredInputItem[];
   /** The session the loop ran in (its messages, for `gyre sessions`), deleted with the response. */
   runSessionId: string;
+  /** A background response's streaming events, kept to replay (`GET ?stream=true`). */
+  events?: NumberedEvent[];
 }
 
 /** Where responses live; `previous_response_id` chains are read through it. */

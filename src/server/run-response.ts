@@ -122,6 +122,7 @@ export async function runResponse(
   const abortController = new AbortController();
   const abort = () => abortController.abort();
   signal.addEventListener("abort", abort, { once: true });
+  if (signal.aborted) abort(); // cancelled while queued
   let mcp: ResponseMcp | undefined;
   const kindOf = (name: string): CallKind => {
     if (prepared.tools.allowed.has(name)) return { kind: prepared.tools.custom.has(name) ? "custom" : "function" };

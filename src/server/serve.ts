@@ -1,8 +1,10 @@
 import { createAdaptorServer } from "@hono/node-server";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GyreError } from "../errors/index.js";
 import type { ServerConfig } from "./config.js";
-import { createServer } from "./create-server.js";
+import { createServer, serverParts } from "./create-server.js";
+import { attachWebSocket } from "./websocket.js";
 
 export interface ServeOptions extends ServerConfig {
   /** Default `127.0.0.1`. */
@@ -25,6 +27,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const host = options.host ?? "127.0.0.1";
   const app = createServer(options);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host });
+  const websocket = attachWebSocket(server as Server, app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error) =>
       reject(
@@ -38,10 +41,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   return {
     url: `http://${shown}:${port}`,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      websocket.close();
+      await serverParts(app)?.runner.close();
+      await new Promise<void>((resolve) => {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

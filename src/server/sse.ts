@@ -1,3 +1,4 @@
+import type { EventLog } from "./event-log.js";
 import type { StreamEventBody } from "./output-projection.js";
 
 const encoder = new TextEncoder();
@@ -40,10 +41,13 @@ export class SseStream {
     this.#sentSinceTick = false;
   }
 
+  /** Writes one event; one that has its `sequence_number` already (a replay) keeps it. */
   send(event: StreamEventBody): void {
     if (this.#closed) return;
     this.#sentSinceTick = true;
-    const data = JSON.stringify({ ...event, sequence_number: this.#sequence++ });
+    const data = JSON.stringify(
+      typeof event.sequence_number === "number" ? event : { ...event, sequence_number: this.#sequence++ },
+    );
     this.#controller.enqueue(encoder.encode(`event: ${event.type}\ndata: ${data}\n\n`));
   }
 
@@ -55,4 +59,23 @@ export class SseStream {
     this.#controller.enqueue(encoder.encode("data: [DONE]\n\n"));
     this.#controller.close();
   }
+}
+
+/** The events of `log` after `startingAfter`, then the live ones until it ends; leaving only stops following. */
+export function followLog(log: EventLog, startingAfter: number): SseStream {
+  let stop = () => {};
+  const sse = new SseStream(() => stop());
+  stop = log.follow(startingAfter, (event) => (event ? sse.send(event) : sse.close()));
+  return sse;
+}
+
+/** An HTTP response streaming `sse`. */
+export function sseResponse(sse: SseStream): Response {
+  return new Response(sse.body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    },
+  });
 }

@@ -1,0 +1,79 @@
+import { EventLog } from "./event-log.js";
+import type { ResponseObject } from "./response-object.js";
+import { type PreparedResponse, type RunDependencies, runResponse } from "./run-response.js";
+
+/**
+ * Runs `background: true` responses apart from the request that created them. The in-process
+ * runner below is the default; a runner backed by a job queue and workers can take its place
+ * (then `events` and `cancel` reach the worker that runs the response).
+ */
+export interface BackgroundRunner {
+  /** Stores the response as `queued` and starts it; resolves once it is stored. */
+  start(prepared: PreparedResponse): Promise<void>;
+  /** The events of a response this runner is running, to replay and follow. */
+  events(id: string): EventLog | undefined;
+  /** Cancels a response this runner is running and waits until it has stopped; false if it runs nowhere here. */
+  cancel(id: string): Promise<boolean>;
+  /** Cancels every running response and waits for them (the server is closing). */
+  close(): Promise<void>;
+}
+
+interface Running {
+  log: EventLog;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+/** Background responses as tasks of this process: they outlive their request, not the process. */
+export class InProcessRunner implements BackgroundRunner {
+  readonly #running = new Map<string, Running>();
+
+  constructor(private readonly deps: RunDependencies) {}
+
+  async start(prepared: PreparedResponse): Promise<void> {
+    const { response } = prepared;
+    const queued: ResponseObject = { ...structuredClone(response), status: "queued" };
+    await this.deps.responses.save({
+      owner: prepared.owner,
+      response: queued,
+      inputItems: prepared.inputItems,
+      runSessionId: `${response.id}-run`,
+    });
+    const log = new EventLog();
+    const abort = new AbortController();
+    const done = this.#run(prepared, log, abort.signal).finally(() => this.#running.delete(response.id));
+    this.#running.set(response.id, { log, abort, done });
+  }
+
+  async #run(prepared: PreparedResponse, log: EventLog, signal: AbortSignal): Promise<void> {
+    try {
+      await runResponse(this.deps, prepared, (event) => log.append(event), signal);
+      // The events stay with the stored response, so a late reader can replay them.
+      const stored = await this.deps.responses.get(prepared.response.id);
+      if (stored) await this.deps.responses.save({ ...stored, events: log.events });
+    } catch (error) {
+      log.append({
+        type: "error",
+        error: { type: "server_error", code: "server_error", message: String(error), param: null },
+      });
+    } finally {
+      log.end();
+    }
+  }
+
+  events(id: string): EventLog | undefined {
+    return this.#running.get(id)?.log;
+  }
+
+  async cancel(id: string): Promise<boolean> {
+    const running = this.#running.get(id);
+    if (!running) return false;
+    running.abort.abort();
+    await running.done;
+    return true;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#running.keys()].map((id) => this.cancel(id)));
+  }
+}

@@ -1,0 +1,184 @@
+import type { PermissionResult, PermissionUpdate } from "../permissions/index.js";
+import type { PermissionMode, SDKMessage } from "../protocol/index.js";
+import { type Query, type QueryOptions, query } from "../loop/index.js";
+import { PromptQueue } from "../cli/prompt-queue.js";
+
+/** A tool call waiting on the person: what it is, and how to answer it. */
+export interface PermissionRequest {
+  toolName: string;
+  input: Record<string, unknown>;
+  toolUseId: string;
+  reason: string;
+  suggestions: PermissionUpdate[];
+  answer(result: PermissionResult): void;
+}
+
+export interface AgentSessionEvents {
+  /** Every message of the running query, in order. */
+  onMessage(message: SDKMessage): void;
+  /** A call needs approval; answer through `request.answer`. Cancelled calls are answered deny by the session. */
+  onPermission(request: PermissionRequest | undefined): void;
+  /** The running query ended (idle between prompts, or after an interrupt or an error). */
+  onIdle(error?: unknown): void;
+}
+
+interface RunningQuery {
+  query: Query;
+  prompts: PromptQueue;
+  /** Settles once the query's messages are all read (it never rejects). */
+  ended: Promise<void>;
+}
+
+/**
+ * The conversation with the loop behind the interactive terminal: one long `query()` fed
+ * prompt by prompt (streaming input). Interrupting ends that query; the next prompt opens a
+ * new one that resumes the same session, so an interrupt never loses the conversation.
+ */
+export class AgentSession {
+  readonly #base: QueryOptions;
+  readonly #events: AgentSessionEvents;
+  #running: RunningQuery | undefined;
+  #sessionId: string | undefined;
+  #model: string | undefined;
+  #mode: PermissionMode;
+  #busy = false;
+  /** What queries that ended spent, so the status shows the whole session's cost. */
+  #spentBefore = 0;
+  #spentNow = 0;
+  #pending: PermissionRequest | undefined;
+
+  constructor(base: QueryOptions, events: AgentSessionEvents) {
+    this.#base = base;
+    this.#events = events;
+    this.#model = typeof base.model === "string" ? base.model : undefined;
+    this.#mode = base.permissionMode ?? "default";
+    this.#sessionId = base.resume;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#running?.query.sessionId ?? this.#sessionId;
+  }
+  get busy(): boolean {
+    return this.#busy;
+  }
+  get mode(): PermissionMode {
+    return this.#mode;
+  }
+  get costUsd(): number {
+    return this.#spentBefore + this.#spentNow;
+  }
+
+  /** Sends a prompt: into the running query, or a new one resuming the session. */
+  send(text: string): void {
+    this.#busy = true;
+    (this.#running ?? this.#start()).prompts.say(text);
+  }
+
+  /** Stops the running turn; the session stays and the next prompt resumes it. */
+  async interrupt(): Promise<void> {
+    const running = this.#running;
+    if (!running) return;
+    this.#pending?.answer({ behavior: "deny", message: "The person interrupted the turn.", interrupt: true });
+    await running.query.interrupt();
+    await running.ended;
+  }
+
+  /** Ends the conversation and starts a new session with the next prompt. */
+  async clear(): Promise<void> {
+    await this.close();
+    this.#sessionId = undefined;
+    this.#spentBefore = 0;
+  }
+
+  async setMode(mode: PermissionMode): Promise<void> {
+    this.#mode = mode;
+    await this.#running?.query.setPermissionMode(mode);
+  }
+
+  /** Another model from the next call on; rejects (and keeps the model) when it cannot be resolved. */
+  async setModel(model: string | undefined): Promise<void> {
+    if (this.#running) await this.#running.query.setModel(model);
+    this.#model = model;
+  }
+
+  /** Compacts before the next model call; with no turn running, a prompt carries it. */
+  compact(instructions?: string): boolean {
+    if (!this.#running) return false;
+    this.#running.query.compact(instructions);
+    return true;
+  }
+
+  /** Ends the running query cleanly (its prompts close, the session is saved). */
+  async close(): Promise<void> {
+    const running = this.#running;
+    if (!running) return;
+    if (this.#busy) await this.interrupt();
+    else {
+      running.prompts.close();
+      await running.ended;
+    }
+  }
+
+  #start(): RunningQuery {
+    const prompts = new PromptQueue();
+    const options: QueryOptions = {
+      ...this.#base,
+      model: this.#model,
+      permissionMode: this.#mode,
+      resume: this.#sessionId,
+      continue: this.#sessionId ? false : this.#base.continue,
+      includePartialMessages: true,
+      canUseTool: (toolName, input, { signal, suggestions, toolUseID, decisionReason }) =>
+        new Promise<PermissionResult>((resolve) => {
+          const request: PermissionRequest = {
+            toolName,
+            input,
+            toolUseId: toolUseID,
+            reason: decisionReason,
+            suggestions,
+            answer: (result) => {
+              if (this.#pending !== request) return;
+              this.#pending = undefined;
+              this.#events.onPermission(undefined);
+              resolve(result);
+            },
+          };
+          signal.addEventListener("abort", () => request.answer({ behavior: "deny", message: "Interrupted." }), {
+            once: true,
+          });
+          this.#pending = request;
+          this.#events.onPermission(request);
+        }),
+    };
+    const q = query({ prompt: prompts, options });
+    const running: RunningQuery = { query: q, prompts, ended: Promise.resolve() };
+    running.ended = this.#drain(running);
+    this.#running = running;
+    this.#spentNow = 0;
+    return running;
+  }
+
+  async #drain(running: { query: Query; prompts: PromptQueue }): Promise<void> {
+    let failure: unknown;
+    try {
+      for await (const message of running.query) {
+        if (message.type === "system" && message.subtype === "init") this.#sessionId = message.session_id;
+        if (message.type === "result") {
+          this.#spentNow = message.total_cost_usd;
+          this.#busy = false;
+        }
+        this.#events.onMessage(message);
+      }
+    } catch (error) {
+      failure = error;
+    } finally {
+      running.prompts.close();
+      this.#sessionId = running.query.sessionId;
+      this.#spentBefore += this.#spentNow;
+      this.#spentNow = 0;
+      this.#busy = false;
+      if (this.#running?.query === running.query) this.#running = undefined;
+      this.#events.onIdle(failure);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { backspace, EMPTY, enter, HistoryWalk, insert, move, typeText } from "./prompt-editor.js";
+
+describe("prompt editor", () => {
+  it("submits on Enter, and makes a new line of `\\` + Enter or Shift+Enter", () => {
+    let state = insert(EMPTY, "first\\");
+    const continued = enter(state, false);
+    expect(continued.submit).toBeUndefined();
+    state = insert(continued.state, "second");
+    state = enter(state, true).state;
+    state = insert(state, "third");
+    expect(enter(state, false)).toEqual({ state: EMPTY, submit: "first\nsecond\nthird" });
+  });
+
+  it("edits at the cursor and turns pasted carriage returns into new lines", () => {
+    let state = insert(EMPTY, "ac");
+    state = insert(move(state, -1), "b");
+    expect(state).toEqual({ text: "abc", cursor: 2 });
+    expect(backspace(state)).toEqual({ text: "ac", cursor: 1 });
+    expect(insert(EMPTY, "x\r\ny\rz").text).toBe("x\ny\nz");
+  });
+
+  it("applies several keys of one read in turn, and never inserts control characters", () => {
+    const state = insert(EMPTY, "draft");
+    expect(typeText(state, "\x04\x7f\x7f")).toEqual({ text: "dra", cursor: 3 });
+    expect(typeText(EMPTY, "a\x1b\x01b\r\nc\bd").text).toBe("ab\nd");
+  });
+
+  it("walks the history with Up and Down and gives back the draft past the newest", () => {
+    const walk = new HistoryWalk(() => ["one", "two"]);
+    expect(walk.older("draft")).toBe("two");
+    expect(walk.older("two")).toBe("one");
+    expect(walk.older("one")).toBeUndefined();
+    expect(walk.newer()).toBe("two");
+    expect(walk.newer()).toBe("draft");
+    expect(walk.newer()).toBeUndefined();
+  });
+});

@@ -1,0 +1,32 @@
+import { render } from "ink";
+import { App } from "./app.js";
+import { PromptHistory } from "./prompt-history.js";
+import { TuiController } from "./tui-controller.js";
+import { parseTuiArgs } from "./tui-args.js";
+
+/**
+ * `gyre [prompt] [options]` on a terminal: the interactive agent. Resolves with the exit
+ * code once the person quits; the session's id is printed so it can be resumed.
+ */
+export async function runTui(args: string[]): Promise<number> {
+  const start = await parseTuiArgs(args);
+  const history = new PromptHistory(start.cwd);
+  await history.load();
+  let exit = () => {};
+  const controller = new TuiController({
+    options: start.options,
+    cwd: start.cwd,
+    history,
+    exit: () => exit(),
+    clearScreen: () => process.stdout.write("\x1b[2J\x1b[3J\x1b[H"),
+  });
+  const instance = render(<App controller={controller} cwd={start.cwd} />, { exitOnCtrlC: false });
+  exit = () => instance.unmount();
+  if (start.prompt) controller.submit(start.prompt);
+  await instance.waitUntilExit();
+  const sessionId = controller.session.sessionId;
+  if (sessionId && start.options.persistSession !== false) {
+    process.stdout.write(`Session ${sessionId}. Go on with: gyre --resume ${sessionId}\n`);
+  }
+  return 0;
+}

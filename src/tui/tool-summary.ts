@@ -1,0 +1,65 @@
+import { relative } from "node:path";
+
+/** What a tool call is about, in a few words: `src/app.ts`, `npm test`, `"TODO" in src`. */
+export function describeInput(name: string, input: Record<string, unknown>, cwd: string): string {
+  const text = (key: string) => (typeof input[key] === "string" ? (input[key] as string) : undefined);
+  const path = (key: string) => {
+    const value = text(key);
+    if (value === undefined) return undefined;
+    const shown = relative(cwd, value);
+    return shown && !shown.startsWith("..") ? shown : value;
+  };
+  let about: string | undefined;
+  switch (name) {
+    case "Read":
+    case "Write":
+    case "Edit":
+    case "MultiEdit":
+    case "NotebookEdit":
+      about = path("file_path") ?? path("notebook_path");
+      break;
+    case "Bash":
+      about = text("command");
+      break;
+    case "Grep":
+    case "Glob":
+      about = text("pattern") && `${text("pattern")}${text("path") ? ` in ${path("path")}` : ""}`;
+      break;
+    case "WebFetch":
+      about = text("url");
+      break;
+    case "Task":
+    case "Agent":
+      about = text("description");
+      break;
+    default:
+      about = firstString(input);
+  }
+  return oneLine(about ?? "", 80);
+}
+
+/** How a finished call went, in a few words: `120 lines`, `→ exit 1`, `3 files`. */
+export function describeOutcome(name: string, output: string, isError: boolean): string {
+  if (name === "Bash") {
+    const exit = /Exit code (\d+)/.exec(output);
+    if (exit) return `→ exit ${exit[1]}`;
+    if (isError && /interrupted/i.test(output)) return "interrupted";
+    return isError ? `→ ${oneLine(output, 60)}` : "→ exit 0";
+  }
+  if (isError) return oneLine(output.replace(/^Error:\s*/, ""), 60);
+  const lines = output === "" ? 0 : output.replace(/\n$/, "").split("\n").length;
+  if (name === "Read") return `(${lines} ${lines === 1 ? "line" : "lines"})`;
+  if (name === "Glob") return `(${lines} ${lines === 1 ? "file" : "files"})`;
+  if (name === "Grep") return `(${lines} ${lines === 1 ? "line" : "lines"})`;
+  return "";
+}
+
+function firstString(input: Record<string, unknown>): string | undefined {
+  return Object.values(input).find((value): value is string => typeof value === "string");
+}
+
+/** A text as one line of at most `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

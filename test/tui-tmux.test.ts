@@ -1,0 +1,278 @@
+// The interactive agent end to end: the built `gyre` in a real terminal (tmux) against the
+// scripted mock LLM, typed at with send-keys and read with capture-pane.
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type MockLLMServer, type MockScript, mockTurn, startMockLLM } from "../src/testing/index.js";
+import { cliEnv } from "./helpers.js";
+import { TmuxTerminal } from "./tmux-terminal.js";
+
+const CLI = resolve("dist/bin/gyre.js");
+const SOCKET = `gyre-tui-test-${process.pid}`;
+const READY = "Shift+Tab: mode";
+
+let server: MockLLMServer | undefined;
+let terminal: TmuxTerminal | undefined;
+let count = 0;
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
+  execFileSync("tmux", ["-V"]);
+});
+afterEach(async () => {
+  terminal?.kill();
+  terminal = undefined;
+  await server?.close();
+  server = undefined;
+});
+afterAll(() => TmuxTerminal.killServer(SOCKET));
+
+/** Starts the mock with `script` and `gyre ARGS` in a fresh project folder; waits for the prompt. */
+async function startGyre(
+  script: MockScript | ((cwd: string) => MockScript),
+  args: string[] = [],
+  cwd = mkdtempSync(join(tmpdir(), "gyre-tui-")),
+): Promise<{ term: TmuxTerminal; cwd: string }> {
+  server = await startMockLLM({ script: typeof script === "function" ? script(cwd) : script });
+  const env = cliEnv(server.env());
+  terminal = TmuxTerminal.start({
+    socket: SOCKET,
+    name: `t${count++}`,
+    cwd,
+    command: [process.execPath, CLI, ...args],
+    env: { GYRE_HOME: env.GYRE_HOME ?? "", ...server.env() },
+  });
+  await terminal.waitFor(READY, "the prompt to be ready");
+  return { term: terminal, cwd };
+}
+
+/** Types a prompt, waits until the prompt box shows it (so no key lands before the app reads), and sends it. */
+async function send(term: TmuxTerminal, text: string): Promise<void> {
+  term.type(text);
+  await term.waitFor(`❯ ${text}`, `the prompt box to show "${text}"`);
+  term.press("Enter");
+}
+
+describe("gyre, the interactive agent, in a real terminal", () => {
+  it("streams an answer, renders its code block apart, and shows a tool call's line change state", async () => {
+    const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
+    const { term } = await startGyre(
+      {
+        turns: [
+          mockTurn.text(`Streaming starts ${words} END-OF-ANSWER\n\n\`\`\`js\nconsole.log("set apart")\n\`\`\``, {
+            chunkDelayMs: 40,
+          }),
+          mockTurn.toolUse("Bash", { command: "sleep 1.5; exit 3" }),
+          mockTurn.text("The command failed."),
+        ],
+      },
+      ["--allowed-tools", "Bash"],
+    );
+    await send(term, "hello");
+    // Part of the answer is on screen before the rest has come.
+    const partial = await term.waitFor("Streaming starts", "the first words of the answer");
+    expect(partial).not.toContain("END-OF-ANSWER");
+    const full = await term.waitFor("END-OF-ANSWER");
+    await term.waitFor(/│ console\.log\("set apart"\)\s*│/, "the code block in its own box");
+    expect(full).toContain("❯ hello");
+
+    await send(term, "run it");
+    await term.waitFor(/Bash sleep 1\.5; exit 3 running \d+s/, "the Bash line to show it is running");
+    const done = await term.waitFor(/✗ Bash sleep 1\.5; exit 3 → exit 3/, "the Bash line to show it failed");
+    expect(done).not.toMatch(/running \d+s/);
+    await term.waitFor("The command failed.");
+  });
+
+  it("asks before a call, and 'always' writes the rule to .gyre/settings.local.json and stops asking", async () => {
+    const { term, cwd } = await startGyre({
+      turns: [
+        mockTurn.toolUse("Bash", { command: "touch made.txt" }),
+        mockTurn.toolUse("Bash", { command: "touch made.txt" }),
+        mockTurn.text("Both calls ran."),
+      ],
+    });
+    await send(term, "make the file");
+    await term.waitFor("Allow this call?");
+    await term.waitFor("always allow Bash(touch made.txt) in this project");
+    term.press("2");
+    // The second, identical call runs without a question: the answer comes.
+    const screen = await term.waitFor("Both calls ran.");
+    expect(screen).not.toContain("Allow this call?");
+    expect(screen.match(/✓ Bash touch made\.txt → exit 0/g)).toHaveLength(2);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    expect(JSON.parse(readFileSync(join(cwd, ".gyre", "settings.local.json"), "utf8"))).toEqual({
+      permissions: { allow: ["Bash(touch made.txt)"] },
+    });
+  });
+
+  it("denies with a message the model gets", async () => {
+    const { term } = await startGyre({
+      turns: [mockTurn.toolUse("Bash", { command: "rm -rf build" }), mockTurn.text("Understood, I will not.")],
+    });
+    await send(term, "clean up");
+    await term.waitFor("Allow this call?");
+    term.press("3");
+    await term.waitFor("Tell the model:");
+    term.type("keep the build folder");
+    await term.waitFor("Tell the model: keep the build folder");
+    term.press("Enter");
+    await term.waitFor("Understood, I will not.");
+    const denied = JSON.stringify(server?.requests.at(-1)?.body);
+    expect(denied).toContain("keep the build folder");
+  });
+
+  it("interrupts the turn with Ctrl+C while a permission question is open", async () => {
+    const { term } = await startGyre({ turns: [mockTurn.toolUse("Bash", { command: "touch never.txt" })] });
+    await send(term, "try it");
+    await term.waitFor("Allow this call?");
+    term.press("C-c");
+    const screen = await term.waitFor("Interrupted.");
+    expect(screen).not.toContain("Allow this call?");
+    expect(screen).toContain("Press Ctrl+C again to quit");
+  });
+
+  it("interrupts a long Bash command with Esc: its process is gone and the session goes on", async () => {
+    const { term } = await startGyre(
+      { turns: [mockTurn.toolUse("Bash", { command: "sleep 37.25" }), mockTurn.text("Back on track.")] },
+      ["--allowed-tools", "Bash"],
+    );
+    await send(term, "wait a while");
+    await term.waitFor(/Bash sleep 37\.25 running \d+s/);
+    await waitForProcess("sleep 37.25", true);
+    term.press("Escape");
+    await term.waitFor("Interrupted.");
+    await term.waitFor(/✗ Bash sleep 37\.25 interrupted/);
+    await waitForProcess("sleep 37.25", false);
+    // The next prompt resumes the same session: the model sees the earlier turn (history mode
+    // answers the second turn only when the conversation holds the first).
+    await send(term, "go on");
+    await term.waitFor("Back on track.");
+  });
+
+  it("cycles the permission mode with Shift+Tab, and the mode applies to the next call", async () => {
+    const { term, cwd } = await startGyre((dir) => ({
+      turns: [
+        mockTurn.toolUse("Write", { file_path: join(dir, "notes.md"), content: "hi\n" }),
+        mockTurn.text("Written."),
+      ],
+    }));
+    await term.waitFor(/· default ·/);
+    term.press("BTab");
+    await term.waitFor(/· acceptEdits ·/);
+    term.press("BTab");
+    await term.waitFor(/· plan ·/);
+    term.press("BTab");
+    await term.waitFor(/· default ·/);
+    term.press("BTab");
+    await term.waitFor(/· acceptEdits ·/);
+    await send(term, "write notes");
+    const screen = await term.waitFor("Written.");
+    expect(screen).not.toContain("Allow this call?");
+    expect(screen).toMatch(/✓ Write notes\.md/);
+    expect(readFileSync(join(cwd, "notes.md"), "utf8")).toBe("hi\n");
+  });
+
+  it("starts a new session with /clear", async () => {
+    const { term } = await startGyre({ turns: [mockTurn.text("Answer one."), mockTurn.text("Answer two.")] });
+    await send(term, "first");
+    await term.waitFor("Answer one.");
+    await send(term, "/clear");
+    const cleared = await term.waitFor("New session.");
+    expect(cleared).not.toContain("Answer one.");
+    // A fresh history: the model answers as to a first prompt again.
+    await send(term, "again");
+    const screen = await term.waitFor("Answer one.");
+    expect(screen).not.toContain("Answer two.");
+  });
+
+  it("quits with Ctrl+D on an empty prompt, saying how to resume the session", async () => {
+    const { term } = await startGyre({ turns: [mockTurn.text("Hi.")] });
+    await send(term, "hello");
+    await term.waitFor("Hi.");
+    term.type("draft");
+    await term.waitFor("❯ draft");
+    term.press("C-d");
+    // Not on a prompt that holds text: it is still there.
+    term.press("BSpace", "BSpace", "BSpace", "BSpace", "BSpace");
+    await term.waitUntil((screen) => !screen.includes("❯ draft"), "the draft to be erased");
+    term.press("C-d");
+    const screen = await term.waitFor("[exited 0]");
+    expect(screen).toMatch(/gyre --resume [0-9a-f-]{36}/);
+  });
+
+  it("sends a multi-line prompt, answers /help, /model and /cost, and keeps the history per project", async () => {
+    const { term, cwd } = await startGyre({ turns: [mockTurn.text("Got both lines."), mockTurn.text("Again.")] });
+    term.type("line one\\");
+    await term.waitFor("❯ line one\\");
+    term.press("Enter");
+    term.type("line two");
+    await term.waitFor(/❯ line one\s*│\n│\s+line two/, "the second line under the first");
+    term.press("Enter");
+    await term.waitFor("Got both lines.");
+    expect(JSON.stringify(server?.requests[0]?.body)).toContain("line one\\nline two");
+    await send(term, "/help");
+    await term.waitFor("/compact");
+    await send(term, "/model");
+    await term.waitFor("Model: anthropic/claude-sonnet-4-5");
+    await send(term, "/cost");
+    await term.waitFor(/Session cost: \$\d+\.\d{4}/);
+    term.press("C-d");
+    await term.waitFor("[exited 0]");
+    terminal?.kill();
+    await server?.close();
+    // A new start in the same folder walks the same history with Up (newest first).
+    const again = await startGyre({ turns: [mockTurn.text("unused")] }, [], cwd);
+    again.term.press("Up");
+    await again.term.waitFor("❯ /cost");
+    again.term.press("Up", "Up", "Up");
+    await again.term.waitFor(/❯ line one\s*│\n│\s+line two/, "the two-line prompt back in the box");
+  });
+
+  it("quits with Ctrl+C twice", async () => {
+    const { term } = await startGyre({ turns: [mockTurn.text("Hi.")] });
+    term.press("C-c");
+    await term.waitFor("Press Ctrl+C again to quit");
+    term.press("C-c");
+    await term.waitFor("[exited 0]");
+  });
+});
+
+describe("gyre without a terminal", () => {
+  const run = promisify(execFile);
+
+  it("prints the help when given no arguments, and runs a prompt in print mode, saying so", async () => {
+    const help = await run(process.execPath, [CLI], { env: cliEnv() });
+    expect(help.stdout).toContain("gyre run");
+    const mock = await startMockLLM({ script: { turns: [mockTurn.text("Printed.")] } });
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), "gyre-tui-"));
+      writeFileSync(join(cwd, "README.md"), "x");
+      const printed = await run(process.execPath, [CLI, "say it", "--cwd", cwd], { env: cliEnv(mock.env()) });
+      expect(printed.stdout).toBe("Printed.\n");
+      expect(printed.stderr).toContain("not a terminal");
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+function processesRunning(pattern: string): boolean {
+  try {
+    execFileSync("pgrep", ["-f", pattern], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded) until a process whose command line matches `pattern` runs, or none does. */
+async function waitForProcess(pattern: string, running: boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (processesRunning(pattern) !== running) {
+    if (Date.now() > deadline) throw new Error(`"${pattern}" ${running ? "never started" : "still runs"}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
