@@ -122,7 +122,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
       // Runs apart from this request: the client may go away, stream or not.
       await runner.start(prepared);
       const log = runner.events(prepared.response.id);
-      if (request.stream && log) return sseResponse(followLog(log, -1));
+      if (request.stream && log) return sseResponse(followLog(log, -1, keepAliveMs));
       return c.json({ ...prepared.response, status: "queued" });
     }
     const disconnect = new AbortController();
@@ -157,7 +157,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     if (!Number.isInteger(after) || after < -1)
       throw new RequestError(400, "starting_after is a sequence number.", "invalid_value", "starting_after");
     const log: EventLog | undefined = runner.events(stored.response.id);
-    return sseResponse(log ? followLog(log, after) : replay(stored.events ?? [], after));
+    return sseResponse(log ? followLog(log, after, keepAliveMs) : replay(stored.events ?? [], after));
   });
 
   app.post("/v1/responses/:id/cancel", async (c) => {

@@ -62,9 +62,9 @@ export class SseStream {
 }
 
 /** The events of `log` after `startingAfter`, then the live ones until it ends; leaving only stops following. */
-export function followLog(log: EventLog, startingAfter: number): SseStream {
+export function followLog(log: EventLog, startingAfter: number, keepAliveMs?: number): SseStream {
   let stop = () => {};
-  const sse = new SseStream(() => stop());
+  const sse = new SseStream(() => stop(), keepAliveMs);
   stop = log.follow(startingAfter, (event) => (event ? sse.send(event) : sse.close()));
   return sse;
 }
