@@ -2,14 +2,37 @@ import { z } from "zod";
 import type { CallSettings } from "../model/index.js";
 import type { AnyTool } from "../tools/index.js";
 import { RequestError } from "./errors.js";
-import type { FunctionTool, ToolChoice } from "./request-schema.js";
+import type { CustomTool, FunctionTool, RequestTool, ToolChoice } from "./request-schema.js";
 
 /** The request's tools as the loop runs them, and what the upstream model is told to choose. */
 export interface ToolPlan {
   tools: AnyTool[];
   /** Names whose calls come back to the client; the others are refused by the server. */
   allowed: ReadonlySet<string>;
+  /** Names of freeform (`custom`) client tools: their calls are `custom_tool_call` items. */
+  custom: ReadonlySet<string>;
   toolChoice: CallSettings["toolChoice"];
+}
+
+/** The single string a freeform tool's call carries, as a function tool's input for upstreams without freeform tools. */
+export const CUSTOM_INPUT_SCHEMA = {
+  type: "object",
+  properties: { input: { type: "string", description: "The tool's input, as free text." } },
+  required: ["input"],
+  additionalProperties: false,
+};
+
+function isClientTool(tool: RequestTool): tool is FunctionTool | CustomTool {
+  return tool.type === "function" || tool.type === "custom";
+}
+
+function describeCustom(tool: CustomTool): string {
+  const format = tool.format as { type?: string; syntax?: string; definition?: string } | null | undefined;
+  const grammar =
+    format?.type === "grammar" && typeof format.definition === "string"
+      ? `\n\nThe input follows this ${format.syntax ?? ""} grammar:\n${format.definition}`
+      : "";
+  return `${tool.description ?? ""}${grammar}`;
 }
 
 /**
@@ -18,7 +41,9 @@ export interface ToolPlan {
  * function, `allowed_tools`) stays visible to the model but is refused here: the model gets an
  * error result and may try again, and the client never sees the call.
  */
-export function planTools(functions: readonly FunctionTool[], choice: ToolChoice | undefined): ToolPlan {
+export function planTools(requestTools: readonly RequestTool[], choice: ToolChoice | undefined): ToolPlan {
+  const functions = requestTools.filter(isClientTool);
+  const custom = new Set(functions.flatMap((tool) => (tool.type === "custom" ? [tool.name] : [])));
   const names = new Set(functions.map((tool) => tool.name));
   if (names.size !== functions.length)
     throw new RequestError(400, "Two tools have the same name.", "invalid_value", "tools");
@@ -26,9 +51,9 @@ export function planTools(functions: readonly FunctionTool[], choice: ToolChoice
   const tools = functions.map((fn): AnyTool => {
     const common = {
       name: fn.name,
-      description: fn.description ?? "",
+      description: fn.type === "custom" ? describeCustom(fn) : (fn.description ?? ""),
       inputSchema: z.unknown(),
-      jsonSchema: fn.parameters ?? { type: "object", properties: {} },
+      jsonSchema: fn.type === "custom" ? CUSTOM_INPUT_SCHEMA : (fn.parameters ?? { type: "object", properties: {} }),
       sideEffect: "none" as const,
     };
     if (allowed.has(fn.name)) return common;
@@ -40,7 +65,7 @@ export function planTools(functions: readonly FunctionTool[], choice: ToolChoice
       }),
     };
   });
-  return { tools, allowed, toolChoice };
+  return { tools, allowed, custom, toolChoice };
 }
 
 function decide(
@@ -49,7 +74,7 @@ function decide(
 ): { allowed: Set<string>; toolChoice: CallSettings["toolChoice"] } {
   if (choice === "auto" || choice === "required") return { allowed: new Set(names), toolChoice: { type: choice } };
   if (choice === "none") return { allowed: new Set(), toolChoice: { type: "none" } };
-  if (choice.type === "function") {
+  if (choice.type === "function" || choice.type === "custom") {
     known(choice.name, names, "tool_choice.name");
     return { allowed: new Set([choice.name]), toolChoice: { type: "tool", toolName: choice.name } };
   }

@@ -3,8 +3,13 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { GyreError } from "../errors/index.js";
 import { type Env, type Model, ModelInfo, type PricingTable, ProviderConfig } from "../model/index.js";
+import { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { KeyLimits } from "./limits.js";
+
+/** Gyre's built-in tools an operator may run server-side. */
+export const SERVER_BUILTIN_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "TodoWrite", "Bash"] as const;
+export type ServerBuiltinTool = (typeof SERVER_BUILTIN_TOOLS)[number];
 
 /** A public model name and the Gyre model behind it (as LiteLLM's model list). */
 export interface ServedModel {
@@ -32,6 +37,28 @@ export interface ServerConfigFile {
   maxBodyBytes?: number;
   /** Per-key concurrency and rate limits on creating responses (none by default); over them is a 429. */
   limits?: KeyLimits;
+  /**
+   * Gyre's built-in tools every response may use, run on the server over `workspace` (e.g.
+   * `["Read", "Grep", "Glob"]`). `Bash` needs `sandbox.enabled`: without it the server does not start.
+   */
+  tools?: ServerBuiltinTool[];
+  /** The folder built-in tools work in (default: the server's working directory). */
+  workspace?: string;
+  /**
+   * The operator's permission rules for built-in tools, in Claude Code's rule syntax
+   * (`Read(src/**)`, `Bash(git status)`): `allow` runs without asking, `deny` refuses. A call
+   * that would need asking is refused: nobody is there to ask.
+   */
+  permissions?: { allow?: string[]; deny?: string[] };
+  /** The OS sandbox for `Bash` (Claude Code's `sandbox` settings shape, see `query()`'s `sandbox`). */
+  sandbox?: SandboxSettings;
+  /**
+   * Hosts (`host`, `*.domain`, with an optional `:port`) that requests' `mcp` tools may connect
+   * to. Default: any public host, and never a loopback, private or link-local address.
+   */
+  mcpAllowedHosts?: string[];
+  /** Seconds between SSE keep-alive comments while nothing else is sent (default 15). */
+  keepAliveSeconds?: number;
 }
 
 const ServerConfigFileSchema = z.strictObject({
@@ -48,6 +75,14 @@ const ServerConfigFileSchema = z.strictObject({
       requestsPerMinute: z.number().positive().optional(),
     })
     .optional(),
+  tools: z.array(z.enum(SERVER_BUILTIN_TOOLS)).optional(),
+  workspace: z.string().min(1).optional(),
+  permissions: z
+    .strictObject({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+    .optional(),
+  sandbox: SandboxSettings.optional(),
+  keepAliveSeconds: z.number().positive().optional(),
+  mcpAllowedHosts: z.array(z.string().min(1)).optional(),
 }) satisfies z.ZodType<ServerConfigFile>;
 
 /** What {@link createServer} takes: the file's settings and the objects a program provides. */
@@ -80,6 +115,15 @@ export async function loadServerConfig(path: string): Promise<ServerConfigFile> 
       cause: result.error,
     });
   return result.data;
+}
+
+/** Refuses a config that enables `Bash` without the OS sandbox: the model must never get an unconfined shell. */
+export function checkServerTools(config: ServerConfigFile): void {
+  if (config.tools?.includes("Bash") && config.sandbox?.enabled !== true)
+    throw new GyreError(
+      "config_error",
+      "gyre serve: the Bash tool runs only inside the OS sandbox; set sandbox.enabled: true or remove Bash from tools.",
+    );
 }
 
 /** API keys of the config and of `GYRE_API_KEYS`. */

@@ -121,4 +121,54 @@ describe("toConversation", () => {
       );
     }
   });
+
+  it("makes an answered approval request a pending approval, drops an unanswered one, and keeps run calls", () => {
+    const request = (id: string, name: string): StoredInputItem => ({
+      type: "mcp_approval_request",
+      id,
+      server_label: "web",
+      name,
+      arguments: "{}",
+    });
+    const conversation = toConversation([
+      user("u1", "Go"),
+      request("r_old", "echo"),
+      {
+        type: "mcp_call",
+        id: "mcp_1",
+        server_label: "web",
+        name: "get-sum",
+        arguments: '{"a":1}',
+        output: "1",
+        error: null,
+        status: "completed",
+        approval_request_id: null,
+      },
+      request("r_new", "echo"),
+      { type: "mcp_approval_response", id: "a1", approval_request_id: "r_new", approve: false, reason: "no" },
+    ]);
+    const blocks = conversation.seed.flatMap((turn): Array<{ type: string; id?: string }> => turn.content);
+    expect(blocks.map((block) => block.type)).toEqual(["text", "tool_use", "tool_result", "tool_use"]);
+    expect(blocks.some((block) => block.type === "tool_use" && block.id === "r_old")).toBe(false);
+    expect(conversation.pending).toEqual([{ kind: "approval", id: "r_new", name: "mcp__web__echo", input: {} }]);
+    expect(conversation.approvals).toEqual({ r_new: { behavior: "deny", message: "The user declined this call: no" } });
+    expect(() =>
+      toConversation([
+        user("u1", "Go"),
+        { type: "mcp_approval_response", id: "a2", approval_request_id: "nope", approve: true },
+      ]),
+    ).toThrow(/No mcp_approval_request/);
+  });
+
+  it("turns a custom tool call and its output into a call and its result", () => {
+    const conversation = toConversation([
+      user("u1", "Patch"),
+      { type: "custom_tool_call", id: "c1", call_id: "k1", name: "apply_patch", input: "*** Begin Patch" },
+      { type: "custom_tool_call_output", id: "o1", call_id: "k1", output: "ok" },
+    ]);
+    expect(conversation.seed.at(-1)?.content).toEqual([
+      { type: "tool_use", id: "k1", name: "apply_patch", input: { input: "*** Begin Patch" } },
+    ]);
+    expect(conversation.prompt).toEqual([{ type: "tool_result", tool_use_id: "k1", content: "ok" }]);
+  });
 });

@@ -5,6 +5,8 @@ import type {
   TextBlock,
   UserContentBlock,
 } from "../protocol/index.js";
+import { ToolNamer } from "../mcp/index.js";
+import type { PermissionResult } from "../permissions/index.js";
 import { compactedText } from "./compaction-item.js";
 import { RequestError } from "./errors.js";
 import type { InputContent } from "./request-schema.js";
@@ -24,11 +26,18 @@ export interface Conversation {
   seed: Turn[];
   pending: PendingToolCall[];
   prompt: UserContentBlock[];
+  /** Answers to `mcp_approval_request`s, by request (tool_use) id. */
+  approvals: Record<string, PermissionResult>;
+}
+
+/** The Gyre name of an MCP server's tool (as the run's tool registry names it). */
+export function mcpToolName(serverLabel: string, tool: string): string {
+  return new ToolNamer().name(serverLabel, tool);
 }
 
 /** Items (the chain's, then the request's) to a conversation; an invalid one is a 400 on `input`. */
 export function toConversation(items: readonly StoredInputItem[]): Conversation {
-  const { system, turns } = toTurns(items);
+  const { system, turns, approvals } = toTurns(items);
   const last = turns.at(-1);
   if (last?.role !== "user")
     throw new RequestError(
@@ -44,7 +53,14 @@ export function toConversation(items: readonly StoredInputItem[]): Conversation 
     previous?.role === "assistant"
       ? previous.content.flatMap((block) =>
           block.type === "tool_use"
-            ? [{ kind: "client_tool" as const, id: block.id, name: block.name, input: block.input }]
+            ? [
+                {
+                  kind: block.id in approvals ? ("approval" as const) : ("client_tool" as const),
+                  id: block.id,
+                  name: block.name,
+                  input: block.input,
+                },
+              ]
             : [],
         )
       : [];
@@ -60,6 +76,7 @@ export function toConversation(items: readonly StoredInputItem[]): Conversation 
       );
   }
   for (const call of pending) {
+    if (call.kind === "approval") continue;
     if (!prompt.some((block) => block.type === "tool_result" && block.tool_use_id === call.id))
       throw new RequestError(
         400,
@@ -68,17 +85,79 @@ export function toConversation(items: readonly StoredInputItem[]): Conversation 
         "input",
       );
   }
-  return { system, seed, pending, prompt };
+  return { system, seed, pending, prompt, approvals };
 }
 
 /** Items as the system prompt and turns (consecutive items of one role merged); an invalid one is a 400. */
-export function toTurns(items: readonly StoredInputItem[]): { system: string[]; turns: Turn[] } {
+export function toTurns(items: readonly StoredInputItem[]): {
+  system: string[];
+  turns: Turn[];
+  approvals: Record<string, PermissionResult>;
+} {
   const system: string[] = [];
   const turns: Turn[] = [];
+  const approvals: Record<string, PermissionResult> = {};
+  const requested = new Set<string>();
+  // An approval request becomes a call only while it waits on its answer: once answered and run,
+  // its mcp_call item stands for it; one never answered is dropped, as OpenAI does.
+  const ran = new Set(
+    items.flatMap((item) => (item.type === "mcp_call" && item.approval_request_id ? [item.approval_request_id] : [])),
+  );
+  const answered = new Set(
+    items.flatMap((item) => (item.type === "mcp_approval_response" ? [item.approval_request_id] : [])),
+  );
   for (const [index, item] of items.entries()) {
     const param = `input[${index}]`;
-    if (item.type === "reasoning") continue; // Reasoning without a provider's signature cannot be sent back.
-    if (item.type === "compaction") {
+    // Reasoning without a provider's signature cannot be sent back; a tool listing is not conversation.
+    if (item.type === "reasoning" || item.type === "mcp_list_tools") continue;
+    if (item.type === "mcp_call") {
+      const id = item.approval_request_id ?? item.id;
+      append(turns, "assistant", [
+        {
+          type: "tool_use",
+          id,
+          name: mcpToolName(item.server_label, item.name),
+          input: parseArguments(item.arguments, param),
+        },
+      ]);
+      append(turns, "user", [
+        {
+          type: "tool_result",
+          tool_use_id: id,
+          content: item.output ?? item.error ?? "",
+          is_error: item.error != null,
+        },
+      ]);
+    } else if (item.type === "mcp_approval_request") {
+      requested.add(item.id);
+      if (ran.has(item.id) || !answered.has(item.id)) continue;
+      append(turns, "assistant", [
+        {
+          type: "tool_use",
+          id: item.id,
+          name: mcpToolName(item.server_label, item.name),
+          input: parseArguments(item.arguments, param),
+        },
+      ]);
+    } else if (item.type === "mcp_approval_response") {
+      if (ran.has(item.approval_request_id)) continue;
+      if (!requested.has(item.approval_request_id))
+        throw new RequestError(
+          400,
+          `No mcp_approval_request with id ${item.approval_request_id}.`,
+          "invalid_input",
+          `${param}.approval_request_id`,
+        );
+      approvals[item.approval_request_id] = item.approve
+        ? { behavior: "allow" }
+        : { behavior: "deny", message: `The user declined this call${item.reason ? `: ${item.reason}` : "."}` };
+      // An empty user turn marks where the answers go; the approved calls' results come from the run.
+      append(turns, "user", []);
+    } else if (item.type === "custom_tool_call") {
+      append(turns, "assistant", [
+        { type: "tool_use", id: item.call_id, name: item.name, input: { input: item.input } },
+      ]);
+    } else if (item.type === "compaction") {
       append(turns, "user", [
         { type: "text", text: compactedText(item.encrypted_content, `${param}.encrypted_content`) },
       ]);
@@ -86,7 +165,7 @@ export function toTurns(items: readonly StoredInputItem[]): { system: string[]; 
       append(turns, "assistant", [
         { type: "tool_use", id: item.call_id, name: item.name, input: parseArguments(item.arguments, param) },
       ]);
-    } else if (item.type === "function_call_output") {
+    } else if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
       const content =
         typeof item.output === "string" ? item.output : item.output.map((part) => userBlock(part, `${param}.output`));
       append(turns, "user", [
@@ -114,7 +193,7 @@ export function toTurns(items: readonly StoredInputItem[]): { system: string[]; 
       append(turns, "user", content);
     }
   }
-  return { system, turns };
+  return { system, turns, approvals };
 }
 
 /** Consecutive items of one role are one turn (a message and its function calls are one answer). */

@@ -5,7 +5,7 @@ import { matchedRoutes } from "hono/route";
 import { resolveModel } from "../model/index.js";
 import { MemorySessionStore } from "../sessions/index.js";
 import { type AuthVariables, authMiddleware, socketIsLoopback } from "./auth.js";
-import { apiKeysOf, type ServerConfig } from "./config.js";
+import { apiKeysOf, checkServerTools, type ServerConfig } from "./config.js";
 import { RequestError, toErrorResponse } from "./errors.js";
 import { type BackgroundRunner, InProcessRunner } from "./background.js";
 import { compactConversation } from "./compact.js";
@@ -43,6 +43,7 @@ const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
  * request comes.
  */
 export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthVariables }> {
+  checkServerTools(config);
   const env = config.env ?? process.env;
   const sessions = config.sessionStore ?? new MemorySessionStore();
   const models = config.models ?? [];
@@ -70,11 +71,21 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
       return resolve(served?.model ?? name);
     },
     maxTurns: config.maxTurns ?? 10,
-    cwd: config.cwd ?? process.cwd(),
+    cwd: config.workspace ?? config.cwd ?? process.cwd(),
     metrics: new ServerMetrics(),
+    ...(config.mcpAllowedHosts && { mcpAllowedHosts: config.mcpAllowedHosts }),
+    ...(config.tools?.length && {
+      builtin: {
+        tools: config.tools,
+        allow: config.permissions?.allow ?? [],
+        deny: config.permissions?.deny ?? [],
+        ...(config.sandbox && { sandbox: config.sandbox }),
+      },
+    }),
   };
   const runner = new InProcessRunner(deps);
   const limiter = new KeyLimiter(config.limits ?? {}, config.now);
+  const keepAliveMs = (config.keepAliveSeconds ?? 15) * 1000;
   const isLoopback = config.isLoopback
     ? (c: { req: { raw: Request } }) => config.isLoopback!(c.req.raw)
     : socketIsLoopback;
@@ -128,7 +139,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
         // Runs apart from this request: the client may go away, stream or not.
         await runner.start(prepared, release);
         const log = runner.events(prepared.response.id);
-        if (request.stream && log) return sseResponse(followLog(log, -1));
+        if (request.stream && log) return sseResponse(followLog(log, -1, keepAliveMs));
         return c.json({ ...prepared.response, status: "queued" });
       }
     } catch (error) {
@@ -146,7 +157,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
       }
       return c.json(response);
     }
-    const sse = new SseStream(() => disconnect.abort());
+    const sse = new SseStream(() => disconnect.abort(), keepAliveMs);
     void runResponse(deps, prepared, (event) => sse.send(event), disconnect.signal)
       .catch((error: unknown) => sse.send({ type: "error", error: toErrorResponse(error).body.error }))
       .finally(() => {
@@ -170,7 +181,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     if (!Number.isInteger(after) || after < -1)
       throw new RequestError(400, "starting_after is a sequence number.", "invalid_value", "starting_after");
     const log: EventLog | undefined = runner.events(stored.response.id);
-    return sseResponse(log ? followLog(log, after) : replay(stored.events ?? [], after));
+    return sseResponse(log ? followLog(log, after, keepAliveMs) : replay(stored.events ?? [], after));
   });
 
   app.post("/v1/responses/:id/cancel", async (c) => {

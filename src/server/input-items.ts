@@ -3,6 +3,19 @@ import type { CreateResponseRequest, InputItem } from "./request-schema.js";
 import type { OutputItem, StoredInputItem } from "./response-object.js";
 import type { ResponseStore, StoredResponse } from "./response-store.js";
 
+const PREFIXES: Record<string, string> = {
+  message: "msg",
+  function_call: "fc",
+  function_call_output: "fco",
+  reasoning: "rs",
+  compaction: "cmp",
+  custom_tool_call: "ctc",
+  custom_tool_call_output: "ctco",
+  mcp_call: "mcp",
+  mcp_list_tools: "mcpl",
+  mcp_approval_response: "mcpa",
+};
+
 /** The request's input as items with ids: a string is one user message; references are resolved in `earlier`. */
 export function inputItems(
   request: Pick<CreateResponseRequest, "input">,
@@ -25,16 +38,7 @@ export function inputItems(
         );
       return found;
     }
-    const prefix =
-      item.type === "function_call"
-        ? "fc"
-        : item.type === "function_call_output"
-          ? "fco"
-          : item.type === "reasoning"
-            ? "rs"
-            : item.type === "compaction"
-              ? "cmp"
-              : "msg";
+    const prefix = item.type ? (PREFIXES[item.type] ?? "item") : "msg";
     return { ...item, type: item.type ?? "message", id: item.id ?? newId(prefix) } as StoredInputItem;
   });
 }
@@ -49,7 +53,7 @@ export function asInputItem(item: OutputItem): StoredInputItem {
       content: item.content.map(({ type, text }) => ({ type, text })),
       status: item.status,
     };
-  if (item.type === "function_call") return { ...item };
+  if (item.type !== "reasoning") return { ...item } as StoredInputItem;
   return { type: "reasoning", id: item.id, summary: item.summary, content: item.content, status: item.status };
 }
 

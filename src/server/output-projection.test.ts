@@ -7,7 +7,7 @@ function projection(clientTools: string[] = ["f"]) {
   const output = new OutputProjection(
     (event) => events.push(event),
     (prefix) => `${prefix}_${++n}`,
-    (name) => clientTools.includes(name),
+    (name) => ({ kind: clientTools.includes(name) ? "function" : "refused" }),
   );
   return { output, events };
 }

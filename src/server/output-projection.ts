@@ -1,4 +1,5 @@
-import type { AnthropicStreamEvent } from "../protocol/index.js";
+import type { AnthropicStreamEvent, PendingToolCall, ToolResultBlock } from "../protocol/index.js";
+import type { KindOf } from "./call-kinds.js";
 import type { OutputItem } from "./response-object.js";
 
 /** A streaming event of the spec without its `sequence_number` (the writer numbers them). */
@@ -9,23 +10,113 @@ interface OpenItem {
   index: number;
   item: OutputItem;
   text: string;
+  /** The upstream's tool_use id of a call. */
+  callId?: string;
 }
 
 /**
  * Projects the loop's model stream (Anthropic raw events, one model call after another) onto
  * the response's output items and the spec's streaming events: a text block is an assistant
- * `message`, a `tool_use` a `function_call`, thinking a `reasoning` item. Calls the server
- * refuses (tools outside `tool_choice`) are not output: the client never sees them.
+ * `message`, thinking a `reasoning` item, a `tool_use` by its kind: a client's `function_call`
+ * or `custom_tool_call`, an `mcp_call` (completed when its result comes), or a built-in call as
+ * `function_call` followed by Gyre's `function_call_output`. Calls the server refuses (tools
+ * outside `tool_choice`) and MCP calls waiting on approval are not streamed.
  */
 export class OutputProjection {
   readonly output: OutputItem[] = [];
   #open = new Map<number, OpenItem | null>();
+  /** Server-side calls streamed and waiting on their result, by tool_use id. */
+  #running = new Map<string, OpenItem>();
 
   constructor(
     private readonly emit: (event: StreamEventBody) => void,
     private readonly newId: (prefix: string) => string,
-    private readonly isClientTool: (name: string) => boolean,
+    private readonly kindOf: KindOf,
   ) {}
+
+  /** An `mcp_list_tools` item: the tools the server offers to this response, or why it could not list them. */
+  listTools(
+    serverLabel: string,
+    tools: Extract<OutputItem, { type: "mcp_list_tools" }>["tools"],
+    error?: string,
+  ): void {
+    const item: OutputItem = {
+      type: "mcp_list_tools",
+      id: this.newId("mcpl"),
+      server_label: serverLabel,
+      tools: [],
+      error: null,
+    };
+    const open = this.#add(item);
+    const where = this.#where(open);
+    this.emit({ type: "response.mcp_list_tools.in_progress", ...where });
+    item.tools = tools;
+    item.error = error ?? null;
+    this.emit({ type: error ? "response.mcp_list_tools.failed" : "response.mcp_list_tools.completed", ...where });
+    this.emit({ type: "response.output_item.done", output_index: open.index, item: structuredClone(item) });
+  }
+
+  /**
+   * A server-side call's result: completes its `mcp_call`, or adds the built-in call's
+   * `function_call_output`. An MCP call approved on this continuation was never streamed: its
+   * `mcp_call` item is made whole now, from `approved`.
+   */
+  onToolResult(block: ToolResultBlock, approved?: PendingToolCall): void {
+    const text = typeof block.content === "string" ? block.content : block.content.map(blockText).join("\n");
+    const failed = block.is_error === true;
+    let open = this.#running.get(block.tool_use_id);
+    this.#running.delete(block.tool_use_id);
+    if (!open && approved) {
+      const kind = this.kindOf(approved.name);
+      if (kind.kind !== "mcp") return;
+      open = this.#add(
+        mcpCall(
+          this.newId("mcp"),
+          kind.serverLabel,
+          kind.tool,
+          JSON.stringify(approved.input ?? {}),
+          block.tool_use_id,
+        ),
+      );
+      this.emit({ type: "response.mcp_call.in_progress", ...this.#where(open) });
+    }
+    if (!open) return;
+    const { item } = open;
+    if (item.type === "mcp_call") {
+      item.status = failed ? "failed" : "completed";
+      if (failed) item.error = text;
+      else item.output = text;
+      this.emit({ type: failed ? "response.mcp_call.failed" : "response.mcp_call.completed", ...this.#where(open) });
+      this.emit({ type: "response.output_item.done", output_index: open.index, item: structuredClone(item) });
+    } else if (item.type === "function_call") {
+      const output: OutputItem = {
+        type: "function_call_output",
+        id: this.newId("fco"),
+        call_id: item.call_id,
+        output: text,
+        status: failed ? "failed" : "completed",
+      };
+      const added = this.#add(output);
+      this.emit({ type: "response.output_item.done", output_index: added.index, item: structuredClone(output) });
+    }
+  }
+
+  /** The MCP calls a paused run waits to have approved, as `mcp_approval_request` items. */
+  requestApprovals(pending: readonly PendingToolCall[]): void {
+    for (const call of pending) {
+      const kind = this.kindOf(call.name);
+      if (call.kind !== "approval" || kind.kind !== "mcp") continue;
+      const item: OutputItem = {
+        type: "mcp_approval_request",
+        id: call.id,
+        server_label: kind.serverLabel,
+        name: kind.tool,
+        arguments: JSON.stringify(call.input ?? {}),
+      };
+      const open = this.#add(item);
+      this.emit({ type: "response.output_item.done", output_index: open.index, item: structuredClone(item) });
+    }
+  }
 
   /** Takes one raw event of the current model call. */
   onEvent(event: AnthropicStreamEvent): void {
@@ -44,31 +135,51 @@ export class OutputProjection {
     blockIndex: number,
     block: Extract<AnthropicStreamEvent, { type: "content_block_start" }>["content_block"],
   ): void {
-    let item: OutputItem;
-    if (block.type === "text") {
-      item = { type: "message", id: this.newId("msg"), status: "in_progress", role: "assistant", content: [] };
-    } else if (block.type === "tool_use") {
-      if (!this.isClientTool(block.name)) return void this.#open.set(blockIndex, null);
-      item = {
-        type: "function_call",
-        id: this.newId("fc"),
-        call_id: block.id,
-        name: block.name,
-        arguments: "",
-        status: "in_progress",
-      };
-    } else if (block.type === "thinking") {
-      item = { type: "reasoning", id: this.newId("rs"), summary: [], content: [], status: "in_progress" };
-    } else {
-      return void this.#open.set(blockIndex, null);
-    }
-    const open: OpenItem = { index: this.output.length, item, text: "" };
-    this.output.push(item);
+    const item = this.#itemFor(block);
+    if (!item) return void this.#open.set(blockIndex, null);
+    const open = this.#add(item);
+    if (block.type === "tool_use") open.callId = block.id;
     this.#open.set(blockIndex, open);
-    this.emit({ type: "response.output_item.added", output_index: open.index, item: structuredClone(item) });
     if (item.type === "message") {
       this.emit({ type: "response.content_part.added", ...this.#where(open), content_index: 0, part: textPart("") });
     }
+  }
+
+  #itemFor(
+    block: Extract<AnthropicStreamEvent, { type: "content_block_start" }>["content_block"],
+  ): OutputItem | undefined {
+    if (block.type === "text")
+      return { type: "message", id: this.newId("msg"), status: "in_progress", role: "assistant", content: [] };
+    if (block.type === "thinking")
+      return { type: "reasoning", id: this.newId("rs"), summary: [], content: [], status: "in_progress" };
+    if (block.type !== "tool_use") return undefined;
+    const kind = this.kindOf(block.name);
+    if (kind.kind === "refused" || (kind.kind === "mcp" && kind.approval)) return undefined;
+    if (kind.kind === "mcp") return mcpCall(this.newId("mcp"), kind.serverLabel, kind.tool, "", null);
+    if (kind.kind === "custom")
+      return {
+        type: "custom_tool_call",
+        id: this.newId("ctc"),
+        call_id: block.id,
+        name: block.name,
+        input: "",
+        status: "in_progress",
+      };
+    return {
+      type: "function_call",
+      id: this.newId("fc"),
+      call_id: block.id,
+      name: block.name,
+      arguments: "",
+      status: "in_progress",
+    };
+  }
+
+  #add(item: OutputItem): OpenItem {
+    const open: OpenItem = { index: this.output.length, item, text: "" };
+    this.output.push(item);
+    this.emit({ type: "response.output_item.added", output_index: open.index, item: structuredClone(item) });
+    return open;
   }
 
   #delta(blockIndex: number, delta: Extract<AnthropicStreamEvent, { type: "content_block_delta" }>["delta"]): void {
@@ -81,6 +192,12 @@ export class OutputProjection {
     } else if (delta.type === "input_json_delta" && open.item.type === "function_call") {
       open.text += delta.partial_json;
       this.emit({ type: "response.function_call_arguments.delta", ...where, delta: delta.partial_json });
+    } else if (delta.type === "input_json_delta" && open.item.type === "mcp_call") {
+      open.text += delta.partial_json;
+      this.emit({ type: "response.mcp_call_arguments.delta", ...where, delta: delta.partial_json });
+    } else if (delta.type === "input_json_delta" && open.item.type === "custom_tool_call") {
+      // The freeform input is the `input` string of the JSON; it is sent whole when the call ends.
+      open.text += delta.partial_json;
     } else if (delta.type === "thinking_delta" && open.item.type === "reasoning") {
       open.text += delta.thinking;
       this.emit({ type: "response.reasoning.delta", ...where, content_index: 0, delta: delta.thinking });
@@ -93,7 +210,7 @@ export class OutputProjection {
     if (!open) return;
     const { item, text } = open;
     const where = this.#where(open);
-    item.status = status;
+    if ("status" in item && item.type !== "function_call_output") item.status = status;
     if (item.type === "message") {
       item.content = [textPart(text)];
       this.emit({ type: "response.output_text.done", ...where, content_index: 0, text, logprobs: [] });
@@ -106,10 +223,25 @@ export class OutputProjection {
         name: item.name,
         arguments: item.arguments,
       });
-    } else {
+    } else if (item.type === "mcp_call") {
+      item.arguments = text === "" ? "{}" : text;
+      this.emit({ type: "response.mcp_call_arguments.done", ...where, arguments: item.arguments });
+      if (status === "completed") {
+        item.status = "in_progress";
+        this.emit({ type: "response.mcp_call.in_progress", ...where });
+        // Done when its result comes (onToolResult).
+        return void this.#running.set(open.callId ?? "", open);
+      }
+    } else if (item.type === "custom_tool_call") {
+      item.input = freeformInput(text);
+      if (item.input !== "") this.emit({ type: "response.custom_tool_call_input.delta", ...where, delta: item.input });
+      this.emit({ type: "response.custom_tool_call_input.done", ...where, input: item.input });
+    } else if (item.type === "reasoning") {
       item.content = [{ type: "reasoning_text", text }];
       this.emit({ type: "response.reasoning.done", ...where, content_index: 0, text });
     }
+    if (item.type === "function_call" && status === "completed" && this.kindOf(item.name).kind === "builtin")
+      this.#running.set(item.call_id, open);
     this.emit({ type: "response.output_item.done", output_index: open.index, item: structuredClone(item) });
   }
 
@@ -120,6 +252,39 @@ export class OutputProjection {
   #where(open: OpenItem): { item_id: string; output_index: number } {
     return { item_id: open.item.id, output_index: open.index };
   }
+}
+
+function mcpCall(
+  id: string,
+  serverLabel: string,
+  name: string,
+  args: string,
+  approvalRequestId: string | null,
+): OutputItem {
+  return {
+    type: "mcp_call",
+    id,
+    server_label: serverLabel,
+    name,
+    arguments: args,
+    output: null,
+    error: null,
+    status: "in_progress",
+    approval_request_id: approvalRequestId,
+  };
+}
+
+function freeformInput(json: string): string {
+  try {
+    const value = JSON.parse(json) as { input?: unknown };
+    return typeof value.input === "string" ? value.input : json;
+  } catch {
+    return json;
+  }
+}
+
+function blockText(block: { type: string; text?: string }): string {
+  return block.type === "text" ? (block.text ?? "") : `[${block.type}]`;
 }
 
 function textPart(text: string) {

@@ -57,7 +57,8 @@ export const FunctionCallOutputItem = z.object({
   id: z.string().nullish(),
   call_id: z.string().min(1),
   output: z.union([z.string(), z.array(z.discriminatedUnion("type", [InputText, InputImage, InputFile]))]),
-  status: MessageStatus.nullable(),
+  // "failed": Gyre's output of a server-side (built-in) call that ended in an error.
+  status: z.enum(["in_progress", "completed", "incomplete", "failed"]).nullish(),
 });
 export const ReasoningItem = z.object({
   type: z.literal("reasoning"),
@@ -68,6 +69,52 @@ export const ReasoningItem = z.object({
   status: MessageStatus,
 });
 export const ItemReference = z.object({ type: z.literal("item_reference"), id: z.string() });
+export const CustomToolCallItem = z.object({
+  type: z.literal("custom_tool_call"),
+  id: z.string().optional(),
+  call_id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.string(),
+  status: MessageStatus,
+});
+export const CustomToolCallOutputItem = z.object({
+  type: z.literal("custom_tool_call_output"),
+  id: z.string().nullish(),
+  call_id: z.string().min(1),
+  output: z.union([z.string(), z.array(z.discriminatedUnion("type", [InputText, InputImage, InputFile]))]),
+});
+export const McpListToolsItem = z.object({
+  type: z.literal("mcp_list_tools"),
+  id: z.string().optional(),
+  server_label: z.string(),
+  tools: z.array(z.unknown()),
+  error: z.string().nullish(),
+});
+export const McpCallItem = z.object({
+  type: z.literal("mcp_call"),
+  id: z.string().optional(),
+  server_label: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  output: z.string().nullish(),
+  error: z.string().nullish(),
+  status: z.string().optional(),
+  approval_request_id: z.string().nullish(),
+});
+export const McpApprovalRequestItem = z.object({
+  type: z.literal("mcp_approval_request"),
+  id: z.string().min(1),
+  server_label: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+export const McpApprovalResponseItem = z.object({
+  type: z.literal("mcp_approval_response"),
+  id: z.string().nullish(),
+  approval_request_id: z.string().min(1),
+  approve: z.boolean(),
+  reason: z.string().nullish(),
+});
 /** The output of `POST /v1/responses/compact`, passed back as it came. */
 export const CompactionItem = z.object({
   type: z.literal("compaction"),
@@ -83,6 +130,12 @@ export const InputItem = z.union([
   FunctionCallOutputItem,
   ReasoningItem,
   ItemReference,
+  CustomToolCallItem,
+  CustomToolCallOutputItem,
+  McpListToolsItem,
+  McpCallItem,
+  McpApprovalRequestItem,
+  McpApprovalResponseItem,
   CompactionItem,
 ]);
 export type InputItem = z.infer<typeof InputItem>;
@@ -96,20 +149,57 @@ export const FunctionTool = z.object({
 });
 export type FunctionTool = z.infer<typeof FunctionTool>;
 
-/**
- * Hosted and freeform tool types this server does not run yet (`custom`, `web_search`,
- * `tool_search`, `namespace`, …): accepted and left out, so a client such as Codex CLI that
- * always sends them still works with its function tools.
- */
-export const IgnoredTool = z.looseObject({ type: z.string().refine((type) => type !== "function") });
+/** OpenAI's freeform tool (Codex's `apply_patch`): the model writes its input as plain text. */
+export const CustomTool = z.object({
+  type: z.literal("custom"),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "a custom tool name is 1-64 letters, digits, underscores or dashes"),
+  description: z.string().nullish(),
+  format: z.record(z.string(), z.unknown()).nullish(),
+});
+export type CustomTool = z.infer<typeof CustomTool>;
+
+const ToolNames = z.union([z.array(z.string()), z.object({ tool_names: z.array(z.string()).optional() })]);
+
+/** A remote MCP server the server connects to for this response (streamable HTTP). */
+export const McpTool = z.object({
+  type: z.literal("mcp"),
+  server_label: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]{1,64}$/, "a server_label is 1-64 letters, digits, underscores or dashes"),
+  server_url: z.url({ protocol: /^https?$/ }),
+  server_description: z.string().nullish(),
+  headers: z.record(z.string(), z.string()).nullish(),
+  allowed_tools: ToolNames.nullish(),
+  require_approval: z
+    .union([
+      z.enum(["always", "never"]),
+      z.object({
+        always: z.object({ tool_names: z.array(z.string()).optional() }).nullish(),
+        never: z.object({ tool_names: z.array(z.string()).optional() }).nullish(),
+      }),
+    ])
+    .nullish(),
+});
+export type McpTool = z.infer<typeof McpTool>;
+
+const KNOWN_TOOL_TYPES = new Set(["function", "custom", "mcp"]);
+
+/** Hosted tool types Gyre does not offer (`web_search`, `tool_search`, `namespace`, …): accepted and ignored. */
+export const IgnoredTool = z.looseObject({
+  type: z.string().refine((type) => !KNOWN_TOOL_TYPES.has(type)),
+});
+
+export const RequestTool = z.union([FunctionTool, CustomTool, McpTool, IgnoredTool]);
+export type RequestTool = z.infer<typeof RequestTool>;
 
 export const ToolChoice = z.union([
   z.enum(["auto", "none", "required"]),
   z.object({ type: z.literal("function"), name: z.string() }),
+  z.object({ type: z.literal("custom"), name: z.string() }),
   z.object({
     type: z.literal("allowed_tools"),
     mode: z.enum(["auto", "required"]),
-    tools: z.array(z.object({ type: z.literal("function"), name: z.string() })),
+    tools: z.array(z.object({ type: z.enum(["function", "custom"]), name: z.string() })),
   }),
 ]);
 export type ToolChoice = z.infer<typeof ToolChoice>;
@@ -131,10 +221,7 @@ export const CreateResponseRequest = z.object({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(InputItem)]).optional(),
   instructions: z.string().nullish(),
-  tools: z
-    .array(z.union([FunctionTool, IgnoredTool]))
-    .transform((tools) => tools.filter((tool): tool is FunctionTool => tool.type === "function"))
-    .nullish(),
+  tools: z.array(RequestTool).nullish(),
   tool_choice: ToolChoice.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   max_output_tokens: z.number().int().min(16).nullish(),

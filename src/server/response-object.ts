@@ -13,6 +13,28 @@ export interface OutputTextPart {
 export type OutputItem =
   | { type: "message"; id: string; status: ItemStatus; role: "assistant"; content: OutputTextPart[] }
   | { type: "function_call"; id: string; call_id: string; name: string; arguments: string; status: ItemStatus }
+  | { type: "custom_tool_call"; id: string; call_id: string; name: string; input: string; status: ItemStatus }
+  /** Gyre's record of a server-side (built-in) call's result, after its `function_call`. */
+  | { type: "function_call_output"; id: string; call_id: string; output: string; status: "completed" | "failed" }
+  | {
+      type: "mcp_list_tools";
+      id: string;
+      server_label: string;
+      tools: Array<{ name: string; description: string | null; input_schema: unknown; annotations: unknown }>;
+      error: string | null;
+    }
+  | {
+      type: "mcp_call";
+      id: string;
+      server_label: string;
+      name: string;
+      arguments: string;
+      output: string | null;
+      error: string | null;
+      status: "in_progress" | "completed" | "failed" | "incomplete";
+      approval_request_id: string | null;
+    }
+  | { type: "mcp_approval_request"; id: string; server_label: string; name: string; arguments: string }
   | {
       type: "reasoning";
       id: string;
@@ -88,13 +110,20 @@ export function initialResponse(id: string, request: CreateResponseRequest, crea
     instructions: request.instructions ?? null,
     output: [],
     error: null,
-    tools: (request.tools ?? []).map((tool) => ({
-      type: "function",
-      name: tool.name,
-      description: tool.description ?? null,
-      parameters: tool.parameters ?? null,
-      strict: tool.strict ?? null,
-    })),
+    tools: (request.tools ?? []).map((tool) =>
+      tool.type === "function"
+        ? {
+            type: "function",
+            name: tool.name,
+            description: tool.description ?? null,
+            parameters: tool.parameters ?? null,
+            strict: tool.strict ?? null,
+          }
+        : // An MCP server's headers may hold its credentials: never echoed.
+          tool.type === "mcp"
+          ? { ...tool, headers: null }
+          : tool,
+    ),
     tool_choice: request.tool_choice ?? "auto",
     truncation: request.truncation ?? "disabled",
     parallel_tool_calls: request.parallel_tool_calls ?? true,

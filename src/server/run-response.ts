@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { Model } from "../model/index.js";
 import { type EffortOption, query } from "../loop/index.js";
 import type { SDKAssistantMessage, SDKResultMessage, SDKUserMessageInput } from "../protocol/index.js";
+import type { SandboxSettings } from "../sandbox/index.js";
 import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
+import { RequestError } from "./errors.js";
+import type { CallKind } from "./call-kinds.js";
+import { connectRequestMcp, type ResponseMcp } from "./mcp-tools.js";
+import { checkMcpUrl } from "./mcp-url.js";
+import type { McpTool, RequestTool } from "./request-schema.js";
 import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
 import { planTools, type ToolPlan } from "./client-tools.js";
 import { type Conversation, toConversation } from "./conversation.js";
@@ -20,8 +26,20 @@ export interface RunDependencies {
   responses: ResponseStore;
   resolveModel: (spec: string) => Promise<Model>;
   maxTurns: number;
+  /** Where runs work: the built-in tools' workspace. */
   cwd: string;
   metrics: ServerMetrics;
+  /** The operator's built-in tools, their permission rules and sandbox. */
+  builtin?: BuiltinToolsConfig;
+  /** Hosts requests' `mcp` tools may reach (default: public ones only). */
+  mcpAllowedHosts?: readonly string[];
+}
+
+export interface BuiltinToolsConfig {
+  tools: readonly string[];
+  allow: readonly string[];
+  deny: readonly string[];
+  sandbox?: SandboxSettings;
 }
 
 /** A checked request, ready to run: everything that can be refused with a 400 or 404 was checked. */
@@ -35,6 +53,8 @@ export interface PreparedResponse {
   model: Model;
   /** Why the upstream model failed, when it did. */
   failures: ModelFailures;
+  /** MCP servers the chain already listed (`mcp_list_tools`): not listed again, as OpenAI does. */
+  listed: ReadonlySet<string>;
 }
 
 export function newId(prefix: string): string {
@@ -61,10 +81,23 @@ export async function prepareResponse(
   const items = inputItems(request, earlier, newId);
   const conversation = toConversation([...earlier, ...items]);
   const tools = planTools(request.tools ?? [], request.tool_choice ?? undefined);
+  for (const [index, tool] of (request.tools ?? []).entries())
+    if (isMcpTool(tool)) await checkMcpUrl(tool.server_url, deps.mcpAllowedHosts, `tools[${index}].server_url`);
+  const taken = tools.tools.find((tool) => deps.builtin?.tools.includes(tool.name));
+  if (taken)
+    throw new RequestError(
+      400,
+      `The tool name ${taken.name} is taken by a tool the server runs.`,
+      "invalid_value",
+      "tools",
+    );
   const failures: ModelFailures = {};
   const model = withSettings(await deps.resolveModel(request.model), callSettings(request, tools.toolChoice), failures);
   const response = initialResponse(newId("resp"), request, Date.now());
-  return { owner, request, response, inputItems: items, conversation, tools, model, failures };
+  const listed = new Set(
+    [...earlier, ...items].flatMap((item) => (item.type === "mcp_list_tools" ? [item.server_label] : [])),
+  );
+  return { owner, request, response, inputItems: items, conversation, tools, model, failures, listed };
 }
 
 /**
@@ -89,14 +122,28 @@ export async function runResponse(
   const ended = deps.metrics.responseStarted();
   emit({ type: "response.created", response: structuredClone(response) });
   emit({ type: "response.in_progress", response: structuredClone(response) });
-  const projection = new OutputProjection(emit, newId, (name) => prepared.tools.allowed.has(name));
-  response.output = projection.output;
   const abortController = new AbortController();
   const abort = () => abortController.abort();
   signal.addEventListener("abort", abort, { once: true });
   if (signal.aborted) abort(); // cancelled while queued
+  let mcp: ResponseMcp | undefined;
+  const kindOf = (name: string): CallKind => {
+    if (prepared.tools.allowed.has(name)) return { kind: prepared.tools.custom.has(name) ? "custom" : "function" };
+    if (deps.builtin?.tools.includes(name)) return { kind: "builtin" };
+    return mcp?.kinds.get(name) ?? { kind: "refused" };
+  };
+  const projection = new OutputProjection(emit, newId, kindOf);
+  response.output = projection.output;
+  const approvals = new Map(
+    conversation.pending.filter((call) => call.kind === "approval").map((call) => [call.id, call]),
+  );
   let result: SDKResultMessage | undefined;
   try {
+    const servers = (request.tools ?? []).filter(isMcpTool);
+    mcp = await connectRequestMcp(servers, deps.cwd, abortController.signal);
+    for (const listing of mcp.listings)
+      if (!prepared.listed.has(listing.serverLabel) || listing.error)
+        projection.listTools(listing.serverLabel, listing.tools, listing.error);
     await seedSession({
       store: sessions,
       sessionId: runSessionId,
@@ -113,7 +160,19 @@ export async function runResponse(
         model: prepared.model,
         // `instructions` apply to this response only (a continuation does not inherit them), as OpenAI does.
         systemPrompt: [...(request.instructions ? [request.instructions] : []), ...conversation.system].join("\n\n"),
-        tools: prepared.tools.tools,
+        tools: [...prepared.tools.tools, ...(deps.builtin?.tools ?? []), ...mcp.tools],
+        permissionMode: "default",
+        allowedTools: [...(deps.builtin?.allow ?? [])],
+        disallowedTools: [...(deps.builtin?.deny ?? [])],
+        ...(deps.builtin?.sandbox && { sandbox: deps.builtin.sandbox }),
+        // Nobody is there to ask: an MCP call that needs approval waits for the client's answer
+        // (mcp_approval_request); anything else the rules do not allow is refused.
+        canUseTool: async (name) => {
+          const kind = kindOf(name);
+          if (kind.kind === "mcp") return kind.approval ? { behavior: "defer" } : { behavior: "allow" };
+          return { behavior: "deny", message: `${name} is not allowed by this server's permission rules.` };
+        },
+        ...(Object.keys(conversation.approvals).length > 0 && { approvals: conversation.approvals }),
         maxTurns: deps.maxTurns,
         maxSubagentDepth: 0,
         strictMcpConfig: true,
@@ -132,10 +191,14 @@ export async function runResponse(
     });
     for await (const message of run) {
       if (message.type === "stream_event" && message.parent_tool_use_id === null) projection.onEvent(message.event);
+      if (message.type === "user" && message.parent_tool_use_id === null && Array.isArray(message.message.content))
+        for (const block of message.message.content)
+          if (block.type === "tool_result") projection.onToolResult(block, approvals.get(block.tool_use_id));
       if (message.type === "result") result = message;
       if (message.type === "assistant") countToolCalls(deps.metrics, message);
     }
     projection.finish();
+    if (result?.terminal_reason === "requires_action") projection.requestApprovals(result.pending_tool_calls ?? []);
     finish(response, result, signal.aborted);
   } catch (error) {
     projection.finish();
@@ -146,12 +209,17 @@ export async function runResponse(
   } finally {
     ended();
     signal.removeEventListener("abort", abort);
+    await mcp?.close();
     if (!store) await sessions.close();
   }
   deps.metrics.responseFinished(response);
   if (store) await deps.responses.save(record);
   emit({ type: terminalEvent(response), response: structuredClone(response) });
   return response;
+}
+
+function isMcpTool(tool: RequestTool): tool is McpTool {
+  return tool.type === "mcp";
 }
 
 /** The conversation's last user turn as the run's prompt (answers to the calls it waits on, and any text). */
