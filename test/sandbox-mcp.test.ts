@@ -10,6 +10,9 @@ import { FORMATS, runQuery, toolResults, withMock } from "./helpers.js";
 
 const [anthropic] = FORMATS;
 const FILESYSTEM = resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+// The sandbox hides /tmp but for the workspace and its own temp, and CI may clone this repository
+// under /tmp: the server's files (in this repository's node_modules) are made visible, read-only.
+const SANDBOX = { enabled: true, filesystem: { denyWrite: [resolve(".")] } };
 const made: string[] = [];
 afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
@@ -41,7 +44,7 @@ describe("stdio MCP servers with sandbox: true", () => {
           tools: [],
           mcpServers: { fs: config },
           permissionMode: "bypassPermissions",
-          sandbox: { enabled: true },
+          sandbox: SANDBOX,
         }),
     );
     const [inside, outsideResult] = toolResults(messages);
