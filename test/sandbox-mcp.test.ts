@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { McpStdioServerConfig, SDKMessage } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
@@ -11,8 +11,9 @@ import { FORMATS, runQuery, toolResults, withMock } from "./helpers.js";
 const [anthropic] = FORMATS;
 const FILESYSTEM = resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 // The sandbox hides /tmp but for the workspace and its own temp, and CI may clone this repository
-// under /tmp: the server's files (in this repository's node_modules) are made visible, read-only.
-const SANDBOX = { enabled: true, filesystem: { denyWrite: [resolve(".")] } };
+// (and install the Node it tests with) under /tmp: the server's files (this repository's
+// node_modules) and the Node that runs it are made visible, read-only.
+const SANDBOX = { enabled: true, filesystem: { denyWrite: [resolve("."), dirname(dirname(process.execPath))] } };
 const made: string[] = [];
 afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
