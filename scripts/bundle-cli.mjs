@@ -111,6 +111,27 @@ const inkWithoutDevtools = {
   },
 };
 
+/**
+ * Ink draws only the last frame, at exit, when the CI variable is set (is-in-ci), to keep
+ * build logs short. The interactive agent always runs on a terminal, and a terminal in a shell
+ * with CI set (a CI job's tmux, a dev container) would stay blank: Ink counts as in CI only
+ * when its output is not a terminal.
+ */
+const inkCiOnlyWithoutTerminal = {
+  name: "ink-ci-only-without-terminal",
+  setup(build) {
+    build.onResolve({ filter: /^is-in-ci$/ }, (args) =>
+      /[\\/]ink[\\/]build[\\/]/.test(args.importer) ? { path: "is-in-ci", namespace: "ink-ci" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "ink-ci" }, () => ({
+      contents:
+        'const set = (key) => key in process.env && process.env[key] !== "0" && process.env[key] !== "false";\n' +
+        'export default !process.stdout.isTTY && (set("CI") || set("CONTINUOUS_INTEGRATION"));',
+      loader: "js",
+    }));
+  },
+};
+
 rmSync("dist/bin", { recursive: true, force: true });
 const cli = await build({
   entryPoints: { cli: "src/cli/main.ts" },
@@ -152,7 +173,7 @@ const tui = await build({
   banner: {
     js: 'import { createRequire as __gyreCreateRequire } from "node:module"; const require = __gyreCreateRequire(import.meta.url);',
   },
-  plugins: [zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, inkWithoutDevtools],
+  plugins: [zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, inkWithoutDevtools, inkCiOnlyWithoutTerminal],
   // React picks its production build by NODE_ENV; the development one is several times larger.
   define: { "process.env.NODE_ENV": '"production"' },
   jsx: "automatic",

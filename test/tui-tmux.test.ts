@@ -43,7 +43,8 @@ async function startGyre(
     name: `t${count++}`,
     cwd,
     command: [process.execPath, CLI, ...args],
-    env: { GYRE_HOME: env.GYRE_HOME ?? "", ...server.env() },
+    // CI set, as in CI jobs: the terminal must still show every frame (Ink alone would not).
+    env: { GYRE_HOME: env.GYRE_HOME ?? "", CI: "true", ...server.env() },
   });
   await terminal.waitFor(READY, "the prompt to be ready");
   return { term: terminal, cwd };
