@@ -133,6 +133,28 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     expect((await store.getSession("s1"))?.messageCount).toBe(turn.length);
   });
 
+  it("creates a session whole with its messages, or not at all", async () => {
+    const turn = sampleTurn("s1");
+    const created = await store.createSession({ id: "s1", cwd: "/repo" }, [
+      turn[0]!,
+      streamEvent("s1"),
+      ...turn.slice(1),
+    ]);
+    expect(created.messageCount).toBe(turn.length);
+    expect(await store.getSessionMessages("s1")).toEqual(turn);
+    expect(await store.getSession("s1")).toEqual(created);
+    // Appended one by one, the same messages derive the same rows.
+    const second = sampleTurn("s2");
+    await store.createSession({ id: "s2", cwd: "/repo" });
+    await appendAll("s2", second);
+    const shape = (messages: StoredMessage[]) => messages.map((m) => [m.role, m.parts.map((part) => part.type)]);
+    expect(shape(await store.getMessages("s1"))).toEqual(shape(await store.getMessages("s2")));
+    // An id that exists refuses the whole write: the existing session keeps only its own messages.
+    const error = await rejection(store.createSession({ id: "s2", cwd: "/repo" }, [prompt("s2", "late")]));
+    expect(isGyreError(error, "session_store_error")).toBe(true);
+    expect(await store.getSessionMessages("s2")).toEqual(second);
+  });
+
   it("cuts history at an inclusive uuid and names unknown ones", async () => {
     await store.createSession({ id: "s1", cwd: "/repo" });
     const turn = sampleTurn("s1");

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SDKMessage } from "../protocol/index.js";
+import { isGyreError } from "../errors/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { NumberedEvent } from "./event-log.js";
 import type { ResponseObject, StoredInputItem } from "./response-object.js";
@@ -10,7 +11,10 @@ export interface StoredResponse {
   owner: string;
   response: ResponseObject;
   inputItems: StoredInputItem[];
-  /** The session the loop ran in (its messages, for `gyre sessions`), deleted with the response. */
+  /**
+   * The session the loop ran in (its messages, for `gyre sessions`), deleted with the response.
+   * It is written whole when the run ends: a run the process did not finish has none.
+   */
   runSessionId: string;
   /** A background response's streaming events, kept to replay (`GET ?stream=true`). */
   events?: NumberedEvent[];
@@ -41,15 +45,6 @@ export class SessionResponseStore implements ResponseStore {
 
   async save(record: StoredResponse): Promise<void> {
     const id = record.response.id;
-    if (!(await this.sessions.getSession(id))) {
-      await this.sessions.createSession({
-        id,
-        cwd: "/",
-        project: serveProject(record.owner),
-        title: id,
-        model: record.response.model,
-      });
-    }
     const message: SDKMessage = {
       type: "user",
       uuid: randomUUID(),
@@ -59,7 +54,15 @@ export class SessionResponseStore implements ResponseStore {
       isSynthetic: true,
       tool_use_result: { gyre_response: record },
     };
-    await this.sessions.append(id, message);
+    // A new version of a response that exists is one append; a new response is created with
+    // its first version in one transaction.
+    try {
+      return await this.sessions.append(id, message);
+    } catch (error) {
+      if (!isGyreError(error, "session_not_found")) throw error;
+    }
+    const session = { id, cwd: "/", project: serveProject(record.owner), title: id, model: record.response.model };
+    await this.sessions.createSession(session, [message]);
   }
 
   async get(id: string): Promise<StoredResponse | undefined> {

@@ -113,9 +113,17 @@ export async function runResponse(
 ): Promise<ResponseObject> {
   const { response, conversation, request } = prepared;
   const store = response.store;
-  // store: false keeps nothing: the run's session lives in memory for the request only.
-  const sessions = store ? deps.sessions : new MemorySessionStore();
+  // The loop runs on a session in memory, seeded with the conversation; with `store` it is
+  // written to the server's store whole when the run ends (one commit, not one per message).
+  // The response record, stored as it starts and ends, is what continuations read.
+  const sessions = new MemorySessionStore();
   const runSessionId = `${response.id}-run`;
+  const runSession = {
+    id: runSessionId,
+    cwd: deps.cwd,
+    project: serveProject(prepared.owner),
+    model: prepared.model.id,
+  };
   const record = { owner: prepared.owner, response, inputItems: prepared.inputItems, runSessionId };
   // Stored before it runs, so GET shows it `in_progress` (and a crash leaves it visible).
   if (store) await deps.responses.save(record);
@@ -146,10 +154,7 @@ export async function runResponse(
         projection.listTools(listing.serverLabel, listing.tools, listing.error);
     await seedSession({
       store: sessions,
-      sessionId: runSessionId,
-      cwd: deps.cwd,
-      project: serveProject(prepared.owner),
-      model: prepared.model.id,
+      session: runSession,
       turns: conversation.seed,
       pending: conversation.pending,
       newId: randomUUID,
@@ -210,10 +215,13 @@ export async function runResponse(
     ended();
     signal.removeEventListener("abort", abort);
     await mcp?.close();
-    if (!store) await sessions.close();
   }
   deps.metrics.responseFinished(response);
-  if (store) await deps.responses.save(record);
+  if (store) {
+    await deps.sessions.createSession(runSession, await sessions.getSessionMessages(runSessionId));
+    await deps.responses.save(record);
+  }
+  await sessions.close();
   emit({ type: terminalEvent(response), response: structuredClone(response) });
   return response;
 }

@@ -5,10 +5,7 @@ import type { Turn } from "./conversation.js";
 
 export interface SeedInput {
   store: SessionStore;
-  sessionId: string;
-  cwd: string;
-  project: string;
-  model: string;
+  session: { id: string; cwd: string; project: string; model: string };
   turns: readonly Turn[];
   pending: readonly PendingToolCall[];
   newId: () => string;
@@ -20,14 +17,13 @@ export interface SeedInput {
  * `requires_action` result listing them (the state a paused run leaves).
  */
 export async function seedSession(input: SeedInput): Promise<void> {
-  const { store, sessionId } = input;
-  await store.createSession({ id: sessionId, cwd: input.cwd, project: input.project, model: input.model });
-  for (const turn of input.turns) await store.append(sessionId, message(input, turn));
-  if (input.pending.length > 0) await store.append(sessionId, pauseResult(input));
+  const messages = input.turns.map((turn) => message(input, turn));
+  if (input.pending.length > 0) messages.push(pauseResult(input));
+  await input.store.createSession(input.session, messages);
 }
 
 function message(input: SeedInput, turn: Turn): SDKMessage {
-  const base = { uuid: input.newId(), session_id: input.sessionId, parent_tool_use_id: null };
+  const base = { uuid: input.newId(), session_id: input.session.id, parent_tool_use_id: null };
   if (turn.role === "user") return { type: "user", ...base, message: { role: "user", content: turn.content } };
   const calls = turn.content.some((block) => block.type === "tool_use");
   return {
@@ -37,7 +33,7 @@ function message(input: SeedInput, turn: Turn): SDKMessage {
       id: `msg_${input.newId()}`,
       type: "message",
       role: "assistant",
-      model: input.model,
+      model: input.session.model,
       content: turn.content,
       stop_reason: calls ? "tool_use" : "end_turn",
       stop_sequence: null,
@@ -51,7 +47,7 @@ function pauseResult(input: SeedInput): SDKMessage {
     type: "result",
     subtype: "success",
     uuid: input.newId(),
-    session_id: input.sessionId,
+    session_id: input.session.id,
     is_error: false,
     num_turns: 0,
     duration_ms: 0,

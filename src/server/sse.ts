@@ -5,7 +5,9 @@ const encoder = new TextEncoder();
 
 /**
  * A server-sent event stream of the spec's events: each numbered with a monotonically
- * increasing `sequence_number` and written as one chunk (one write), then `data: [DONE]`.
+ * increasing `sequence_number`, then `data: [DONE]`. An event is never split across writes;
+ * the events sent within one turn of the event loop (a model chunk often yields several) go out
+ * together in one write, since a socket write per event is most of a short stream's cost.
  * `onCancel` runs when the client goes away before the end. While nothing is sent for
  * `keepAliveMs` (a server-side tool running, a slow upstream), a `: keep-alive` comment keeps
  * proxies and clients from timing the connection out; clients ignore comments.
@@ -17,6 +19,9 @@ export class SseStream {
   #closed = false;
   #sentSinceTick = false;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
+  /** Events not written yet: flushed once the current turn of the event loop is over. */
+  #pending = "";
+  #flushScheduled = false;
 
   constructor(onCancel: () => void, keepAliveMs?: number) {
     this.body = new ReadableStream<Uint8Array>({
@@ -37,8 +42,27 @@ export class SseStream {
 
   #tick(): void {
     if (this.#closed) return;
-    if (!this.#sentSinceTick) this.#controller.enqueue(encoder.encode(": keep-alive\n\n"));
+    if (!this.#sentSinceTick) this.#write(": keep-alive\n\n");
     this.#sentSinceTick = false;
+  }
+
+  #write(text: string): void {
+    this.#pending += text;
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#pending === "") return;
+    const text = this.#pending;
+    this.#pending = "";
+    try {
+      this.#controller.enqueue(encoder.encode(text));
+    } catch {
+      // The client went away meanwhile: nobody reads the stream any more.
+    }
   }
 
   /** Writes one event; one that has its `sequence_number` already (a replay) keeps it. */
@@ -48,7 +72,7 @@ export class SseStream {
     const data = JSON.stringify(
       typeof event.sequence_number === "number" ? event : { ...event, sequence_number: this.#sequence++ },
     );
-    this.#controller.enqueue(encoder.encode(`event: ${event.type}\ndata: ${data}\n\n`));
+    this.#write(`event: ${event.type}\ndata: ${data}\n\n`);
   }
 
   /** Writes `data: [DONE]` and ends the stream. */
@@ -56,7 +80,8 @@ export class SseStream {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#keepAlive);
-    this.#controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+    this.#pending += "data: [DONE]\n\n";
+    this.#flush();
     this.#controller.close();
   }
 }

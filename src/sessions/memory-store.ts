@@ -52,7 +52,7 @@ export class MemorySessionStore implements SessionStore {
     this.#newId = options.newId ?? createIdGenerator({ now: this.#now });
   }
 
-  async createSession(input: CreateSessionInput): Promise<SessionInfo> {
+  async createSession(input: CreateSessionInput, messages: readonly SDKMessage[] = []): Promise<SessionInfo> {
     const record = newSessionRecord(input, this.#now());
     if (this.#sessions.has(record.id)) throw sessionExists(record.id);
     this.#sessions.set(record.id, {
@@ -63,7 +63,9 @@ export class MemorySessionStore implements SessionStore {
       parts: new Map(),
       checkpoints: [],
     });
-    return toSessionInfo(record);
+    // Nothing awaits between the appends: no other caller sees the session half-written.
+    for (const message of messages) this.#appendNow(record.id, message);
+    return toSessionInfo(this.#require(record.id).record);
   }
 
   async getSession(id: string): Promise<SessionInfo | undefined> {
@@ -84,6 +86,10 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async append(sessionId: string, message: SDKMessage): Promise<void> {
+    this.#appendNow(sessionId, message);
+  }
+
+  #appendNow(sessionId: string, message: SDKMessage): void {
     const session = this.#require(sessionId);
     if (message.type === "stream_event" || session.uuids.has(message.uuid)) return;
     const now = this.#now();

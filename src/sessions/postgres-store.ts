@@ -91,8 +91,14 @@ export class PostgresSessionStore implements SessionStore {
     this.#locks = new PostgresLocks(pool, schema, quoteIdentifier(schema), this.#now);
   }
 
-  async createSession(input: CreateSessionInput): Promise<SessionInfo> {
-    return this.#with(async (client) => toSessionInfo(await this.#create(client, input)));
+  async createSession(input: CreateSessionInput, messages: readonly SDKMessage[] = []): Promise<SessionInfo> {
+    if (messages.length === 0) return this.#with(async (client) => toSessionInfo(await this.#create(client, input)));
+    return this.#transaction(async (client) => {
+      const { id } = await this.#create(client, input);
+      for (const message of messages) if (message.type !== "stream_event") await this.#append(client, id, message);
+      const row = (await client.query<SessionRow>(this.#sql.getSession, [id])).rows[0]!;
+      return toSessionInfo(this.#decode(row));
+    });
   }
 
   async getSession(id: string): Promise<SessionInfo | undefined> {

@@ -89,6 +89,9 @@ export class SqliteSessionStore implements SessionStore {
   readonly #locks: SqliteLocks;
   /** Made once: building a better-sqlite3 transaction function per append costs more than the insert. */
   readonly #appendTransaction: Database.Transaction<(sessionId: string, message: SDKMessage) => void>;
+  readonly #createWithTransaction: Database.Transaction<
+    (input: CreateSessionInput, messages: readonly SDKMessage[]) => SessionInfo
+  >;
   /**
    * The last decoded reducer state per session with the exact text it came from: an append
    * reuses it when the row still holds that text (any other writer changes the text), so
@@ -109,10 +112,16 @@ export class SqliteSessionStore implements SessionStore {
     this.#appendTransaction = db.transaction((sessionId: string, message: SDKMessage) =>
       this.#append(sessionId, message),
     );
+    this.#createWithTransaction = db.transaction((input: CreateSessionInput, messages: readonly SDKMessage[]) => {
+      const { id } = this.#create(input);
+      for (const message of messages) if (message.type !== "stream_event") this.#append(id, message);
+      return toSessionInfo(this.#decode(this.#sql.getSession.get(id)!));
+    });
   }
 
-  async createSession(input: CreateSessionInput): Promise<SessionInfo> {
-    return this.#run(() => toSessionInfo(this.#create(input)));
+  async createSession(input: CreateSessionInput, messages: readonly SDKMessage[] = []): Promise<SessionInfo> {
+    if (messages.length === 0) return this.#run(() => toSessionInfo(this.#create(input)));
+    return this.#run(() => this.#createWithTransaction.immediate(input, messages));
   }
 
   async getSession(id: string): Promise<SessionInfo | undefined> {

@@ -48,8 +48,12 @@ export interface SessionLock {
  * unreadable data → `session_store_error`.
  */
 export interface SessionStore {
-  /** Creates a session; an `id` that already exists is a `session_store_error`. */
-  createSession(input: CreateSessionInput): Promise<SessionInfo>;
+  /**
+   * Creates a session; an `id` that already exists is a `session_store_error`. `messages`, if
+   * given, are appended in the same transaction: a session written whole (a finished run's
+   * transcript) costs one commit, and nobody sees it half-written.
+   */
+  createSession(input: CreateSessionInput, messages?: readonly SDKMessage[]): Promise<SessionInfo>;
   getSession(id: string): Promise<SessionInfo | undefined>;
   /** Most recently updated first. */
   listSessions(filter?: ListSessionsFilter): Promise<SessionInfo[]>;
