@@ -3,8 +3,11 @@
 // `gyre serve` is the real CLI (SQLite store), each in its own process; the load comes from this one.
 // 1. autocannon drives 200 concurrent streaming responses at the mock, then through gyre serve:
 //    requests/s and p50/p99 latency (to the end of the stream), and the latency Gyre adds.
-//    Target: under 5 ms added at p99. Then 200 concurrent streams once more, timing the first
-//    byte of each.
+//    With a zero-latency upstream that latency is a queue: ~200 x the CPU time per response, which
+//    is printed too. Then 200 concurrent streams once more, timing the first byte of each.
+// 1b. 200 streams in flight as a model streams them (seconds each, arriving at a steady rate), the
+//    same requests straight at the mock and through gyre serve: what Gyre adds to each stream, p50
+//    and p99. Target: under 5 ms added at p99.
 // 2. 1,000 concurrent streams held open for 30 s (the mock sends one word a second): gyre serve's
 //    resident memory sampled during and after the ramp; memory per in-flight response; every
 //    stream must end with response.completed and [DONE]. Target: flat memory, no errors.
@@ -18,6 +21,9 @@ import autocannon from "autocannon";
 
 const CONNECTIONS = 200;
 const DURATION_S = 8;
+const PACED_WORDS = 40;
+const PACED_CHUNK_MS = 100;
+const PACED_SECONDS = 12;
 const HOLD_STREAMS = 1000;
 const HOLD_SECONDS = 30;
 // Each held stream lasts this much longer, so that all of them are open together for HOLD_SECONDS
@@ -86,48 +92,74 @@ function load(url) {
   });
 }
 
+/** One streaming request: its time to first byte, when it started and ended, and whether it ended well. */
+function oneStream(target, agent) {
+  return new Promise((done) => {
+    const started = performance.now();
+    let firstByteMs;
+    let firstByteAt;
+    let text = "";
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: "POST", agent },
+      (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          if (firstByteMs === undefined) {
+            firstByteMs = performance.now() - started;
+            firstByteAt = Date.now();
+          }
+          text += chunk;
+        });
+        res.on("end", () =>
+          done({
+            firstByteMs,
+            firstByteAt,
+            totalMs: performance.now() - started,
+            endedAt: Date.now(),
+            ok: res.statusCode === 200 && text.includes("response.completed") && text.trimEnd().endsWith("[DONE]"),
+          }),
+        );
+        res.on("error", () => done({ firstByteMs, ok: false }));
+      },
+    );
+    req.on("error", () => done({ firstByteMs, ok: false }));
+    req.setHeader("content-type", "application/json");
+    req.end(body);
+  });
+}
+
 /** `count` concurrent streaming requests; resolves with each one's time to first byte and whether it ended well. */
 function streams(url, count) {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const target = new URL(url);
-  return Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise((done) => {
-          const started = performance.now();
-          let firstByteMs;
-          let firstByteAt;
-          let text = "";
-          const req = request(
-            { host: target.hostname, port: target.port, path: target.pathname, method: "POST", agent },
-            (res) => {
-              res.setEncoding("utf8");
-              res.on("data", (chunk) => {
-                if (firstByteMs === undefined) {
-                  firstByteMs = performance.now() - started;
-                  firstByteAt = Date.now();
-                }
-                text += chunk;
-              });
-              res.on("end", () =>
-                done({
-                  firstByteMs,
-                  firstByteAt,
-                  endedAt: Date.now(),
-                  ok:
-                    res.statusCode === 200 && text.includes("response.completed") && text.trimEnd().endsWith("[DONE]"),
-                }),
-              );
-              res.on("error", () => done({ firstByteMs, ok: false }));
-            },
-          );
-          req.on("error", () => done({ firstByteMs, ok: false }));
-          req.setHeader("content-type", "application/json");
-          req.end(body);
-        }),
-    ),
-  );
+  return Promise.all(Array.from({ length: count }, () => oneStream(target, agent)));
+}
+
+/** `count` streaming requests started at a steady `perSecond` (an open load: arrivals do not wait for answers). */
+async function pacedStreams(url, count, perSecond) {
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const target = new URL(url);
+  const started = performance.now();
+  const pending = [];
+  for (let index = 0; index < count; index++) {
+    const due = started + (index * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+    pending.push(oneStream(target, agent));
+  }
+  const results = await Promise.all(pending);
+  agent.destroy();
+  return results;
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; undefined elsewhere). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 const percentile = (values, p) => {
@@ -153,10 +185,13 @@ try {
   await streams(through, CONNECTIONS);
   await control(mock.url, "/_mock/reset");
 
+  const cpuBefore = [cpuMs(mock.child.pid), cpuMs(server.child.pid)];
   const bare = await load(direct);
   await control(mock.url, "/_mock/reset");
+  const cpuBetween = [cpuMs(mock.child.pid), cpuMs(server.child.pid)];
   const served = await load(through);
   await control(mock.url, "/_mock/reset");
+  const cpuAfter = [cpuMs(mock.child.pid), cpuMs(server.child.pid)];
   const errors = (result) => result.errors + result.timeouts + result.non2xx;
   console.log(`${CONNECTIONS} concurrent streaming responses for ${DURATION_S} s (autocannon):`);
   for (const [name, result] of [
@@ -171,6 +206,46 @@ try {
   console.log(
     `  gyre serve adds: p50 ${ms(addedP50)}, p99 ${ms(addedP99)} (target < 5 ms at p99: ${addedP99 < 5 ? "met" : "MISSED"})`,
   );
+
+  if (cpuBefore.every((value) => value !== undefined)) {
+    const perResponse = (ms, result) => `${(ms / result.requests.total).toFixed(2)} ms`;
+    console.log(
+      `  CPU per response: the mock ${perResponse(cpuBetween[0] - cpuBefore[0], bare)}; through gyre serve: ` +
+        `gyre serve ${perResponse(cpuAfter[1] - cpuBetween[1], served)}, the mock ${perResponse(cpuAfter[0] - cpuBetween[0], served)}. ` +
+        `Closed-loop latency with ${CONNECTIONS} in flight is ~${CONNECTIONS} x the CPU per response: it measures throughput.`,
+    );
+  }
+
+  // 1b. The same 200 streams as an upstream model gives them: each takes seconds (one word every
+  // PACED_CHUNK_MS), and they arrive at a steady rate that keeps ~200 in flight. What Gyre adds
+  // is then its own work per response, not a queue behind a saturated core.
+  const pacedWords = Array.from({ length: PACED_WORDS }, (_, index) => `w${index}`).join(" ");
+  await control(mock.url, "/_mock/script", {
+    turns: [{ content: [{ type: "text", text: pacedWords }], chunkDelayMs: PACED_CHUNK_MS }],
+  });
+  const streamSeconds = (PACED_WORDS * PACED_CHUNK_MS) / 1000;
+  const rate = CONNECTIONS / streamSeconds;
+  const pacedCount = Math.round(rate * PACED_SECONDS);
+  await control(mock.url, "/_mock/reset");
+  const pacedBare = await pacedStreams(direct, pacedCount, rate);
+  await control(mock.url, "/_mock/reset");
+  const pacedServed = await pacedStreams(through, pacedCount, rate);
+  await control(mock.url, "/_mock/reset");
+  const totals = (results) => results.map((result) => result.totalMs ?? Infinity);
+  const firsts = (results) => results.map((result) => result.firstByteMs ?? Infinity);
+  const pacedAdded = (p) => percentile(totals(pacedServed), p) - percentile(totals(pacedBare), p);
+  const pacedFirstAdded = (p) => percentile(firsts(pacedServed), p) - percentile(firsts(pacedBare), p);
+  console.log(
+    `${CONNECTIONS} streams in flight, each ~${streamSeconds} s (${PACED_WORDS} words, one per ${PACED_CHUNK_MS} ms), ` +
+      `${rate.toFixed(0)} new a second for ${PACED_SECONDS} s (${pacedCount} responses):`,
+  );
+  console.log(
+    `  gyre serve adds to the whole stream: p50 ${ms(pacedAdded(50))}, p99 ${ms(pacedAdded(99))} ` +
+      `(target < 5 ms at p99: ${pacedAdded(99) < 5 ? "met" : "MISSED"}); to the first byte: p50 ${ms(pacedFirstAdded(50))}, p99 ${ms(pacedFirstAdded(99))}; ` +
+      `errors ${pacedServed.filter((result) => !result.ok).length + pacedBare.filter((result) => !result.ok).length}`,
+  );
+  await control(mock.url, "/_mock/script", quick);
+  await control(mock.url, "/_mock/reset");
 
   const ttfbBare = await streams(direct, CONNECTIONS);
   const ttfbServed = await streams(through, CONNECTIONS);
