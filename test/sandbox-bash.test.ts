@@ -222,6 +222,80 @@ describe("sandboxed Bash: denied paths that appear during the run", () => {
   });
 });
 
+describe("sandboxed Bash: .env files outside the workspace", () => {
+  /** A home folder, and a workspace two folders below a parent that holds `.env` files. */
+  function envFolders() {
+    const { outside } = folders();
+    const home = join(outside, "home");
+    const parent = join(outside, "code");
+    const cwd = join(parent, "project");
+    mkdirSync(home);
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(join(home, ".env"), "SECRET-HOME");
+    writeFileSync(join(parent, ".env"), "SECRET-PARENT");
+    writeFileSync(join(parent, ".env.production"), "SECRET-PRODUCTION");
+    writeFileSync(join(outside, ".envrc"), "SECRET-ABOVE");
+    writeFileSync(join(cwd, ".env"), "WORKSPACE-ENV");
+    return { outside, home, parent, cwd };
+  }
+
+  it("cannot read them in the home folder and the folders above the workspace; the workspace's own .env stays readable", async () => {
+    const { outside, home, parent, cwd } = envFolders();
+    const command =
+      `cat .env; echo; cat ${home}/.env; cat ../.env; cat ${parent}/.env.production; cat ${outside}/.envrc; ` +
+      `ls -a ${parent}; echo end`;
+    const savedHome = process.env.HOME;
+    process.env.HOME = home;
+    let messages: Message[];
+    try {
+      messages = await sandboxed(bash({ command }), cwd);
+    } finally {
+      process.env.HOME = savedHome;
+    }
+    const [text] = texts(messages);
+    expect(text).toContain("WORKSPACE-ENV");
+    expect(text).toContain("end");
+    for (const secret of ["SECRET-HOME", "SECRET-PARENT", "SECRET-PRODUCTION", "SECRET-ABOVE"])
+      expect(text).not.toContain(secret);
+    // Hidden, not removed: the names still list, and the host still reads them.
+    expect(text).toContain(".env.production");
+    expect(text).toContain(`read of ${home}/.env denied by the sandbox`);
+    expect(readFileSync(join(parent, ".env"), "utf8")).toBe("SECRET-PARENT");
+  });
+
+  it("hides one created on the host during the run from the next command on, and one removed stops mattering", async () => {
+    const { home, parent, cwd } = envFolders();
+    const policy = resolvePolicy({
+      settings: { enabled: true },
+      workspace: [cwd],
+      rules: { allow: [], deny: [] },
+      cwd,
+      home,
+    });
+    const sandbox = await OsSandbox.start({ policy });
+    try {
+      writeFileSync(join(parent, ".env.local"), "SECRET-LATER");
+      writeFileSync(join(home, ".env.test"), "SECRET-LATER-HOME");
+      rmSync(join(parent, ".env"));
+      const messages = await withMock(
+        bash({ command: `cat ../.env.local; cat ${home}/.env.test; cat ../.env; echo end` }),
+        (server) =>
+          runQuery(server, anthropic, "go", {
+            cwd,
+            permissionMode: "bypassPermissions",
+            tools: defaultTools({ cwd, bash: { sandbox } }),
+          }),
+      );
+      const [text] = texts(messages);
+      expect(text).toContain("end");
+      expect(text).not.toContain("SECRET-LATER");
+      expect(text).toMatch(/\.\.\/\.env: No such file/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
 describe("sandboxed Bash: a denied folder around the workspace", () => {
   it("hides the rest of it while the workspace inside stays usable, and Gyre's state is unreadable", async () => {
     const { outside } = folders();

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { CommandSandbox, SandboxViolation } from "../tools/builtin/index.js";
 import { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
 import { type BwrapLayout, bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
+import { EnvFileWatch } from "./env-files.js";
 import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
@@ -32,6 +33,10 @@ export class OsSandbox implements CommandSandbox {
   readonly #relay: RelayNamespace | undefined;
   /** The seccomp filter's file, opened as descriptor SECCOMP_FD for bubblewrap. */
   readonly #seccomp: string | undefined;
+  /** Denied paths (those that appeared during the run included) and those still missing. */
+  #denyRead: string[];
+  #denyReadMissing: string[];
+  readonly #envFiles: EnvFileWatch;
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -45,8 +50,12 @@ export class OsSandbox implements CommandSandbox {
     this.#relay = network?.relay;
     this.temporaryDirectory = path.join(folder, "tmp");
     this.#seccomp = seccompFilterFile(policy, folder, network !== undefined && this.#relay === undefined);
+    this.#denyRead = policy.denyRead;
+    this.#denyReadMissing = policy.denyReadMissing;
+    const writable = (file: string) => policy.writable.some((dir) => file.startsWith(`${dir}${path.sep}`));
+    this.#envFiles = new EnvFileWatch(policy.envFileFolders, writable);
     this.#layout = {
-      policy,
+      policy: { ...policy, denyRead: [...new Set([...policy.denyRead, ...this.#envFiles.files])] },
       temporaryDirectory: this.temporaryDirectory,
       deniedFile: path.join(folder, "denied"),
       proxySocket: network?.proxy.socketPath,
@@ -58,15 +67,18 @@ export class OsSandbox implements CommandSandbox {
 
   /**
    * The arguments, computed once per run, again when a denied path missing so far appeared
-   * on the host (a stat per such path per command: it cannot be mounted over before it exists).
+   * on the host (a stat per such path per command: it cannot be mounted over before it exists)
+   * or the `.env*` files around the workspace changed (a stat per watched folder).
    */
   #currentArgs(): string[] {
-    const { policy } = this.#layout;
-    const appeared = policy.denyReadMissing.filter((file) => existsSync(file));
-    if (appeared.length === 0) return this.#args;
-    const denyRead = [...policy.denyRead, ...appeared.map(realOrSame)];
-    const denyReadMissing = policy.denyReadMissing.filter((file) => !appeared.includes(file));
-    this.#layout = { ...this.#layout, policy: { ...policy, denyRead, denyReadMissing } };
+    const appeared = this.#denyReadMissing.filter((file) => existsSync(file));
+    const envChanged = this.#envFiles.refresh();
+    if (appeared.length === 0 && !envChanged) return this.#args;
+    this.#denyRead = [...this.#denyRead, ...appeared.map(realOrSame)];
+    this.#denyReadMissing = this.#denyReadMissing.filter((file) => !appeared.includes(file));
+    const denyRead = [...new Set([...this.#denyRead, ...this.#envFiles.files])];
+    const policy = { ...this.#layout.policy, denyRead, denyReadMissing: this.#denyReadMissing };
+    this.#layout = { ...this.#layout, policy };
     this.#args = bwrapArgs(this.#layout);
     return this.#args;
   }
