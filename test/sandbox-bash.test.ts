@@ -8,9 +8,9 @@ import {
   writeFileSync,
   existsSync,
 } from "node:fs";
-import { execSync } from "node:child_process";
+import { execSync, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -427,6 +427,66 @@ describe("sandboxed Bash: network", () => {
     const [text] = texts(messages);
     expect(text).not.toContain("hello");
     expect(text).toMatch(/Exit code [1-9]/);
+  });
+
+  /** A node program that listens on `port`, connects to itself and prints what it got. */
+  const listener = (listenPort: number) =>
+    `node -e "const net=require('net');const s=net.createServer(c=>c.end('hello from inside'))` +
+    `.listen(${listenPort},'127.0.0.1',()=>net.connect(${listenPort},'127.0.0.1').on('data',d=>{console.log(String(d));s.close()}))` +
+    `.on('error',e=>console.log('listen failed',e.code))"`;
+
+  it("cannot listen without network.allowLocalBinding; with it a server listens in the sandbox's own namespace", async () => {
+    const { cwd } = folders();
+    const a = port(allowed);
+    const command = `${listener(a)}; echo end`;
+    for (const network of [{}, { allowedDomains: [`127.0.0.1:${a}`] }]) {
+      const [denied] = texts(await sandboxed(bash({ command }), cwd, { sandbox: { network } }));
+      expect(denied).toContain("listen failed EPERM");
+      const bound = { network: { ...network, allowLocalBinding: true } };
+      const [listened] = texts(await sandboxed(bash({ command }), cwd, { sandbox: bound }));
+      // The same port as the host's server: the sandbox's loopback is its own.
+      expect(listened).toContain("hello from inside");
+    }
+    expect(await (await fetch(`http://127.0.0.1:${a}/`)).text()).toBe("hello from the allowed host");
+  });
+
+  it("a server listening in the sandbox cannot be reached from the host", async () => {
+    const { cwd } = folders();
+    const free = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port: chosen } = probe.address() as AddressInfo;
+        probe.close(() => resolve(chosen));
+      });
+    });
+    const policy = resolvePolicy({
+      settings: { enabled: true, network: { allowedDomains: [`127.0.0.1:${port(allowed)}`], allowLocalBinding: true } },
+      workspace: [cwd],
+      rules: { allow: [], deny: [] },
+      cwd,
+      home: homedir(),
+    });
+    const sandbox = await OsSandbox.start({ policy });
+    try {
+      // Listens until its stdin ends; says so once it does.
+      const program = `require('net').createServer(c=>c.end('inside')).listen(${free},'127.0.0.1',()=>console.log('listening'));process.stdin.resume();process.stdin.on('end',()=>process.exit(0))`;
+      const { file, args } = sandbox.wrap("node", ["-e", program], cwd);
+      const child = spawn(file, args, { cwd, stdio: ["pipe", "pipe", "inherit"] });
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve());
+        child.once("exit", () => reject(new Error("the sandboxed server exited before it listened")));
+      });
+      const reached = await new Promise<string>((resolve) => {
+        const socket = connect(free, "127.0.0.1");
+        socket.once("data", (data) => resolve(`reached: ${String(data)}`));
+        socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+      });
+      expect(reached).toBe("ECONNREFUSED");
+      child.stdin.end();
+      await exited;
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { RelayNamespace } from "./relay-namespace.js";
-import { unixSocketFilter } from "./seccomp.js";
+import { sandboxFilter } from "./seccomp.js";
 import { findViolations } from "./violations.js";
 
 export interface StartSandboxOptions {
@@ -166,13 +166,17 @@ function removeCreated(missing: readonly string[]): SandboxViolation[] {
 const SECCOMP_FD = 3;
 
 /**
- * The unix-socket filter's file, unless the policy allows unix sockets (the filter cannot tell
- * one path from another) or each command runs its own socat relay (which needs one) — then
- * host sockets outside /run and /tmp stay reachable, as the README says.
+ * The seccomp filter's file (see seccomp.ts: unix sockets unless `network.allowUnixSockets`,
+ * listening unless `network.allowLocalBinding`), unless each command runs its own socat relay,
+ * which needs both; then host sockets outside /run and /tmp stay reachable and commands may
+ * listen (in their own network namespace), as the README says.
  */
 function seccompFilterFile(policy: SandboxPolicy, folder: string, relaysPerCommand: boolean): string | undefined {
-  if (policy.allowUnixSockets.length > 0 || relaysPerCommand) return undefined;
-  const filter = unixSocketFilter();
+  if (relaysPerCommand) return undefined;
+  const filter = sandboxFilter({
+    unixSockets: policy.allowUnixSockets.length === 0,
+    listen: !policy.allowLocalBinding,
+  });
   if (!filter) return undefined;
   const file = path.join(folder, "seccomp.bpf");
   writeFileSync(file, filter, { mode: 0o400 });
