@@ -165,6 +165,44 @@ describe("sandboxed Bash: files", () => {
     expect(text).toContain(`creating ${join(cwd, ".git", "config.worktree")} denied by the sandbox`);
   });
 
+  it("protects the .git of repositories nested in the workspace the same way, and a .git file", async () => {
+    const { cwd } = folders();
+    const lib = join(cwd, "vendor", "lib");
+    mkdirSync(lib, { recursive: true });
+    const git = (args: string) =>
+      execSync(`git -c user.name=t -c user.email=t@t ${args}`, { cwd: lib, stdio: "pipe", encoding: "utf8" });
+    git("init -q");
+    writeFileSync(join(lib, "a.txt"), "a");
+    git("add a.txt");
+    git("commit -qm first");
+    const config = readFileSync(join(lib, ".git", "config"), "utf8");
+    // A submodule's checkout: its .git is a file naming the folder git takes hooks and config from.
+    mkdirSync(join(cwd, "packages", "sub"), { recursive: true });
+    writeFileSync(join(cwd, "packages", "sub", ".git"), "gitdir: ../../.git/modules/sub\n");
+    // A repository inside a denied folder: hidden with it, and commands still run.
+    mkdirSync(join(cwd, "secrets", "repo", ".git"), { recursive: true });
+    const messages = await sandboxed(
+      bash({
+        command:
+          "cd vendor/lib && echo b > b.txt && git add b.txt && git -c user.name=t -c user.email=t@t commit -qm second && echo COMMITTED; " +
+          "echo 'touch /tmp/pwned' > .git/hooks/post-checkout; printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config; " +
+          "echo x > .git/config.worktree; mv .git .git-old; cd ../..; " +
+          "echo 'gitdir: /elsewhere' > packages/sub/.git; ls secrets/repo; echo end",
+      }),
+      cwd,
+      { disallowedTools: ["Read(./secrets/**)"] },
+    );
+    const [text] = texts(messages);
+    expect(text).toContain("COMMITTED");
+    expect(text).toContain("end");
+    expect(git("log --format=%s")).toBe("second\nfirst\n");
+    expect(existsSync(join(lib, ".git", "hooks", "post-checkout"))).toBe(false);
+    expect(readFileSync(join(lib, ".git", "config"), "utf8")).toBe(config);
+    expect(existsSync(join(lib, ".git", "config.worktree"))).toBe(false);
+    expect(existsSync(join(lib, ".git-old"))).toBe(false);
+    expect(readFileSync(join(cwd, "packages", "sub", ".git"), "utf8")).toBe("gitdir: ../../.git/modules/sub\n");
+  });
+
   it("cannot create the files and folders that configure the next run", async () => {
     const { cwd } = folders();
     const messages = await sandboxed(
@@ -261,6 +299,14 @@ describe("sandboxed Bash: .env files outside the workspace", () => {
     expect(text).toContain(".env.production");
     expect(text).toContain(`read of ${home}/.env denied by the sandbox`);
     expect(readFileSync(join(parent, ".env"), "utf8")).toBe("SECRET-PARENT");
+    // The home folder denied as a whole: its .env needs no mount of its own (one would fail the command).
+    const [whole] = texts(
+      await sandboxed(bash({ command: `cat ${home}/.env; echo end` }), cwd, {
+        sandbox: { filesystem: { denyRead: [home] } },
+      }),
+    );
+    expect(whole).toContain("end");
+    expect(whole).not.toContain("SECRET-HOME");
   });
 
   it("hides one created on the host during the run from the next command on, and one removed stops mattering", async () => {

@@ -127,7 +127,7 @@ export class OsSandbox implements CommandSandbox {
   watch(cwd: string): { finish(output: string): SandboxViolation[] } {
     const blocked = this.#proxy?.blocked;
     const from = blocked?.length ?? 0;
-    const missing = missingProtectedFiles(this.policy.writable);
+    const missing = missingProtectedFiles(this.policy.writable, this.policy.nestedRepositories);
     return {
       finish: (output) => [
         ...removeCreated(missing),
