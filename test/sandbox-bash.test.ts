@@ -515,7 +515,7 @@ describe("sandboxed Bash: network", () => {
     try {
       // Listens until its stdin ends; says so once it does.
       const program = `require('net').createServer(c=>c.end('inside')).listen(${free},'127.0.0.1',()=>console.log('listening'));process.stdin.resume();process.stdin.on('end',()=>process.exit(0))`;
-      const { file, args } = sandbox.wrap("node", ["-e", program], cwd);
+      const { file, args } = sandbox.wrapServer(process.execPath, ["-e", program], cwd);
       const child = spawn(file, args, { cwd, stdio: ["pipe", "pipe", "inherit"] });
       const exited = new Promise((resolve) => child.once("exit", resolve));
       await new Promise<void>((resolve, reject) => {

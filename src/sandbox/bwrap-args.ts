@@ -16,6 +16,8 @@ export interface BwrapLayout {
   proxySocket?: string;
   /** Commands start inside the run's relay network namespace (nsenter): no new one. */
   joinsRelayNamespace?: boolean;
+  /** Read-only besides the system, in the hidden /tmp and /run: a sandboxed server's own files (server-folders.ts). */
+  readable?: readonly string[];
   /** The descriptor bubblewrap reads a seccomp filter from (see seccomp.ts). */
   seccompFd?: number;
 }
@@ -49,6 +51,10 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     { target: "/tmp", args: ["--tmpfs", "/tmp"], rank: 0 },
     { target: "/run", args: ["--tmpfs", "/run"], rank: 0 },
     bind(layout.temporaryDirectory, true, 1),
+    // Before a writable directory at the same depth; none inside one (it would turn read-only).
+    ...(layout.readable ?? [])
+      .filter((file) => !policy.writable.some((dir) => file === dir || isBelow(file, dir)))
+      .map((file) => bind(file, false, 0.5)),
     ...policy.allowUnixSockets.map((socket) => bind(socket, false, 1)),
     ...policy.writable.map((dir) => bind(dir, true, 1)),
     // A writable .git mounted on itself cannot be renamed away and replaced by one whose hooks

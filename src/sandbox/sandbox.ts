@@ -10,6 +10,7 @@ import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { RelayNamespace } from "./relay-namespace.js";
 import { sandboxFilter } from "./seccomp.js";
+import { serverFolders } from "./server-folders.js";
 import { findViolations } from "./violations.js";
 
 export interface StartSandboxOptions {
@@ -112,9 +113,30 @@ export class OsSandbox implements CommandSandbox {
   }
 
   wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
+    return this.#wrapWith(this.#currentArgs(), file, args, cwd);
+  }
+
+  /**
+   * `wrap` for a stdio MCP server: its program's and script's folders stay visible (read-only)
+   * when they lie under /tmp or /run, which the sandbox hides (see server-folders.ts).
+   * `searchPath`: the PATH the server starts with.
+   */
+  wrapServer(
+    file: string,
+    args: readonly string[],
+    cwd: string,
+    searchPath: string | undefined = process.env.PATH,
+  ): { file: string; args: string[] } {
+    const readable = serverFolders(file, args, cwd, searchPath);
+    const current = this.#currentArgs();
+    const bwrap = readable.length === 0 ? current : bwrapArgs({ ...this.#layout, readable });
+    return this.#wrapWith(bwrap, file, args, cwd);
+  }
+
+  #wrapWith(current: string[], file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
     const relayed = this.#proxy && !this.#relay;
     const command = relayed ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
-    const bwrap = [...this.#currentArgs(), "--chdir", cwd, "--", ...command, ...args];
+    const bwrap = [...current, "--chdir", cwd, "--", ...command, ...args];
     const [file0, ...args0] = this.#relay
       ? [...this.#relay.prefix, this.#programs.bwrap, ...bwrap]
       : [this.#programs.bwrap, ...bwrap];
