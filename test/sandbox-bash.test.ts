@@ -496,6 +496,29 @@ describe("sandboxed Bash: network", () => {
     expect(await (await fetch(`http://127.0.0.1:${a}/`)).text()).toBe("hello from the allowed host");
   });
 
+  it("with allowLocalBinding and allowed domains, a server one command leaves running serves the run's later commands", async () => {
+    const { cwd } = folders();
+    // Answers once, then closes; writes its port where the next command looks for it.
+    const serve =
+      `node -e "const s=require('http').createServer((q,r)=>{r.end('hello from the background');s.close()})` +
+      `.listen(0,'127.0.0.1',()=>require('fs').writeFileSync('port',String(s.address().port)))"`;
+    const messages = await sandboxed(
+      {
+        mode: "sequential",
+        turns: [
+          mockTurn.toolUse("Bash", { command: serve, run_in_background: true }),
+          mockTurn.toolUse("Bash", {
+            command: `for i in $(seq 400); do [ -s port ] && break; sleep 0.05; done; curl -sS --noproxy '*' http://127.0.0.1:$(cat port)/`,
+          }),
+          mockTurn.text("done"),
+        ],
+      },
+      cwd,
+      { sandbox: { network: { allowedDomains: [`127.0.0.1:${port(allowed)}`], allowLocalBinding: true } } },
+    );
+    expect(texts(messages)[1]).toContain("hello from the background");
+  });
+
   it("a server listening in the sandbox cannot be reached from the host", async () => {
     const { cwd } = folders();
     const free = await new Promise<number>((resolve) => {
