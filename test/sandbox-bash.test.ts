@@ -187,7 +187,7 @@ describe("sandboxed Bash: files", () => {
           "cd vendor/lib && echo b > b.txt && git add b.txt && git -c user.name=t -c user.email=t@t commit -qm second && echo COMMITTED; " +
           "echo 'touch /tmp/pwned' > .git/hooks/post-checkout; printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config; " +
           "echo x > .git/config.worktree; mv .git .git-old; cd ../..; " +
-          "echo 'gitdir: /elsewhere' > packages/sub/.git; ls secrets/repo; echo end",
+          "mv vendor/lib vendor/lib-old; mv vendor vendor-old; echo 'gitdir: /elsewhere' > packages/sub/.git; ls secrets/repo; echo end",
       }),
       cwd,
       { disallowedTools: ["Read(./secrets/**)"] },
@@ -200,6 +200,8 @@ describe("sandboxed Bash: files", () => {
     expect(readFileSync(join(lib, ".git", "config"), "utf8")).toBe(config);
     expect(existsSync(join(lib, ".git", "config.worktree"))).toBe(false);
     expect(existsSync(join(lib, ".git-old"))).toBe(false);
+    expect(existsSync(join(cwd, "vendor", "lib-old"))).toBe(false);
+    expect(existsSync(join(cwd, "vendor-old"))).toBe(false);
     expect(readFileSync(join(cwd, "packages", "sub", ".git"), "utf8")).toBe("gitdir: ../../.git/modules/sub\n");
   });
 

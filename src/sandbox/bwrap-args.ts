@@ -59,7 +59,12 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     ...policy.writable.map((dir) => bind(dir, true, 1)),
     // A writable .git mounted on itself cannot be renamed away and replaced by one whose hooks
     // the host's git would run (its read-only hooks and config below are mount points too).
-    ...[...policy.writable, ...policy.nestedRepositories].flatMap(gitFolderOf).map((folder) => bind(folder, true, 1)),
+    // A nested repository's folder and those between it and the workspace too: moved aside, a
+    // planted repository could take its place where the outer one's index expects a submodule.
+    ...[
+      ...policy.writable.flatMap(gitFolderOf),
+      ...policy.nestedRepositories.flatMap((dir) => nestedHolds(dir, policy)),
+    ].map((folder) => bind(folder, !isBelowAny(folder, policy.denyWrite), 1)),
     ...policy.writable.flatMap((dir) => protectedPathsIn(dir)).map((file) => bind(file, false, 2)),
     ...policy.nestedRepositories.flatMap((dir) => protectedPathsIn(dir, true)).map((file) => bind(file, false, 2)),
     ...policy.writable.flatMap((dir) => missingProtectedFolders(dir)).map(emptyFolder),
@@ -151,6 +156,11 @@ function concealed(target: string, layout: BwrapLayout): boolean {
   );
 }
 
+/** Whether `target` is one of `dirs` or lies below one (a mount on itself must keep a read-only one read-only). */
+function isBelowAny(target: string, dirs: readonly string[]): boolean {
+  return dirs.some((dir) => target === dir || isBelow(target, dir));
+}
+
 function isBelow(target: string, dir: string): boolean {
   return target.startsWith(dir === path.sep ? dir : `${dir}${path.sep}`);
 }
@@ -174,6 +184,14 @@ function isDirectory(target: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A nested repository, its `.git` folder, and the folders between it and its workspace directory. */
+function nestedHolds(repository: string, policy: SandboxPolicy): string[] {
+  const root = policy.writable.filter((dir) => isBelow(repository, dir)).sort((a, b) => b.length - a.length)[0];
+  const between: string[] = [];
+  for (let dir = path.dirname(repository); root && isBelow(dir, root); dir = path.dirname(dir)) between.push(dir);
+  return [...between, repository, ...gitFolderOf(repository)];
 }
 
 function gitFolderOf(dir: string): string[] {
