@@ -8,9 +8,9 @@ import {
   writeFileSync,
   existsSync,
 } from "node:fs";
-import { execSync } from "node:child_process";
+import { execSync, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -165,6 +165,46 @@ describe("sandboxed Bash: files", () => {
     expect(text).toContain(`creating ${join(cwd, ".git", "config.worktree")} denied by the sandbox`);
   });
 
+  it("protects the .git of repositories nested in the workspace the same way, and a .git file", async () => {
+    const { cwd } = folders();
+    const lib = join(cwd, "vendor", "lib");
+    mkdirSync(lib, { recursive: true });
+    const git = (args: string) =>
+      execSync(`git -c user.name=t -c user.email=t@t ${args}`, { cwd: lib, stdio: "pipe", encoding: "utf8" });
+    git("init -q");
+    writeFileSync(join(lib, "a.txt"), "a");
+    git("add a.txt");
+    git("commit -qm first");
+    const config = readFileSync(join(lib, ".git", "config"), "utf8");
+    // A submodule's checkout: its .git is a file naming the folder git takes hooks and config from.
+    mkdirSync(join(cwd, "packages", "sub"), { recursive: true });
+    writeFileSync(join(cwd, "packages", "sub", ".git"), "gitdir: ../../.git/modules/sub\n");
+    // A repository inside a denied folder: hidden with it, and commands still run.
+    mkdirSync(join(cwd, "secrets", "repo", ".git"), { recursive: true });
+    const messages = await sandboxed(
+      bash({
+        command:
+          "cd vendor/lib && echo b > b.txt && git add b.txt && git -c user.name=t -c user.email=t@t commit -qm second && echo COMMITTED; " +
+          "echo 'touch /tmp/pwned' > .git/hooks/post-checkout; printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config; " +
+          "echo x > .git/config.worktree; mv .git .git-old; cd ../..; " +
+          "mv vendor/lib vendor/lib-old; mv vendor vendor-old; echo 'gitdir: /elsewhere' > packages/sub/.git; ls secrets/repo; echo end",
+      }),
+      cwd,
+      { disallowedTools: ["Read(./secrets/**)"] },
+    );
+    const [text] = texts(messages);
+    expect(text).toContain("COMMITTED");
+    expect(text).toContain("end");
+    expect(git("log --format=%s")).toBe("second\nfirst\n");
+    expect(existsSync(join(lib, ".git", "hooks", "post-checkout"))).toBe(false);
+    expect(readFileSync(join(lib, ".git", "config"), "utf8")).toBe(config);
+    expect(existsSync(join(lib, ".git", "config.worktree"))).toBe(false);
+    expect(existsSync(join(lib, ".git-old"))).toBe(false);
+    expect(existsSync(join(cwd, "vendor", "lib-old"))).toBe(false);
+    expect(existsSync(join(cwd, "vendor-old"))).toBe(false);
+    expect(readFileSync(join(cwd, "packages", "sub", ".git"), "utf8")).toBe("gitdir: ../../.git/modules/sub\n");
+  });
+
   it("cannot create the files and folders that configure the next run", async () => {
     const { cwd } = folders();
     const messages = await sandboxed(
@@ -216,6 +256,88 @@ describe("sandboxed Bash: denied paths that appear during the run", () => {
       expect(text).toContain("end");
       for (const secret of ["SECRET-DIR", "SECRET-FILE", "SECRET-RULE"]) expect(text).not.toContain(secret);
       expect(text).toContain(`read of ${outside}/later/id denied by the sandbox`);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe("sandboxed Bash: .env files outside the workspace", () => {
+  /** A home folder, and a workspace two folders below a parent that holds `.env` files. */
+  function envFolders() {
+    const { outside } = folders();
+    const home = join(outside, "home");
+    const parent = join(outside, "code");
+    const cwd = join(parent, "project");
+    mkdirSync(home);
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(join(home, ".env"), "SECRET-HOME");
+    writeFileSync(join(parent, ".env"), "SECRET-PARENT");
+    writeFileSync(join(parent, ".env.production"), "SECRET-PRODUCTION");
+    writeFileSync(join(outside, ".envrc"), "SECRET-ABOVE");
+    writeFileSync(join(cwd, ".env"), "WORKSPACE-ENV");
+    return { outside, home, parent, cwd };
+  }
+
+  it("cannot read them in the home folder and the folders above the workspace; the workspace's own .env stays readable", async () => {
+    const { outside, home, parent, cwd } = envFolders();
+    const command =
+      `cat .env; echo; cat ${home}/.env; cat ../.env; cat ${parent}/.env.production; cat ${outside}/.envrc; ` +
+      `ls -a ${parent}; echo end`;
+    const savedHome = process.env.HOME;
+    process.env.HOME = home;
+    let messages: Message[];
+    try {
+      messages = await sandboxed(bash({ command }), cwd);
+    } finally {
+      process.env.HOME = savedHome;
+    }
+    const [text] = texts(messages);
+    expect(text).toContain("WORKSPACE-ENV");
+    expect(text).toContain("end");
+    for (const secret of ["SECRET-HOME", "SECRET-PARENT", "SECRET-PRODUCTION", "SECRET-ABOVE"])
+      expect(text).not.toContain(secret);
+    // Hidden, not removed: the names still list, and the host still reads them.
+    expect(text).toContain(".env.production");
+    expect(text).toContain(`read of ${home}/.env denied by the sandbox`);
+    expect(readFileSync(join(parent, ".env"), "utf8")).toBe("SECRET-PARENT");
+    // The home folder denied as a whole: its .env needs no mount of its own (one would fail the command).
+    const [whole] = texts(
+      await sandboxed(bash({ command: `cat ${home}/.env; echo end` }), cwd, {
+        sandbox: { filesystem: { denyRead: [home] } },
+      }),
+    );
+    expect(whole).toContain("end");
+    expect(whole).not.toContain("SECRET-HOME");
+  });
+
+  it("hides one created on the host during the run from the next command on, and one removed stops mattering", async () => {
+    const { home, parent, cwd } = envFolders();
+    const policy = resolvePolicy({
+      settings: { enabled: true },
+      workspace: [cwd],
+      rules: { allow: [], deny: [] },
+      cwd,
+      home,
+    });
+    const sandbox = await OsSandbox.start({ policy });
+    try {
+      writeFileSync(join(parent, ".env.local"), "SECRET-LATER");
+      writeFileSync(join(home, ".env.test"), "SECRET-LATER-HOME");
+      rmSync(join(parent, ".env"));
+      const messages = await withMock(
+        bash({ command: `cat ../.env.local; cat ${home}/.env.test; cat ../.env; echo end` }),
+        (server) =>
+          runQuery(server, anthropic, "go", {
+            cwd,
+            permissionMode: "bypassPermissions",
+            tools: defaultTools({ cwd, bash: { sandbox } }),
+          }),
+      );
+      const [text] = texts(messages);
+      expect(text).toContain("end");
+      expect(text).not.toContain("SECRET-LATER");
+      expect(text).toMatch(/\.\.\/\.env: No such file/);
     } finally {
       await sandbox.close();
     }
@@ -353,6 +475,89 @@ describe("sandboxed Bash: network", () => {
     const [text] = texts(messages);
     expect(text).not.toContain("hello");
     expect(text).toMatch(/Exit code [1-9]/);
+  });
+
+  /** A node program that listens on `port`, connects to itself and prints what it got. */
+  const listener = (listenPort: number) =>
+    `node -e "const net=require('net');const s=net.createServer(c=>c.end('hello from inside'))` +
+    `.listen(${listenPort},'127.0.0.1',()=>net.connect(${listenPort},'127.0.0.1').on('data',d=>{console.log(String(d));s.close()}))` +
+    `.on('error',e=>console.log('listen failed',e.code))"`;
+
+  it("cannot listen without network.allowLocalBinding; with it a server listens in the sandbox's own namespace", async () => {
+    const { cwd } = folders();
+    const a = port(allowed);
+    const command = `${listener(a)}; echo end`;
+    for (const network of [{}, { allowedDomains: [`127.0.0.1:${a}`] }]) {
+      const [denied] = texts(await sandboxed(bash({ command }), cwd, { sandbox: { network } }));
+      expect(denied).toContain("listen failed EPERM");
+      const bound = { network: { ...network, allowLocalBinding: true } };
+      const [listened] = texts(await sandboxed(bash({ command }), cwd, { sandbox: bound }));
+      // The same port as the host's server: the sandbox's loopback is its own.
+      expect(listened).toContain("hello from inside");
+    }
+    expect(await (await fetch(`http://127.0.0.1:${a}/`)).text()).toBe("hello from the allowed host");
+  });
+
+  it("with allowLocalBinding and allowed domains, a server one command leaves running serves the run's later commands", async () => {
+    const { cwd } = folders();
+    // Answers once, then closes; writes its port where the next command looks for it.
+    const serve =
+      `node -e "const s=require('http').createServer((q,r)=>{r.end('hello from the background');s.close()})` +
+      `.listen(0,'127.0.0.1',()=>require('fs').writeFileSync('port',String(s.address().port)))"`;
+    const messages = await sandboxed(
+      {
+        mode: "sequential",
+        turns: [
+          mockTurn.toolUse("Bash", { command: serve, run_in_background: true }),
+          mockTurn.toolUse("Bash", {
+            command: `for i in $(seq 400); do [ -s port ] && break; sleep 0.05; done; curl -sS --noproxy '*' http://127.0.0.1:$(cat port)/`,
+          }),
+          mockTurn.text("done"),
+        ],
+      },
+      cwd,
+      { sandbox: { network: { allowedDomains: [`127.0.0.1:${port(allowed)}`], allowLocalBinding: true } } },
+    );
+    expect(texts(messages)[1]).toContain("hello from the background");
+  });
+
+  it("a server listening in the sandbox cannot be reached from the host", async () => {
+    const { cwd } = folders();
+    const free = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port: chosen } = probe.address() as AddressInfo;
+        probe.close(() => resolve(chosen));
+      });
+    });
+    const policy = resolvePolicy({
+      settings: { enabled: true, network: { allowedDomains: [`127.0.0.1:${port(allowed)}`], allowLocalBinding: true } },
+      workspace: [cwd],
+      rules: { allow: [], deny: [] },
+      cwd,
+      home: homedir(),
+    });
+    const sandbox = await OsSandbox.start({ policy });
+    try {
+      // Listens until its stdin ends; says so once it does.
+      const program = `require('net').createServer(c=>c.end('inside')).listen(${free},'127.0.0.1',()=>console.log('listening'));process.stdin.resume();process.stdin.on('end',()=>process.exit(0))`;
+      const { file, args } = sandbox.wrapServer(process.execPath, ["-e", program], cwd);
+      const child = spawn(file, args, { cwd, stdio: ["pipe", "pipe", "inherit"] });
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve());
+        child.once("exit", () => reject(new Error("the sandboxed server exited before it listened")));
+      });
+      const reached = await new Promise<string>((resolve) => {
+        const socket = connect(free, "127.0.0.1");
+        socket.once("data", (data) => resolve(`reached: ${String(data)}`));
+        socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+      });
+      expect(reached).toBe("ECONNREFUSED");
+      child.stdin.end();
+      await exited;
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

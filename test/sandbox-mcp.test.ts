@@ -1,6 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { McpStdioServerConfig, SDKMessage } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
@@ -10,10 +19,7 @@ import { FORMATS, runQuery, toolResults, withMock } from "./helpers.js";
 
 const [anthropic] = FORMATS;
 const FILESYSTEM = resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-// The sandbox hides /tmp but for the workspace and its own temp, and CI may clone this repository
-// (and install the Node it tests with) under /tmp: the server's files (this repository's
-// node_modules) and the Node that runs it are made visible, read-only.
-const SANDBOX = { enabled: true, filesystem: { denyWrite: [resolve("."), dirname(dirname(process.execPath))] } };
+const SANDBOX = { enabled: true };
 const made: string[] = [];
 afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
@@ -54,6 +60,35 @@ describe("stdio MCP servers with sandbox: true", () => {
     expect(outsideResult?.is_error).toBe(true);
     expect(JSON.stringify(outsideResult?.content)).toMatch(/EROFS|read-only file system/i);
     expect(existsSync(join(outside, "out.txt"))).toBe(false);
+  });
+
+  it("starts when its program and package live under /tmp, which the sandbox hides", async () => {
+    const { cwd } = folders();
+    const server = mkdtempSync(join(tmpdir(), "gyre-sandbox-mcp-package-"));
+    made.push(server);
+    mkdirSync(join(server, "dist"));
+    copyFileSync(resolve("test/fixtures/mcp-plain-server.mjs"), join(server, "dist", "server.mjs"));
+    writeFileSync(join(server, "package.json"), JSON.stringify({ name: "plain-under-tmp" }));
+    // The program under /tmp too, as when a Node is unpacked there: a link, so its own folder is /tmp's.
+    const program = join(server, "bin", "node");
+    mkdirSync(join(server, "bin"));
+    symlinkSync(process.execPath, program);
+    const messages = await withMock(
+      { mode: "sequential", turns: [mockTurn.toolUse("mcp__plain__package_name", {}), mockTurn.text("done")] },
+      (mock) =>
+        runQuery(mock, anthropic, "go", {
+          cwd,
+          tools: [],
+          mcpServers: { plain: { command: program, args: ["dist/server.mjs"], cwd: server, sandbox: true } },
+          permissionMode: "bypassPermissions",
+          sandbox: SANDBOX,
+        }),
+    );
+    const init = initOf(messages);
+    expect(init?.type === "system" && init.subtype === "init" && init.mcp_servers).toEqual([
+      { name: "plain", status: "connected" },
+    ]);
+    expect(JSON.stringify(toolResults(messages)[0]?.content)).toContain("plain-under-tmp");
   });
 
   it("is not started at all when the run has no sandbox", async () => {

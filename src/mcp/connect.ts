@@ -43,7 +43,13 @@ export interface ConnectOptions {
 
 /** What starting a stdio server inside the OS sandbox needs (src/sandbox implements it). */
 export interface McpCommandSandbox {
-  wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] };
+  /** The program and arguments that start the server inside the sandbox; `searchPath`: the PATH it starts with. */
+  wrapServer(
+    file: string,
+    args: readonly string[],
+    cwd: string,
+    searchPath: string | undefined,
+  ): { file: string; args: string[] };
 }
 
 /**
@@ -152,7 +158,8 @@ function createTransport(
     }
     default: {
       const directory = resolve(cwd, config.cwd ?? ".");
-      const started = sandbox?.wrap(config.command, config.args ?? [], directory);
+      const searchPath = config.env?.PATH ?? process.env.PATH;
+      const started = sandbox?.wrapServer(config.command, config.args ?? [], directory, searchPath);
       const { command, args, env } = watched({
         command: started?.file ?? config.command,
         args: started?.args ?? config.args ?? [],

@@ -16,6 +16,8 @@ export interface BwrapLayout {
   proxySocket?: string;
   /** Commands start inside the run's relay network namespace (nsenter): no new one. */
   joinsRelayNamespace?: boolean;
+  /** Read-only besides the system, in the hidden /tmp and /run: a sandboxed server's own files (server-folders.ts). */
+  readable?: readonly string[];
   /** The descriptor bubblewrap reads a seccomp filter from (see seccomp.ts). */
   seccompFd?: number;
 }
@@ -49,18 +51,30 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     { target: "/tmp", args: ["--tmpfs", "/tmp"], rank: 0 },
     { target: "/run", args: ["--tmpfs", "/run"], rank: 0 },
     bind(layout.temporaryDirectory, true, 1),
+    // Before a writable directory at the same depth; none inside one (it would turn read-only).
+    ...(layout.readable ?? [])
+      .filter((file) => !policy.writable.some((dir) => file === dir || isBelow(file, dir)))
+      .map((file) => bind(file, false, 0.5)),
     ...policy.allowUnixSockets.map((socket) => bind(socket, false, 1)),
     ...policy.writable.map((dir) => bind(dir, true, 1)),
     // A writable .git mounted on itself cannot be renamed away and replaced by one whose hooks
     // the host's git would run (its read-only hooks and config below are mount points too).
-    ...policy.writable.flatMap((dir) => gitFolderOf(dir)).map((folder) => bind(folder, true, 1)),
+    // A nested repository's folder and those between it and the workspace too: moved aside, a
+    // planted repository could take its place where the outer one's index expects a submodule.
+    ...[
+      ...policy.writable.flatMap(gitFolderOf),
+      ...policy.nestedRepositories.flatMap((dir) => nestedHolds(dir, policy)),
+    ].map((folder) => bind(folder, !isBelowAny(folder, policy.denyWrite), 1)),
     ...policy.writable.flatMap((dir) => protectedPathsIn(dir)).map((file) => bind(file, false, 2)),
+    ...policy.nestedRepositories.flatMap((dir) => protectedPathsIn(dir, true)).map((file) => bind(file, false, 2)),
     ...policy.writable.flatMap((dir) => missingProtectedFolders(dir)).map(emptyFolder),
+    ...policy.nestedRepositories.flatMap((dir) => missingProtectedFolders(dir, true)).map(emptyFolder),
     ...policy.denyWrite.map((file) => bind(file, false, 2)),
     ...policy.denyRead.map((file) => hide(file, layout.deniedFile, holdsMounts(file, layout))),
   ];
   if (layout.proxySocket) mounts.push(bind(layout.proxySocket, false, 1));
-  mounts.sort((a, b) => depth(a.target) - depth(b.target) || a.rank - b.rank);
+  const visible = mounts.filter((mount) => !concealed(mount.target, layout));
+  visible.sort((a, b) => depth(a.target) - depth(b.target) || a.rank - b.rank);
   return [
     "--ro-bind",
     "/",
@@ -70,7 +84,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     "--proc",
     "/proc",
     ...procCovers(),
-    ...mounts.flatMap((mount) => mount.args),
+    ...visible.flatMap((mount) => mount.args),
     // Read-only once the mounts inside it exist: a write to /tmp fails loudly instead of
     // vanishing into a tmpfs the host never sees ($TMPDIR is the writable temp).
     "--remount-ro",
@@ -118,14 +132,37 @@ function hide(target: string, deniedFile: string, holdsMounts: boolean): Mount {
   return { target, args, rank: 3 };
 }
 
+/** What a hidden folder keeps reachable: the writable directories, the temp, the proxy socket. */
+function shown(layout: BwrapLayout): string[] {
+  return [...layout.policy.writable, layout.temporaryDirectory, ...(layout.proxySocket ? [layout.proxySocket] : [])];
+}
+
 /** Whether a writable directory, the temp or the proxy socket lies below `dir`. */
 function holdsMounts(dir: string, layout: BwrapLayout): boolean {
-  const below = [
-    ...layout.policy.writable,
-    layout.temporaryDirectory,
-    ...(layout.proxySocket ? [layout.proxySocket] : []),
-  ];
-  return below.some((target) => target.startsWith(`${dir}${path.sep}`));
+  return shown(layout).some((target) => isBelow(target, dir));
+}
+
+/**
+ * Whether `target` lies in a hidden folder with no shown directory between them (`~/.ssh` or
+ * `~/.env` under `denyRead: ["~"]`): already unreadable, and a mount there would fail the command
+ * (the hidden folder is read-only; bubblewrap could not make the mount point).
+ */
+function concealed(target: string, layout: BwrapLayout): boolean {
+  const { denyRead } = layout.policy;
+  return denyRead.some(
+    (hidden) =>
+      isBelow(target, hidden) &&
+      !shown(layout).some((dir) => (target === dir || isBelow(target, dir)) && isBelow(dir, hidden)),
+  );
+}
+
+/** Whether `target` is one of `dirs` or lies below one (a mount on itself must keep a read-only one read-only). */
+function isBelowAny(target: string, dirs: readonly string[]): boolean {
+  return dirs.some((dir) => target === dir || isBelow(target, dir));
+}
+
+function isBelow(target: string, dir: string): boolean {
+  return target.startsWith(dir === path.sep ? dir : `${dir}${path.sep}`);
 }
 
 function proxyEnvironment(socket: string | undefined): string[] {
@@ -147,6 +184,14 @@ function isDirectory(target: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A nested repository, its `.git` folder, and the folders between it and its workspace directory. */
+function nestedHolds(repository: string, policy: SandboxPolicy): string[] {
+  const root = policy.writable.filter((dir) => isBelow(repository, dir)).sort((a, b) => b.length - a.length)[0];
+  const between: string[] = [];
+  for (let dir = path.dirname(repository); root && isBelow(dir, root); dir = path.dirname(dir)) between.push(dir);
+  return [...between, repository, ...gitFolderOf(repository)];
 }
 
 function gitFolderOf(dir: string): string[] {

@@ -32,17 +32,8 @@ export const DEFAULT_DENY_READ = [
  * and config. The rest stays writable so that commits work: objects, refs, index, logs, and
  * `info/` (attributes only name filter drivers, which only config defines; exclude runs nothing).
  */
-export const PROTECTED_IN_WORKSPACE = [
-  ".git/hooks",
-  ".git/config",
-  ".git/config.worktree",
-  ".git/modules",
-  ".git/worktrees",
-  ".gyre",
-  ".claude",
-  ".mcp.json",
-  ".claude.json",
-];
+const GIT_PROTECTED = [".git/hooks", ".git/config", ".git/config.worktree", ".git/modules", ".git/worktrees"];
+export const PROTECTED_IN_WORKSPACE = [...GIT_PROTECTED, ".gyre", ".claude", ".mcp.json", ".claude.json"];
 
 /** Where a relative rule path is anchored. */
 export interface PathAnchors {
@@ -76,9 +67,16 @@ export function rulePath(rule: string, family: "read" | "edit"): string | undefi
   return names.includes(match[1] ?? "") ? match[2] : undefined;
 }
 
-/** The protected paths that exist in `dir`: mounted read-only over themselves. */
-export function protectedPathsIn(dir: string): string[] {
-  return PROTECTED_IN_WORKSPACE.map((name) => path.join(dir, name)).filter((file) => existsSync(file));
+/**
+ * The protected paths that exist in `dir` (only git's in a repository nested in the workspace):
+ * mounted read-only over themselves. A `.git` that is a file (a linked worktree, a submodule's
+ * checkout) names the folder git takes hooks and config from: read-only too.
+ */
+export function protectedPathsIn(dir: string, gitOnly = false): string[] {
+  const gitFile = path.join(dir, ".git");
+  const pointer = statSync(gitFile, { throwIfNoEntry: false })?.isFile() === true ? [gitFile] : [];
+  const names = gitOnly ? GIT_PROTECTED : PROTECTED_IN_WORKSPACE;
+  return [...pointer, ...names.map((name) => path.join(dir, name)).filter((file) => existsSync(file))];
 }
 
 /**
@@ -86,23 +84,28 @@ export function protectedPathsIn(dir: string): string[] {
  * command cannot create them (the folder stays on disk, empty). Missing protected files
  * cannot be held that way (an empty `.mcp.json` would be invalid): see `createdProtectedFiles`.
  */
-export function missingProtectedFolders(dir: string): string[] {
+export function missingProtectedFolders(dir: string, gitOnly = false): string[] {
   // In a git worktree `.git` is a file (its hooks live in the main checkout's folder).
   const gitFolder = statSync(path.join(dir, ".git"), { throwIfNoEntry: false })?.isDirectory() === true;
-  const folders = [".gyre", ".claude", ...(gitFolder ? [".git/hooks", ".git/modules", ".git/worktrees"] : [])];
+  const folders = [
+    ...(gitOnly ? [] : [".gyre", ".claude"]),
+    ...(gitFolder ? [".git/hooks", ".git/modules", ".git/worktrees"] : []),
+  ];
   return folders.map((name) => path.join(dir, name)).filter((folder) => !existsSync(folder));
 }
 
 /**
- * Protected files of `dirs` that do not exist now; `.git/commondir` among them, which would
- * send the host's git to another folder's config and hooks.
+ * Protected files that do not exist now: those of the workspace directories `dirs`, and git's
+ * of the nested `repositories`; `.git/commondir` among them, which would send the host's git to
+ * another folder's config and hooks.
  */
-export function missingProtectedFiles(dirs: readonly string[]): string[] {
-  return dirs
-    .flatMap((dir) =>
-      [".mcp.json", ".claude.json", ".git/commondir", ".git/config.worktree"].map((name) => path.join(dir, name)),
-    )
-    .filter((file) => !existsSync(file) && isDirectory(path.dirname(file)));
+export function missingProtectedFiles(dirs: readonly string[], repositories: readonly string[] = []): string[] {
+  const git = [".git/commondir", ".git/config.worktree"];
+  const files = [
+    ...dirs.flatMap((dir) => [".mcp.json", ".claude.json", ...git].map((name) => path.join(dir, name))),
+    ...repositories.flatMap((dir) => git.map((name) => path.join(dir, name))),
+  ];
+  return files.filter((file) => !existsSync(file) && isDirectory(path.dirname(file)));
 }
 
 function isDirectory(dir: string): boolean {

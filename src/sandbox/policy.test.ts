@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bwrapArgs } from "./bwrap-args.js";
+import { envFileFolders } from "./env-files.js";
 import { missingProtectedFolders, mountPath } from "./paths.js";
 import { isExcluded, resolvePolicy } from "./policy.js";
 import { mergeSandboxSettings } from "./settings.js";
@@ -120,5 +121,17 @@ describe("mergeSandboxSettings", () => {
       excludedCommands: ["docker", "git"],
       network: { allowedDomains: ["a.com", "b.com"], allowLocalBinding: true },
     });
+  });
+});
+
+describe("envFileFolders", () => {
+  it("is the home folder and every folder above the workspace, but not the workspace, /tmp or /run", () => {
+    expect(envFileFolders(["/home/u/code/p", "/home/u/code/p/sub"], "/home/u")).toEqual([
+      "/home/u",
+      "/home/u/code",
+      "/home",
+      "/",
+    ]);
+    expect(envFileFolders(["/tmp/ws/p"], "/home/u")).toEqual(["/home/u", "/"]);
   });
 });

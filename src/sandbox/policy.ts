@@ -1,5 +1,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { envFileFolders } from "./env-files.js";
+import { nestedRepositories } from "./nested-repositories.js";
 import { DEFAULT_DENY_READ, mountPath, type PathAnchors, rulePath } from "./paths.js";
 import type { SandboxSettings } from "./settings.js";
 
@@ -22,6 +24,10 @@ export interface SandboxPolicy {
   denyReadMissing: string[];
   /** Read-only even inside a writable directory. */
   denyWrite: string[];
+  /** Git repositories inside the workspace, found when the run started: their `.git` is protected too. */
+  nestedRepositories: string[];
+  /** Folders whose `.env*` files are unreadable: home and those above the workspace (see env-files.ts). */
+  envFileFolders: string[];
   /** `host`, `*.host`, optionally with `:port`; empty: no network at all. */
   allowedDomains: string[];
   allowUnixSockets: string[];
@@ -66,13 +72,10 @@ export function resolvePolicy(input: PolicyInput): SandboxPolicy {
       return content === undefined ? [] : absent(mountPath(content, { ...anchors, root: root ?? input.cwd }));
     }),
   ]);
+  const workspace = input.workspace.map(real);
   return {
     denyReadMissing,
-    writable: unique([
-      ...input.workspace.map(real),
-      ...fromList(filesystem.allowWrite),
-      ...fromRules(input.rules.allow, "edit"),
-    ]),
+    writable: unique([...workspace, ...fromList(filesystem.allowWrite), ...fromRules(input.rules.allow, "edit")]),
     denyRead: unique([
       ...fromList(DEFAULT_DENY_READ),
       ...fromList(input.stateDirectories),
@@ -80,6 +83,8 @@ export function resolvePolicy(input: PolicyInput): SandboxPolicy {
       ...fromRules(input.rules.deny, "read"),
     ]),
     denyWrite: unique([...fromList(filesystem.denyWrite), ...fromRules(input.rules.deny, "edit")]),
+    nestedRepositories: unique(workspace.flatMap(nestedRepositories)),
+    envFileFolders: envFileFolders(workspace, real(input.home)),
     allowedDomains: network.allowedDomains ?? [],
     allowUnixSockets: unique(fromList(network.allowUnixSockets)),
     allowLocalBinding: network.allowLocalBinding ?? false,

@@ -18,7 +18,11 @@ interface Programs {
  * One network namespace per run where socat relays 127.0.0.1:3128 to the proxy's socket:
  * commands join it through nsenter instead of each starting its own relay (the relay's start
  * was most of a networked command's added time). It holds nothing else: a command in it
- * still reaches only the proxy. Gyre keeps descriptors of the namespaces open and commands
+ * still reaches only the proxy. Its loopback is shared by the run's commands: without
+ * `allowLocalBinding` none of them can listen (seccomp), so the relay is all there is; with it,
+ * a server one command leaves running is reachable by the run's later commands, all of them
+ * one agent's under one policy, so nothing is gained by it (never by the host or another run).
+ * A command cannot signal the relay (another PID namespace) nor take its port while it lives. Gyre keeps descriptors of the namespaces open and commands
  * join those, never a `/proc/<pid>` path that a reused process id could point elsewhere; if
  * the relay dies, the namespace stays, empty, and connections fail.
  */

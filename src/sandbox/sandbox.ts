@@ -4,11 +4,13 @@ import path from "node:path";
 import type { CommandSandbox, SandboxViolation } from "../tools/builtin/index.js";
 import { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
 import { type BwrapLayout, bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
+import { EnvFileWatch } from "./env-files.js";
 import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { RelayNamespace } from "./relay-namespace.js";
-import { unixSocketFilter } from "./seccomp.js";
+import { sandboxFilter } from "./seccomp.js";
+import { serverFolders } from "./server-folders.js";
 import { findViolations } from "./violations.js";
 
 export interface StartSandboxOptions {
@@ -32,6 +34,10 @@ export class OsSandbox implements CommandSandbox {
   readonly #relay: RelayNamespace | undefined;
   /** The seccomp filter's file, opened as descriptor SECCOMP_FD for bubblewrap. */
   readonly #seccomp: string | undefined;
+  /** Denied paths (those that appeared during the run included) and those still missing. */
+  #denyRead: string[];
+  #denyReadMissing: string[];
+  readonly #envFiles: EnvFileWatch;
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -45,8 +51,12 @@ export class OsSandbox implements CommandSandbox {
     this.#relay = network?.relay;
     this.temporaryDirectory = path.join(folder, "tmp");
     this.#seccomp = seccompFilterFile(policy, folder, network !== undefined && this.#relay === undefined);
+    this.#denyRead = policy.denyRead;
+    this.#denyReadMissing = policy.denyReadMissing;
+    const writable = (file: string) => policy.writable.some((dir) => file.startsWith(`${dir}${path.sep}`));
+    this.#envFiles = new EnvFileWatch(policy.envFileFolders, writable);
     this.#layout = {
-      policy,
+      policy: { ...policy, denyRead: [...new Set([...policy.denyRead, ...this.#envFiles.files])] },
       temporaryDirectory: this.temporaryDirectory,
       deniedFile: path.join(folder, "denied"),
       proxySocket: network?.proxy.socketPath,
@@ -58,15 +68,18 @@ export class OsSandbox implements CommandSandbox {
 
   /**
    * The arguments, computed once per run, again when a denied path missing so far appeared
-   * on the host (a stat per such path per command: it cannot be mounted over before it exists).
+   * on the host (a stat per such path per command: it cannot be mounted over before it exists)
+   * or the `.env*` files around the workspace changed (a stat per watched folder).
    */
   #currentArgs(): string[] {
-    const { policy } = this.#layout;
-    const appeared = policy.denyReadMissing.filter((file) => existsSync(file));
-    if (appeared.length === 0) return this.#args;
-    const denyRead = [...policy.denyRead, ...appeared.map(realOrSame)];
-    const denyReadMissing = policy.denyReadMissing.filter((file) => !appeared.includes(file));
-    this.#layout = { ...this.#layout, policy: { ...policy, denyRead, denyReadMissing } };
+    const appeared = this.#denyReadMissing.filter((file) => existsSync(file));
+    const envChanged = this.#envFiles.refresh();
+    if (appeared.length === 0 && !envChanged) return this.#args;
+    this.#denyRead = [...this.#denyRead, ...appeared.map(realOrSame)];
+    this.#denyReadMissing = this.#denyReadMissing.filter((file) => !appeared.includes(file));
+    const denyRead = [...new Set([...this.#denyRead, ...this.#envFiles.files])];
+    const policy = { ...this.#layout.policy, denyRead, denyReadMissing: this.#denyReadMissing };
+    this.#layout = { ...this.#layout, policy };
     this.#args = bwrapArgs(this.#layout);
     return this.#args;
   }
@@ -100,9 +113,30 @@ export class OsSandbox implements CommandSandbox {
   }
 
   wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
+    return this.#wrapWith(this.#currentArgs(), file, args, cwd);
+  }
+
+  /**
+   * `wrap` for a stdio MCP server: its program's and script's folders stay visible (read-only)
+   * when they lie under /tmp or /run, which the sandbox hides (see server-folders.ts).
+   * `searchPath`: the PATH the server starts with.
+   */
+  wrapServer(
+    file: string,
+    args: readonly string[],
+    cwd: string,
+    searchPath: string | undefined = process.env.PATH,
+  ): { file: string; args: string[] } {
+    const readable = serverFolders(file, args, cwd, searchPath);
+    const current = this.#currentArgs();
+    const bwrap = readable.length === 0 ? current : bwrapArgs({ ...this.#layout, readable });
+    return this.#wrapWith(bwrap, file, args, cwd);
+  }
+
+  #wrapWith(current: string[], file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
     const relayed = this.#proxy && !this.#relay;
     const command = relayed ? ["/bin/sh", "-c", relayScript(this.#programs.socat ?? "socat"), file] : [file];
-    const bwrap = [...this.#currentArgs(), "--chdir", cwd, "--", ...command, ...args];
+    const bwrap = [...current, "--chdir", cwd, "--", ...command, ...args];
     const [file0, ...args0] = this.#relay
       ? [...this.#relay.prefix, this.#programs.bwrap, ...bwrap]
       : [this.#programs.bwrap, ...bwrap];
@@ -115,7 +149,7 @@ export class OsSandbox implements CommandSandbox {
   watch(cwd: string): { finish(output: string): SandboxViolation[] } {
     const blocked = this.#proxy?.blocked;
     const from = blocked?.length ?? 0;
-    const missing = missingProtectedFiles(this.policy.writable);
+    const missing = missingProtectedFiles(this.policy.writable, this.policy.nestedRepositories);
     return {
       finish: (output) => [
         ...removeCreated(missing),
@@ -154,13 +188,17 @@ function removeCreated(missing: readonly string[]): SandboxViolation[] {
 const SECCOMP_FD = 3;
 
 /**
- * The unix-socket filter's file, unless the policy allows unix sockets (the filter cannot tell
- * one path from another) or each command runs its own socat relay (which needs one) — then
- * host sockets outside /run and /tmp stay reachable, as the README says.
+ * The seccomp filter's file (see seccomp.ts: unix sockets unless `network.allowUnixSockets`,
+ * listening unless `network.allowLocalBinding`), unless each command runs its own socat relay,
+ * which needs both; then host sockets outside /run and /tmp stay reachable and commands may
+ * listen (in their own network namespace), as the README says.
  */
 function seccompFilterFile(policy: SandboxPolicy, folder: string, relaysPerCommand: boolean): string | undefined {
-  if (policy.allowUnixSockets.length > 0 || relaysPerCommand) return undefined;
-  const filter = unixSocketFilter();
+  if (relaysPerCommand) return undefined;
+  const filter = sandboxFilter({
+    unixSockets: policy.allowUnixSockets.length === 0,
+    listen: !policy.allowLocalBinding,
+  });
   if (!filter) return undefined;
   const file = path.join(folder, "seccomp.bpf");
   writeFileSync(file, filter, { mode: 0o400 });

@@ -23,13 +23,13 @@ export const SandboxSettings = z.looseObject({
       allowedDomains: z.array(z.string()).optional(),
       /** Unix sockets (paths) commands may connect to; others under /run are hidden. */
       allowUnixSockets: paths.optional(),
-      /** Let commands bind local ports (inside the sandbox's own network namespace). */
+      /** Let commands listen on local ports, in the sandbox's own network namespace (never reachable from the host); without it `listen` fails. */
       allowLocalBinding: z.boolean().optional(),
     })
     .optional(),
   filesystem: z
     .looseObject({
-      /** Paths commands cannot read (on top of the defaults: ~/.ssh, ~/.aws, ~/.gnupg, …). */
+      /** Paths commands cannot read (on top of the defaults: ~/.ssh, ~/.aws, ~/.gnupg, …, `.env*` above the workspace). */
       denyRead: paths.optional(),
       /** Paths commands may write besides the workspace and the sandbox's temp. */
       allowWrite: paths.optional(),
