@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import type { QueryOptions } from "../loop/index.js";
 import { query } from "../loop/index.js";
@@ -20,7 +20,7 @@ export const EXIT_REQUIRES_ACTION = 3;
  * {@link EXIT_REQUIRES_ACTION} when the run waits on approvals (`--defer-permissions`).
  */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args,
     allowPositionals: true,
     options: {
