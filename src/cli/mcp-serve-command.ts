@@ -3,7 +3,7 @@ import { GyreError } from "../errors/index.js";
 import type { ServeConfig } from "../mcp-server/index.js";
 import { asksForHelp } from "./interactive.js";
 import { parseCommandArgs } from "./parse-command-args.js";
-import { list, mcpServersOf, number, permissionMode } from "./run-command.js";
+import { list, mcpServersOf, number, permissionMode } from "./run-options.js";
 
 const USAGE = `Usage: gyre mcp serve [--http PORT] [--tools] [options of gyre run: --model, --max-turns,
   --max-budget-usd, --max-budget-tokens, --cwd, --permission-mode, --allowed-tools, --disallowed-tools,

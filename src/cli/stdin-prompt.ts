@@ -67,8 +67,12 @@ function stdinStartsWithin(ms: number): Promise<boolean> {
       clearTimeout(timer);
       stdin.off("readable", onReadable);
       stdin.off("end", onEnd);
-      // Whatever was read stays buffered in the stream for whoever reads next.
-      if (!started) stdin.pause();
+      // Whatever was read stays buffered in the stream for whoever reads next, and a pipe held
+      // open by a silent writer no longer keeps the process alive once the run is done.
+      if (!started) {
+        stdin.pause();
+        (stdin as { unref?: () => void }).unref?.();
+      }
       resolve(started);
     };
     const onReadable = () => done(true);

@@ -300,7 +300,10 @@ describe("loadSettings with requireTrust (what the CLI does)", () => {
 
 describe("loadSettings with flagSettings (--settings)", () => {
   it("puts an object over every file, and trusts it in a folder that is not trusted", async () => {
-    write(cwd, ".gyre", "settings.local.json", { model: "anthropic/claude-haiku-4-5", permissions: { deny: ["Read"] } });
+    write(cwd, ".gyre", "settings.local.json", {
+      model: "anthropic/claude-haiku-4-5",
+      permissions: { deny: ["Read"] },
+    });
     const settings = await loadSettings({
       cwd,
       home,

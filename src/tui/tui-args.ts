@@ -1,6 +1,6 @@
 import { parseCommandArgs } from "../cli/parse-command-args.js";
 import type { QueryOptions } from "../loop/index.js";
-import { list, mcpServersOf, permissionMode } from "../cli/run-command.js";
+import { list, mcpServersOf, permissionMode } from "../cli/run-options.js";
 
 /** What `gyre [prompt] [options]` starts with: the loop's options and the first prompt, if any. */
 export interface TuiStart {
