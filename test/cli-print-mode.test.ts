@@ -334,6 +334,37 @@ describe("with a mock model", () => {
     });
   });
 
+  it("shows progress on stderr when it is a terminal (script(1) gives the run a pty)", async () => {
+    const cwd = mkdtempSync(join(workdir, "tty-"));
+    script([mockTurn.toolUse("Bash", { command: "sleep 1.5" }), mockTurn.text("Slept.")]);
+    const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+    const command = [
+      process.execPath,
+      CLI,
+      "run",
+      "sleep",
+      "--permission-mode",
+      "bypassPermissions",
+      "--cwd",
+      cwd,
+      ...ISOLATED,
+    ]
+      .map(quote)
+      .join(" ");
+    const child = spawn("script", ["-qec", command, "/dev/null"], {
+      env: cliEnv(env()),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let terminal = "";
+    child.stdout.on("data", (chunk) => (terminal += chunk));
+    const code = await new Promise((done) => child.on("close", done));
+    expect(code).toBe(0);
+    const frames = terminal.split("\r\x1b[2K");
+    expect(frames.some((frame) => /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Bash sleep 1\.5 \ds · turn 1 · \$\d+\.\d{4}$/.test(frame))).toBe(true);
+    // The line is cleared before the answer, which stands alone.
+    expect(frames.at(-1)).toBe("Slept.\r\n");
+  });
+
   describe("--input-format stream-json", () => {
     it("runs each user message of stdin in order, in one session, skipping lines that are not one", async () => {
       script([mockTurn.text("First answer."), mockTurn.text("Second answer.")]);

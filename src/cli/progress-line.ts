@@ -96,7 +96,7 @@ export class ProgressDisplay {
 
   draw(): void {
     this.#frame += 1;
-    this.terminal.write(`\r\x1b[2K${this.line.text(this.#frame, (this.terminal.columns ?? 80) - 1)}`);
+    this.terminal.write(`\r\x1b[2K${this.line.text(this.#frame, (this.terminal.columns || 80) - 1)}`);
     this.#shown = true;
   }
 
