@@ -49,6 +49,7 @@ export {
   SDKModelFallbackMessage,
   SDKSandboxViolationMessage,
   SDKPartialAssistantMessage,
+  SDKPermissionDeniedMessage,
   SDKResultMessage,
   SDKSystemInitMessage,
   SDKSystemMessage,

@@ -7,6 +7,8 @@ import { createInterface } from "node:readline";
 export function askPerson(question: string, options: string[] | undefined): Promise<string | undefined> {
   const choices = options && options.length > 0 ? `\n${options.map((o, i) => `  ${i + 1}. ${o}`).join("\n")}` : "";
   process.stderr.write(`\n${question}${choices}\n> `);
+  // Waiting for the answer keeps the process alive even if stdin was let go of before (stdin-prompt.ts).
+  (process.stdin as { ref?: () => void }).ref?.();
   const lines = createInterface({ input: process.stdin, terminal: false });
   return new Promise((resolve) => {
     let answered = false;

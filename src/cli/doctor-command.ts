@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-command-args.js";
 import { type Check, diagnoseSandbox } from "../sandbox/index.js";
 import { defaultSqlitePath } from "../sessions/index.js";
 import { findRipgrep } from "../tools/builtin/index.js";
@@ -12,7 +12,7 @@ const MINIMUM_NODE = [20, 19] as const;
  * Exit code 1 when something required is missing (optional things only warn).
  */
 export async function doctorCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { json: { type: "boolean", default: false } } });
+  const { values } = parseCommandArgs({ args, options: { json: { type: "boolean", default: false } } });
   const checks = [nodeCheck(), ripgrepCheck(), storeCheck(), ...(await diagnoseSandbox(process.env.PATH))];
   const healthy = checks.every((check) => check.status === "ok" || !check.required);
   if (values.json) {

@@ -7,6 +7,7 @@ const COMMANDS = new Set([
   "mcp",
   "mock-llm",
   "serve",
+  "doctor",
   "help",
   "--help",
   "-h",
@@ -14,8 +15,34 @@ const COMMANDS = new Set([
   "-v",
 ]);
 
-/** Whether `gyre ARGS` is the interactive agent rather than a command: no command named. */
+/** The options before `--` (what follows it belongs to a command gyre starts, or is a prompt). */
+function optionsPart(args: readonly string[]): readonly string[] {
+  const end = args.indexOf("--");
+  return end === -1 ? args : args.slice(0, end);
+}
+
+/** Whether the arguments ask for help: `--help` or `-h` before any `--`. */
+export function asksForHelp(args: readonly string[]): boolean {
+  const options = optionsPart(args);
+  return options.includes("--help") || options.includes("-h");
+}
+
+/** Whether `gyre ARGS` asks for print mode with claude's flag: `-p` or `--print` before any `--`. */
+export function namesPrintMode(args: readonly string[]): boolean {
+  if (args[0] !== undefined && COMMANDS.has(args[0])) return false;
+  const options = optionsPart(args);
+  return options.includes("-p") || options.includes("--print");
+}
+
+/** The arguments of `gyre -p …` for `gyre run`: without the `-p`/`--print` flag. */
+export function withoutPrintFlag(args: readonly string[]): string[] {
+  const end = args.indexOf("--");
+  return args.filter((arg, index) => (end !== -1 && index >= end) || (arg !== "-p" && arg !== "--print"));
+}
+
+/** Whether `gyre ARGS` is the interactive agent rather than a command: no command named, no help asked. */
 export function namesNoCommand(args: readonly string[]): boolean {
+  if (asksForHelp(args) || namesPrintMode(args)) return false;
   return args[0] === undefined || !COMMANDS.has(args[0]);
 }
 

@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-command-args.js";
 import { errorMessage, GyreError } from "../errors/index.js";
 import {
   authorizeMcpServer,
@@ -111,7 +111,7 @@ async function configuredServer(name: string, mcpConfig: string | undefined): Pr
 
 function parseAuthArgs(args: string[]) {
   try {
-    return parseArgs({
+    return parseCommandArgs({
       args,
       allowPositionals: true,
       options: {

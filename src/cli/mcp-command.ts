@@ -1,4 +1,3 @@
-import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
 import {
   addMcpServer,
@@ -14,6 +13,8 @@ import {
   SERVER_NAME,
 } from "../mcp/index.js";
 import { findTrustedFolder } from "../settings/index.js";
+import { asksForHelp } from "./interactive.js";
+import { parseCommandArgs } from "./parse-command-args.js";
 
 const USAGE = `usage:
   gyre mcp list                      the servers this project's runs get: name, scope, what it runs
@@ -39,6 +40,11 @@ class UsageError extends Error {}
  */
 export async function mcpCommand(args: string[]): Promise<number> {
   const [subcommand, ...rest] = args;
+  // `gyre mcp add --help` and the like (auth and serve print their own).
+  if (subcommand !== "auth" && subcommand !== "serve" && asksForHelp(rest)) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   try {
     switch (subcommand) {
       case "list":
@@ -73,7 +79,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
 }
 
 async function listCommand(args: string[]): Promise<number> {
-  parseArgs({ args, options: {} });
+  parseCommandArgs({ args, options: {} });
   const servers = [...byPrecedence(await readMcpConfigFiles({ cwd: process.cwd() })).values()];
   if (servers.length === 0) {
     write("No MCP servers configured. Add one with: gyre mcp add NAME -- COMMAND [ARGS...]\n");
@@ -89,7 +95,7 @@ async function listCommand(args: string[]): Promise<number> {
 }
 
 async function getCommand(args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const { positionals } = parseCommandArgs({ args, allowPositionals: true, options: {} });
   const name = oneName(positionals, "get");
   const found = (await readMcpConfigFiles({ cwd: process.cwd() })).filter((server) => server.name === name);
   const server = found.at(-1);
@@ -116,7 +122,7 @@ async function addCommand(args: string[]): Promise<number> {
   // Everything after `--` is the server's command line, flags included.
   const dashes = args.indexOf("--");
   const own = dashes === -1 ? args : args.slice(0, dashes);
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: own,
     allowPositionals: true,
     options: {
@@ -159,7 +165,7 @@ async function addCommand(args: string[]): Promise<number> {
 }
 
 async function addJsonCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args,
     allowPositionals: true,
     options: { scope: { type: "string", short: "s" } },
@@ -187,7 +193,7 @@ async function addJsonCommand(args: string[]): Promise<number> {
 }
 
 async function removeCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args,
     allowPositionals: true,
     options: { scope: { type: "string", short: "s" } },

@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { GyreError } from "../errors/index.js";
 import type { ServeConfig } from "../mcp-server/index.js";
-import { list, mcpServersOf, number, permissionMode } from "./run-command.js";
+import { asksForHelp } from "./interactive.js";
+import { parseCommandArgs } from "./parse-command-args.js";
+import { list, mcpServersOf, number, permissionMode } from "./run-options.js";
 
 const USAGE = `Usage: gyre mcp serve [--http PORT] [--tools] [options of gyre run: --model, --max-turns,
   --max-budget-usd, --max-budget-tokens, --cwd, --permission-mode, --allowed-tools, --disallowed-tools,
@@ -17,9 +18,13 @@ const USAGE = `Usage: gyre mcp serve [--http PORT] [--tools] [options of gyre ru
  * Exit code 2 for a flag it does not know.
  */
 export async function mcpServeCommand(args: string[]): Promise<number> {
+  if (asksForHelp(args)) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseCommandArgs({
       args,
       options: {
         http: { type: "string" },

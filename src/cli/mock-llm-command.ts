@@ -1,10 +1,10 @@
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { loadMockScript, startMockLLM } from "../testing/index.js";
 
 /** `gyre mock-llm --script FILE --port N`: serve a script until interrupted. */
 export async function mockLlmCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs({
     args,
     options: {
       script: { type: "string" },

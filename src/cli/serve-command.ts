@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { apiKeysOf, loadServerConfig, serve } from "../server/index.js";
 import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
@@ -9,7 +9,7 @@ import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js"
  * Gyre's own database). Prints the URL it listens on.
  */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs({
     args,
     options: {
       host: { type: "string", default: "127.0.0.1" },

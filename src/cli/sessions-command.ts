@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-command-args.js";
 import { errorMessage, GyreError } from "../errors/index.js";
 import {
   deleteSession,
@@ -69,7 +69,7 @@ export async function sessionsCommand(args: string[]): Promise<number> {
 
 function parseSessionsArgs(args: string[]) {
   try {
-    return parseArgs({
+    return parseCommandArgs({
       args,
       allowPositionals: true,
       options: {

@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { listTrustedFolders, trustFolder, untrustFolder } from "../settings/index.js";
 
@@ -10,7 +10,7 @@ const USAGE = "usage: gyre trust [PATH] | gyre trust --list | gyre untrust [PATH
  * trusted folders, one a line: the date trusted, two spaces, the path.
  */
 export async function trustCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args,
     allowPositionals: true,
     options: { list: { type: "boolean", default: false } },
@@ -36,7 +36,7 @@ export async function trustCommand(args: string[]): Promise<number> {
  * covers PATH, since the folder is then trusted all the same.
  */
 export async function untrustCommand(args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const { positionals } = parseCommandArgs({ args, allowPositionals: true, options: {} });
   const target = onePath(positionals);
   const { removed, stillTrustedBy } = await untrustFolder(target);
   if (removed) write(`untrusted ${removed.path}\n`);

@@ -172,6 +172,7 @@ const shape = {
   permissionMode: PermissionMode.optional(),
   additionalDirectories: stringList.optional(),
   settingSources: z.array(z.enum(["user", "project", "local"])).optional(),
+  settings: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
   requireProjectTrust: z.boolean().optional(),
   sandbox: SandboxSettings.optional(),
   doomLoopThreshold: nonNegativeInt.optional(),

@@ -124,6 +124,12 @@ export interface QueryOptions {
    */
   settingSources?: Array<"user" | "project" | "local">;
   /**
+   * Settings over those of the files (Claude Code's `--settings`): the path of a JSON settings
+   * file (relative to `cwd`), or the settings object. They win over every file, are trusted
+   * (the caller chose them, unlike a project's files), and apply without `settingSources` too.
+   */
+  settings?: string | Record<string, unknown>;
+  /**
    * Apply `project`/`local` settings in full only if the person trusted `cwd` (`gyre trust`);
    * otherwise only their deny and ask rules. Default false: listing them in `settingSources`
    * trusts them. The CLI sets it.

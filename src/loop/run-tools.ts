@@ -144,7 +144,16 @@ async function runAll(
     }
     if (decision.behavior === "deny") {
       results[index] = errorResult(decision.message);
-      if (decision.denial) outcome.denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
+      if (decision.denial) {
+        outcome.denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
+        const denied = {
+          tool_use_id: call.id,
+          tool_name: call.name,
+          tool_input: call.input,
+          message: decision.message,
+        };
+        queue.push(context.stamp.stamp({ type: "system", subtype: "permission_denied", ...denied }));
+      }
       if (decision.stop) outcome.stop = decision.stop;
       continue;
     }

@@ -103,7 +103,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     options.fallbackModel === undefined
       ? undefined
       : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
-  const pendingSettings = quiet(readSettings(cwd, options.settingSources ?? [], options.requireProjectTrust === true));
+  const pendingSettings = quiet(readSettings(cwd, options));
   const pendingPrompt = quiet(
     new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
   );
@@ -408,14 +408,19 @@ function modelSpec(options: QueryOptions): NonNullable<QueryOptions["model"]> {
   return options.model ?? options.env?.GYRE_MODEL ?? process.env.GYRE_MODEL ?? DEFAULT_MODEL;
 }
 
-/** Settings files of the given scopes; none by default, so a library run is not shaped by files on the machine. */
-async function readSettings(
-  cwd: string,
-  scopes: ReadonlyArray<"user" | "project" | "local">,
-  requireTrust: boolean,
-): Promise<LoadedSettings> {
-  if (scopes.length === 0) return mergeSettings([], homedir());
-  return loadSettings({ cwd, sources: scopes, requireTrust });
+/**
+ * Settings files of `settingSources` (none by default, so a library run is not shaped by
+ * files on the machine), with the `settings` option over them.
+ */
+async function readSettings(cwd: string, options: QueryOptions): Promise<LoadedSettings> {
+  const scopes = options.settingSources ?? [];
+  if (scopes.length === 0 && options.settings === undefined) return mergeSettings([], homedir());
+  return loadSettings({
+    cwd,
+    sources: scopes,
+    requireTrust: options.requireProjectTrust === true,
+    ...(options.settings !== undefined && { flagSettings: options.settings }),
+  });
 }
 
 /** Marks a promise's rejection as handled; awaiting it later still throws. */

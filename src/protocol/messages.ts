@@ -206,6 +206,23 @@ export const SDKSandboxViolationMessage = z.object({
 });
 export type SDKSandboxViolationMessage = z.infer<typeof SDKSandboxViolationMessage>;
 
+/**
+ * Gyre addition: a tool call was denied (a deny rule, the permission mode, a hook, `canUseTool`
+ * or nobody there to ask), sent as it happens; the result's `permission_denials` lists them all
+ * at the end. The model gets `message` as the call's error result.
+ */
+export const SDKPermissionDeniedMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("permission_denied"),
+  ...Base,
+  tool_use_id: z.string(),
+  tool_name: z.string(),
+  tool_input: z.unknown(),
+  /** Why, as the model was told. */
+  message: z.string(),
+});
+export type SDKPermissionDeniedMessage = z.infer<typeof SDKPermissionDeniedMessage>;
+
 /** Usage as Anthropic reports it: Gyre's four counts, and the fields it does not track (see api-shapes.ts). */
 export const ApiUsage = Usage.extend(
   Object.fromEntries(Object.entries(ApiUsageExtras).map(([key, schema]) => [key, schema.optional()])) as {
@@ -424,6 +441,7 @@ export const SDKSystemMessage = z.discriminatedUnion("subtype", [
   SDKModelFallbackMessage,
   SDKHandoffMessage,
   SDKSandboxViolationMessage,
+  SDKPermissionDeniedMessage,
 ]);
 export type SDKSystemMessage = z.infer<typeof SDKSystemMessage>;
 

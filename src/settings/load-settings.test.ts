@@ -297,3 +297,33 @@ describe("loadSettings with requireTrust (what the CLI does)", () => {
     expect((error as Error).message).toContain(record);
   });
 });
+
+describe("loadSettings with flagSettings (--settings)", () => {
+  it("puts an object over every file, and trusts it in a folder that is not trusted", async () => {
+    write(cwd, ".gyre", "settings.local.json", {
+      model: "anthropic/claude-haiku-4-5",
+      permissions: { deny: ["Read"] },
+    });
+    const settings = await loadSettings({
+      cwd,
+      home,
+      requireTrust: true,
+      flagSettings: { model: "openai/gpt-5", permissions: { allow: ["Bash(ls)"] }, env: { A: "1" } },
+    });
+    expect(settings.model).toBe("openai/gpt-5");
+    expect(settings.permissions.allow.map((rule) => rule.rule)).toEqual(["Bash(ls)"]);
+    expect(settings.permissions.deny.map((rule) => rule.rule)).toEqual(["Read"]);
+    expect(settings.env).toEqual({ A: "1" });
+    expect(settings.files.at(-1)).toMatchObject({ scope: "flag", path: "settings option" });
+  });
+
+  it("reads a path relative to cwd, and fails naming a file that is missing or invalid", async () => {
+    writeFileSync(path.join(cwd, "extra.json"), JSON.stringify({ permissions: { ask: ["Write"] } }));
+    const settings = await loadSettings({ cwd, home, sources: [], flagSettings: "extra.json" });
+    expect(settings.permissions.ask).toEqual([{ rule: "Write", source: path.join(cwd, "extra.json"), root: cwd }]);
+    const missing = await loadSettings({ cwd, home, flagSettings: "nope.json" }).catch((error: unknown) => error);
+    expect(isGyreError(missing) && missing.code === "config_error" && missing.message).toContain("nope.json");
+    const invalid = await loadSettings({ cwd, home, flagSettings: { env: { A: 1 } } }).catch((e: unknown) => e);
+    expect(isGyreError(invalid) && invalid.message).toContain("settings option is invalid: env.A");
+  });
+});

@@ -1,7 +1,8 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import type { PermissionMode, PermissionSettings, SourcedRule } from "../permissions/index.js";
-import { readSettingsFile } from "./read-settings-file.js";
+import { GyreError } from "../errors/index.js";
+import { parseSettingsValue, readSettingsFile } from "./read-settings-file.js";
 import type { SettingsFile } from "./schema.js";
 import { type SettingsScope, type SettingsSource, settingsSources } from "./sources.js";
 import { findTrustedFolder, realOrResolved } from "./trust.js";
@@ -66,6 +67,8 @@ export interface LoadSettingsOptions {
    * files to read has chosen to trust them. User settings are always trusted.
    */
   requireTrust?: boolean;
+  /** Settings the caller passed (`--settings`), over every file: a JSON file's path, or the settings object. */
+  flagSettings?: string | Record<string, unknown>;
 }
 
 /**
@@ -87,11 +90,13 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     const settings = read[index];
     return settings ? [{ ...source, settings }] : [];
   });
-  const needTrust = options.requireTrust === true && files.some((file) => file.scope !== "user");
+  if (options.flagSettings !== undefined) files.push(await readFlagSettings(options.flagSettings, options.cwd));
+  const trusted = (file: LoadedSettingsFile) => file.scope === "user" || file.scope === "flag";
+  const needTrust = options.requireTrust === true && files.some((file) => !trusted(file));
   if (!needTrust || (await findTrustedFolder(options.cwd, { home }))) return mergeSettings(files, home);
   const ignoredFiles: IgnoredProjectSettings["files"] = [];
   const applied = files.map((file) => {
-    if (file.scope === "user") return file;
+    if (trusted(file)) return file;
     const { settings, ignored } = restrictUntrusted(file.settings);
     if (ignored.length > 0) ignoredFiles.push({ path: file.path, ignored });
     return { ...file, settings };
@@ -99,6 +104,21 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const merged = mergeSettings(applied, home);
   if (ignoredFiles.length === 0) return merged;
   return { ...merged, ignored: { folder: await realOrResolved(options.cwd), files: ignoredFiles } };
+}
+
+/**
+ * The `flag` settings: an object is validated as a settings file, a string is a file's path
+ * (relative to `cwd`) that must exist. Rules and directories in them are relative to `cwd`.
+ */
+async function readFlagSettings(value: string | Record<string, unknown>, cwd: string): Promise<LoadedSettingsFile> {
+  const root = path.resolve(cwd);
+  if (typeof value !== "string") {
+    return { scope: "flag", path: "settings option", root, settings: parseSettingsValue(value, "settings option") };
+  }
+  const file = path.resolve(cwd, value);
+  const settings = await readSettingsFile(file);
+  if (!settings) throw new GyreError("config_error", `Settings file ${file} does not exist`);
+  return { scope: "flag", path: file, root, settings };
 }
 
 /** Merge already-read files, lowest precedence first. */

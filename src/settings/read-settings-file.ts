@@ -29,6 +29,11 @@ export function parseSettingsText(text: string, file: string): SettingsFile {
       cause: error,
     });
   }
+  return parseSettingsValue(json, file);
+}
+
+/** Validate parsed settings JSON; `file` names where it came from in every error. */
+export function parseSettingsValue(json: unknown, file: string): SettingsFile {
   const parsed = SettingsFile.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues

@@ -1,7 +1,10 @@
 import path from "node:path";
 
-/** Precedence of a settings file: `local` > `project` > `user`. */
-export type SettingsScope = "user" | "project" | "local";
+/**
+ * Precedence of a settings file: `flag` > `local` > `project` > `user`. `flag` is the settings
+ * the caller passed (`settings` option, `--settings`): trusted, as user settings are.
+ */
+export type SettingsScope = "user" | "project" | "local" | "flag";
 
 /** A settings file location. `root` is what its `/path` rules and relative directories are relative to. */
 export interface SettingsSource {

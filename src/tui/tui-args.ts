@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "../cli/parse-command-args.js";
 import type { QueryOptions } from "../loop/index.js";
-import { list, mcpServersOf, permissionMode } from "../cli/run-command.js";
+import { list, mcpServersOf, permissionMode } from "../cli/run-options.js";
 
 /** What `gyre [prompt] [options]` starts with: the loop's options and the first prompt, if any. */
 export interface TuiStart {
@@ -11,7 +11,7 @@ export interface TuiStart {
 
 /** Reads the options of the interactive agent (the options of `gyre run` that set up the agent). */
 export async function parseTuiArgs(args: string[]): Promise<TuiStart> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args,
     allowPositionals: true,
     options: {
