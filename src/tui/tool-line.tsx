@@ -1,10 +1,8 @@
 import { Text } from "ink";
 import { useEffect, useState } from "react";
-import type { TranscriptItem } from "./transcript.js";
+import type { ToolItem } from "./transcript.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
 /** One tool call as one line: its state mark, name, what it is about, and how it went. */
 export function ToolLine({ item, waiting }: { item: ToolItem; waiting: boolean }) {
