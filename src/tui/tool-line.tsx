@@ -28,7 +28,8 @@ export function ToolLine({ item, waiting }: { item: ToolItem; waiting: boolean }
         : item.outcome;
   return (
     <Text wrap="truncate-end">
-      {mark} <Text bold>{item.name}</Text> {item.about}
+      {mark} <Text bold>{item.name}</Text>
+      {item.about ? ` ${item.about}` : ""}
       {tail ? (
         <Text dimColor={item.state !== "failed"} color={item.state === "failed" ? "red" : undefined}>
           {" "}
