@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import { renderToString } from "ink";
 import { createElement } from "react";
 import { describe, expect, it } from "vitest";
@@ -5,7 +6,9 @@ import { highlight } from "./highlight.js";
 import { inlineSpans, markdownBlocks } from "./markdown-blocks.js";
 import { Markdown } from "./markdown.js";
 
-const render = (text: string, columns = 60) => renderToString(createElement(Markdown, { text }), { columns });
+// Without styles, whatever colours the environment forces (FORCE_COLOR): the tests read the text.
+const render = (text: string, columns = 60) =>
+  stripVTControlCharacters(renderToString(createElement(Markdown, { text }), { columns }));
 
 describe("markdownBlocks", () => {
   it("splits headings, list items, quotes, rules and fenced code, and folds blank runs", () => {

@@ -1,4 +1,5 @@
 import { Box, Text } from "ink";
+import { useMemo } from "react";
 import { type Token, highlight } from "./highlight.js";
 import { type InlineSpan, type MarkdownBlock, inlineSpans, markdownBlocks } from "./markdown-blocks.js";
 
@@ -17,9 +18,10 @@ const TOKEN_COLORS: Record<Token["kind"], string | undefined> = {
  * streams in: an unclosed fence is shown as code up to the end.
  */
 export function Markdown({ text, dim = false }: { text: string; dim?: boolean }) {
+  const blocks = useMemo(() => markdownBlocks(text), [text]);
   return (
     <Box flexDirection="column" flexShrink={1}>
-      {markdownBlocks(text).map((block, index) => (
+      {blocks.map((block, index) => (
         <Block key={index} block={block} dim={dim} />
       ))}
     </Box>
@@ -63,10 +65,11 @@ function Block({ block, dim }: { block: MarkdownBlock; dim: boolean }) {
 
 /** A fenced code block in its own box, its language named and its syntax coloured. */
 export function CodeBlock({ language, code }: { language: string; code: string }) {
+  const lines = useMemo(() => highlight(code, language), [code, language]);
   return (
     <Box flexDirection="column" borderStyle="round" borderDimColor paddingX={1}>
       {language ? <Text dimColor>{language}</Text> : null}
-      {highlight(code, language).map((tokens, index) => (
+      {lines.map((tokens, index) => (
         <Text key={index}>
           {tokens.length === 0
             ? " "

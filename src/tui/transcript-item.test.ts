@@ -1,4 +1,5 @@
-import { renderToString } from "ink";
+import { stripVTControlCharacters } from "node:util";
+import { renderToString as inkRenderToString } from "ink";
 import { createElement } from "react";
 import { describe, expect, it } from "vitest";
 import type { SDKMessage } from "../protocol/index.js";
@@ -22,6 +23,9 @@ const toolResult = (id: string, content: string, parent: string | null = null) =
     message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content }] },
   }) as unknown as SDKMessage;
 
+// Without styles, whatever colours the environment forces (FORCE_COLOR): the tests read the text.
+const renderToString = (...args: Parameters<typeof inkRenderToString>) =>
+  stripVTControlCharacters(inkRenderToString(...args));
 const render = (item: TranscriptItem | undefined, expanded = false, columns = 80) => {
   if (!item) throw new Error("no item");
   return renderToString(createElement(TranscriptItemView, { item, waitingId: undefined, expanded }), { columns });

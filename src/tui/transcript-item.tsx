@@ -1,4 +1,5 @@
 import { Box, Text } from "ink";
+import { useMemo } from "react";
 import { Markdown } from "./markdown.js";
 import { toolDetail } from "./tool-detail.js";
 import { ToolBody } from "./tool-body.js";
@@ -65,10 +66,13 @@ function ToolView({ item, waitingId, expanded }: { item: ToolItem; waitingId: st
   const nested = item.subagent?.items ?? [];
   const shown = expanded ? nested : nested.slice(-COLLAPSED_SUBAGENT_ITEMS);
   const hidden = nested.length - shown.length;
+  // The item changes in place; its diff is worked out again only when what it shows changes.
+  const failed = item.state === "failed";
+  const detail = useMemo(() => toolDetail(item, expanded), [item.input, item.output, failed, expanded]);
   return (
     <Box flexDirection="column">
       <ToolLine item={item} waiting={item.id === waitingId} />
-      <ToolBody detail={toolDetail(item, expanded)} expanded={expanded} />
+      <ToolBody detail={detail} expanded={expanded} />
       {nested.length > 0 ? (
         <Box flexDirection="column" paddingLeft={4}>
           {hidden > 0 ? (
