@@ -98,6 +98,16 @@ describe("Transcript", () => {
     ]);
     expect(agent?.subagent?.tool("a2")?.subagent?.items).toMatchObject([{ kind: "assistant", text: "deep answer" }]);
     expect(transcript.settledCount()).toBe(0);
+    // Interrupted: the calls still running, the subagents' too, are cut short; one notice, the conversation's.
+    transcript.apply({
+      ...base,
+      type: "result",
+      terminal_reason: "interrupted",
+      is_error: true,
+    } as unknown as SDKMessage);
+    expect(agent).toMatchObject({ state: "failed", outcome: "interrupted" });
+    expect(agent?.subagent?.tool("a2")).toMatchObject({ state: "failed", outcome: "interrupted" });
+    expect(transcript.items.filter((item) => item.kind === "notice")).toHaveLength(1);
   });
 
   it("streams thinking into its own item and keeps the final text", () => {

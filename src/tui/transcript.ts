@@ -240,17 +240,26 @@ export class Transcript {
   }
 
   #result(message: Extract<SDKMessage, { type: "result" }>): boolean {
-    for (const item of this.items) {
-      if (item.kind === "tool" && (item.state === "pending" || item.state === "running")) {
-        item.state = "failed";
-        item.outcome = "interrupted";
-      }
-    }
+    this.#endUnfinished();
+    // A subagent's end shows on its call's line; the notices are the conversation's own.
+    if (this.#parent !== null) return true;
     if (message.terminal_reason === "interrupted") {
       this.notice("Interrupted. The session goes on with your next prompt.");
     } else if (message.is_error) {
       this.notice(`${message.subtype}: ${(message.errors ?? []).join("; ") || message.terminal_reason}`, "error");
     }
     return true;
+  }
+
+  /** The run ended: calls still unfinished (a subagent's too) were cut short. */
+  #endUnfinished(): void {
+    for (const item of this.items) {
+      if (item.kind !== "tool") continue;
+      if (item.state === "pending" || item.state === "running") {
+        item.state = "failed";
+        item.outcome = "interrupted";
+      }
+      if (item.subagent) item.subagent.#endUnfinished();
+    }
   }
 }
