@@ -56,6 +56,20 @@ describe("Transcript", () => {
     expect(transcript.tool("t1")).toMatchObject({ state: "done", outcome: "(3 lines)" });
   });
 
+  it("says whether a Write made its file or replaced one", () => {
+    const transcript = new Transcript("/p");
+    transcript.apply(
+      assistant([
+        { type: "tool_use", id: "w1", name: "Write", input: { file_path: "/p/new.txt", content: "a" } },
+        { type: "tool_use", id: "w2", name: "Write", input: { file_path: "/p/old.txt", content: "b" } },
+      ]),
+    );
+    transcript.apply(toolResult("w1", "File created successfully at: /p/new.txt"));
+    transcript.apply(toolResult("w2", "The file /p/old.txt has been updated successfully."));
+    expect(transcript.tool("w1")?.outcome).toBe("(new file)");
+    expect(transcript.tool("w2")?.outcome).toBe("(replaced the file)");
+  });
+
   it("marks a failed Bash call with its exit code, and unfinished calls failed when the turn is interrupted", () => {
     const transcript = new Transcript("/p");
     transcript.apply(
