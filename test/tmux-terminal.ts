@@ -63,9 +63,25 @@ export class TmuxTerminal {
     }
   }
 
-  /** The visible screen as text. */
-  screen(): string {
-    return execFileSync("tmux", ["-L", this.#socket, "capture-pane", "-p", "-t", this.#name], { encoding: "utf8" });
+  /** The visible screen as text; with `escapes`, with its colours and styles as escape sequences. */
+  screen(options: { escapes?: boolean } = {}): string {
+    const args = ["-L", this.#socket, "capture-pane", "-p", ...(options.escapes ? ["-e"] : []), "-t", this.#name];
+    return execFileSync("tmux", args, { encoding: "utf8" });
+  }
+
+  /** Resizes the terminal, as a person dragging its window would. */
+  resize(width: number, height: number): void {
+    execFileSync("tmux", [
+      "-L",
+      this.#socket,
+      "resize-window",
+      "-t",
+      this.#name,
+      "-x",
+      String(width),
+      "-y",
+      String(height),
+    ]);
   }
 
   /** Types text literally (no key names). */

@@ -1,12 +1,12 @@
-import { Box, Static, Text } from "ink";
+import { Box, Static } from "ink";
 import { useEffect, useState, useSyncExternalStore } from "react";
-import { Markdown } from "./markdown.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptBox } from "./prompt-box.js";
 import { StatusLine } from "./status-line.js";
-import { ToolLine } from "./tool-line.js";
-import type { TranscriptItem } from "./transcript.js";
+import { TodoPanel } from "./todo-list.js";
+import { TranscriptItemView } from "./transcript-item.js";
 import type { TuiController } from "./tui-controller.js";
+import { useViewKeys } from "./use-view-keys.js";
 
 /**
  * The interactive agent's screen: settled items written once (Ink's Static, so a long
@@ -20,17 +20,20 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
   // and the status line says the prompt is ready (typing earlier could reach a cooked terminal).
   const [ready, setReady] = useState(false);
   useEffect(() => setReady(true), []);
+  useViewKeys({ onToggleExpanded: () => controller.toggleExpanded(), onResize: () => controller.redraw() });
   const items = store.transcript.items;
   const settled = store.transcript.settledCount();
   const permission = store.permission;
+  const expanded = store.expanded;
   return (
     <Box flexDirection="column">
       <Static key={controller.generation} items={items.slice(0, settled)}>
-        {(item) => <Item key={item.id} item={item} waitingId={undefined} />}
+        {(item) => <TranscriptItemView key={item.id} item={item} waitingId={undefined} expanded={expanded} />}
       </Static>
       {items.slice(settled).map((item) => (
-        <Item key={item.id} item={item} waitingId={permission?.toolUseId} />
+        <TranscriptItemView key={item.id} item={item} waitingId={permission?.toolUseId} expanded={expanded} />
       ))}
+      <TodoPanel todos={store.transcript.todos} busy={store.status.busy} />
       {permission ? (
         <PermissionPrompt
           key={permission.toolUseId}
@@ -54,31 +57,4 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
       <StatusLine status={store.status} hint={ready ? controller.hint : "starting…"} />
     </Box>
   );
-}
-
-function Item({ item, waitingId }: { item: TranscriptItem; waitingId: string | undefined }) {
-  switch (item.kind) {
-    case "user":
-      return (
-        <Box marginTop={1}>
-          <Text color="cyan">❯ </Text>
-          <Text>{item.text}</Text>
-        </Box>
-      );
-    case "assistant":
-      return (
-        <Box marginTop={1}>
-          <Text color="green">● </Text>
-          <Markdown text={item.text} />
-        </Box>
-      );
-    case "tool":
-      return <ToolLine item={item} waiting={item.id === waitingId} />;
-    case "notice":
-      return (
-        <Box marginTop={1}>
-          <Text color={item.tone === "error" ? "red" : "gray"}>{item.text}</Text>
-        </Box>
-      );
-  }
 }

@@ -1,5 +1,6 @@
 import { render } from "ink";
 import { App } from "./app.js";
+import { noColorRequested, withoutColors } from "./no-color.js";
 import { PromptHistory } from "./prompt-history.js";
 import { TuiController } from "./tui-controller.js";
 import { parseTuiArgs } from "./tui-args.js";
@@ -20,7 +21,9 @@ export async function runTui(args: string[]): Promise<number> {
     exit: () => exit(),
     clearScreen: () => process.stdout.write("\x1b[2J\x1b[3J\x1b[H"),
   });
-  const instance = render(<App controller={controller} cwd={start.cwd} />, { exitOnCtrlC: false });
+  // NO_COLOR: Ink's colours are stripped from what it writes (bold, dim and inverse stay).
+  const stdout = noColorRequested() ? withoutColors(process.stdout) : process.stdout;
+  const instance = render(<App controller={controller} cwd={start.cwd} />, { exitOnCtrlC: false, stdout });
   exit = () => instance.unmount();
   if (start.prompt) controller.submit(start.prompt);
   await instance.waitUntilExit();

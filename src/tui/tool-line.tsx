@@ -1,10 +1,8 @@
 import { Text } from "ink";
 import { useEffect, useState } from "react";
-import type { TranscriptItem } from "./transcript.js";
+import type { ToolItem } from "./transcript.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
 /** One tool call as one line: its state mark, name, what it is about, and how it went. */
 export function ToolLine({ item, waiting }: { item: ToolItem; waiting: boolean }) {
@@ -30,7 +28,8 @@ export function ToolLine({ item, waiting }: { item: ToolItem; waiting: boolean }
         : item.outcome;
   return (
     <Text wrap="truncate-end">
-      {mark} <Text bold>{item.name}</Text> {item.about}
+      {mark} <Text bold>{item.name}</Text>
+      {item.about ? ` ${item.about}` : ""}
       {tail ? (
         <Text dimColor={item.state !== "failed"} color={item.state === "failed" ? "red" : undefined}>
           {" "}

@@ -50,6 +50,8 @@ export function describeOutcome(name: string, output: string, isError: boolean):
   const lines = output === "" ? 0 : output.replace(/\n$/, "").split("\n").length;
   if (name === "Read") return `(${lines} ${lines === 1 ? "line" : "lines"})`;
   if (name === "Glob") return `(${lines} ${lines === 1 ? "file" : "files"})`;
+  // Write's diff shows its content as added: say whether it made the file or replaced one.
+  if (name === "Write") return /created successfully/.test(output) ? "(new file)" : "(replaced the file)";
   if (name === "Grep") return `(${lines} ${lines === 1 ? "line" : "lines"})`;
   return "";
 }

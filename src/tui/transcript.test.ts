@@ -56,6 +56,20 @@ describe("Transcript", () => {
     expect(transcript.tool("t1")).toMatchObject({ state: "done", outcome: "(3 lines)" });
   });
 
+  it("says whether a Write made its file or replaced one", () => {
+    const transcript = new Transcript("/p");
+    transcript.apply(
+      assistant([
+        { type: "tool_use", id: "w1", name: "Write", input: { file_path: "/p/new.txt", content: "a" } },
+        { type: "tool_use", id: "w2", name: "Write", input: { file_path: "/p/old.txt", content: "b" } },
+      ]),
+    );
+    transcript.apply(toolResult("w1", "File created successfully at: /p/new.txt"));
+    transcript.apply(toolResult("w2", "The file /p/old.txt has been updated successfully."));
+    expect(transcript.tool("w1")?.outcome).toBe("(new file)");
+    expect(transcript.tool("w2")?.outcome).toBe("(replaced the file)");
+  });
+
   it("marks a failed Bash call with its exit code, and unfinished calls failed when the turn is interrupted", () => {
     const transcript = new Transcript("/p");
     transcript.apply(
@@ -76,13 +90,84 @@ describe("Transcript", () => {
     expect(transcript.items.at(-1)).toMatchObject({ kind: "notice", text: expect.stringContaining("Interrupted") });
   });
 
-  it("leaves subagents' messages out of the main transcript", () => {
+  it("nests a subagent's work under the call that started it, a nested subagent's deeper", () => {
     const transcript = new Transcript("/p");
-    const child = {
-      ...(assistant([{ type: "text", text: "inner" }]) as object),
-      parent_tool_use_id: "t9",
-    } as SDKMessage;
-    expect(transcript.apply(child)).toBe(false);
-    expect(transcript.items).toEqual([]);
+    const child = (message: SDKMessage, parent: string) => ({ ...message, parent_tool_use_id: parent }) as SDKMessage;
+    // Tagged with a call nobody knows: shown nowhere.
+    expect(transcript.apply(child(assistant([{ type: "text", text: "lost" }]), "t9"))).toBe(false);
+    transcript.apply(assistant([{ type: "tool_use", id: "a1", name: "Agent", input: { description: "look around" } }]));
+    transcript.apply(
+      child(assistant([{ type: "tool_use", id: "r1", name: "Read", input: { file_path: "/p/x" } }]), "a1"),
+    );
+    transcript.apply(child(toolResult("r1", "     1\tx\n"), "a1"));
+    transcript.apply(
+      child(assistant([{ type: "tool_use", id: "a2", name: "Agent", input: { description: "deeper" } }]), "a1"),
+    );
+    transcript.apply(child(assistant([{ type: "text", text: "deep answer" }]), "a2"));
+    expect(transcript.items).toHaveLength(1);
+    const agent = transcript.tool("a1");
+    expect(agent?.subagent?.items).toMatchObject([
+      { kind: "tool", name: "Read", state: "done", outcome: "(1 line)" },
+      { kind: "tool", name: "Agent", about: "deeper" },
+    ]);
+    expect(agent?.subagent?.tool("a2")?.subagent?.items).toMatchObject([{ kind: "assistant", text: "deep answer" }]);
+    expect(transcript.settledCount()).toBe(0);
+    // Interrupted: the calls still running, the subagents' too, are cut short; one notice, the conversation's.
+    transcript.apply({
+      ...base,
+      type: "result",
+      terminal_reason: "interrupted",
+      is_error: true,
+    } as unknown as SDKMessage);
+    expect(agent).toMatchObject({ state: "failed", outcome: "interrupted" });
+    expect(agent?.subagent?.tool("a2")).toMatchObject({ state: "failed", outcome: "interrupted" });
+    expect(transcript.items.filter((item) => item.kind === "notice")).toHaveLength(1);
+  });
+
+  it("streams thinking into its own item and keeps the final text", () => {
+    const transcript = new Transcript("/p");
+    transcript.apply(stream({ type: "message_start", message: {} }));
+    transcript.apply(
+      stream({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } }),
+    );
+    transcript.apply(
+      stream({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "Hmm, " } }),
+    );
+    expect(transcript.items).toMatchObject([{ kind: "thinking", text: "Hmm, " }]);
+    transcript.apply(
+      assistant([
+        { type: "thinking", thinking: "Hmm, the test." },
+        { type: "text", text: "Done." },
+      ]),
+    );
+    expect(transcript.items).toMatchObject([
+      { kind: "thinking", text: "Hmm, the test." },
+      { kind: "assistant", text: "Done." },
+    ]);
+  });
+
+  it("keeps the task list of the last TodoWrite that succeeded, and says how far it is", () => {
+    const transcript = new Transcript("/p");
+    const write = (id: string, statuses: string[]) =>
+      assistant([
+        {
+          type: "tool_use",
+          id,
+          name: "TodoWrite",
+          input: { todos: statuses.map((status, i) => ({ content: `Task ${i}`, status, activeForm: `Doing ${i}` })) },
+        },
+      ]);
+    transcript.apply(write("w1", ["in_progress", "pending"]));
+    expect(transcript.todos).toEqual([]);
+    transcript.apply(toolResult("w1", "Todos have been modified successfully."));
+    expect(transcript.todos.map((todo) => todo.status)).toEqual(["in_progress", "pending"]);
+    expect(transcript.tool("w1")?.outcome).toBe("(2 tasks, 0 done, 1 in progress)");
+    transcript.apply(write("w2", ["completed", "completed", "pending"]));
+    transcript.apply(toolResult("w2", "Error: invalid", true));
+    expect(transcript.todos).toHaveLength(2);
+    transcript.apply(write("w3", ["completed", "in_progress"]));
+    transcript.apply(toolResult("w3", "ok"));
+    expect(transcript.todos.map((todo) => todo.status)).toEqual(["completed", "in_progress"]);
+    expect(transcript.tool("w3")).toMatchObject({ output: "ok", input: { todos: expect.any(Array) } });
   });
 });

@@ -1,22 +1,33 @@
 import type { AnthropicStreamEvent, SDKMessage } from "../protocol/index.js";
+import { type Todo, todoSummary, todosOf } from "./todos.js";
 import { describeInput, describeOutcome } from "./tool-summary.js";
 
 /** A tool call's state, as its one line shows it. */
 export type ToolState = "pending" | "running" | "done" | "failed";
 
+/** A tool call as the screen shows it: one line, and what is under it (diff, output, subagent). */
+export interface ToolItem {
+  kind: "tool";
+  id: string;
+  name: string;
+  about: string;
+  state: ToolState;
+  startedAt: number;
+  outcome: string;
+  /** The call's input, once the model has sent all of it. */
+  input: Record<string, unknown>;
+  /** The whole result text the model got. */
+  output: string;
+  /** The subagent's own work, for a call that started one (messages tagged with this call's id). */
+  subagent?: Transcript;
+}
+
 /** One thing the transcript shows. */
 export type TranscriptItem =
   | { kind: "user"; id: string; text: string }
   | { kind: "assistant"; id: string; text: string }
-  | {
-      kind: "tool";
-      id: string;
-      name: string;
-      about: string;
-      state: ToolState;
-      startedAt: number;
-      outcome: string;
-    }
+  | { kind: "thinking"; id: string; text: string }
+  | ToolItem
   | { kind: "notice"; id: string; text: string; tone: "info" | "error" };
 
 /**
@@ -26,16 +37,21 @@ export type TranscriptItem =
  */
 export class Transcript {
   readonly items: TranscriptItem[] = [];
+  /** The task list as the last successful TodoWrite of this conversation left it. */
+  todos: Todo[] = [];
   readonly #cwd: string;
   readonly #now: () => number;
+  /** The call whose subagent this transcript shows; null for the main conversation. */
+  readonly #parent: string | null;
   /** Streamed blocks of the model call in progress, by content index. */
   #streaming = new Map<number, TranscriptItem>();
   #streamId = 0;
   #noticeId = 0;
 
-  constructor(cwd: string, now: () => number = Date.now) {
+  constructor(cwd: string, now: () => number = Date.now, parent: string | null = null) {
     this.#cwd = cwd;
     this.#now = now;
+    this.#parent = parent;
   }
 
   say(text: string): void {
@@ -48,13 +64,15 @@ export class Transcript {
 
   clear(): void {
     this.items.length = 0;
+    this.todos = [];
     this.#streaming.clear();
   }
 
   /** Folds one message in; returns whether anything visible changed. */
   apply(message: SDKMessage): boolean {
-    // Subagents' own messages stay out of the main transcript (their call's line stands for them).
-    if ("parent_tool_use_id" in message && message.parent_tool_use_id) return false;
+    // A subagent's messages go under the call that started it (nested subagents, deeper).
+    const parent = "parent_tool_use_id" in message ? (message.parent_tool_use_id ?? null) : null;
+    if (parent !== this.#parent) return parent !== null && this.#toSubagent(parent, message);
     switch (message.type) {
       case "stream_event":
         return this.#stream(message.event);
@@ -90,10 +108,20 @@ export class Transcript {
   }
 
   /** A call is waiting on the person's approval: it stays pending until answered. */
-  tool(id: string): Extract<TranscriptItem, { kind: "tool" }> | undefined {
-    return this.items.find(
-      (item): item is Extract<TranscriptItem, { kind: "tool" }> => item.id === id && item.kind === "tool",
-    );
+  tool(id: string): ToolItem | undefined {
+    return this.items.find((item): item is ToolItem => item.id === id && item.kind === "tool");
+  }
+
+  #toSubagent(parent: string, message: SDKMessage): boolean {
+    const call = this.tool(parent);
+    if (call) {
+      call.subagent ??= new Transcript(this.#cwd, this.#now, parent);
+      return call.subagent.apply(message);
+    }
+    for (const item of this.items) {
+      if (item.kind === "tool" && item.subagent && item.subagent.#toSubagent(parent, message)) return true;
+    }
+    return false;
   }
 
   #stream(event: AnthropicStreamEvent): boolean {
@@ -104,12 +132,11 @@ export class Transcript {
     }
     if (event.type === "content_block_start") {
       const block = event.content_block;
-      if (block.type === "text") {
-        const item: TranscriptItem = {
-          kind: "assistant",
-          id: `stream-${this.#streamId}-${event.index}`,
-          text: block.text,
-        };
+      if (block.type === "text" || block.type === "thinking") {
+        const item: TranscriptItem =
+          block.type === "text"
+            ? { kind: "assistant", id: `stream-${this.#streamId}-${event.index}`, text: block.text }
+            : { kind: "thinking", id: `stream-${this.#streamId}-${event.index}`, text: block.thinking };
         this.#streaming.set(event.index, item);
         this.items.push(item);
         return true;
@@ -127,6 +154,12 @@ export class Transcript {
       item.text += event.delta.text;
       return true;
     }
+    if (event.type === "content_block_delta" && event.delta.type === "thinking_delta") {
+      const item = this.#streaming.get(event.index);
+      if (item?.kind !== "thinking") return false;
+      item.text += event.delta.thinking;
+      return true;
+    }
     return false;
   }
 
@@ -134,11 +167,12 @@ export class Transcript {
     const streamed = [...this.#streaming.values()];
     this.#streaming.clear();
     message.message.content.forEach((block, index) => {
-      if (block.type === "text") {
-        const item = streamed.find((s) => s.kind === "assistant" && s.id.endsWith(`-${index}`));
-        if (item?.kind === "assistant") item.text = block.text;
-        else if (block.text.trim() !== "")
-          this.items.push({ kind: "assistant", id: message.uuid + index, text: block.text });
+      if (block.type === "text" || block.type === "thinking") {
+        const kind = block.type === "text" ? "assistant" : "thinking";
+        const text = block.type === "text" ? block.text : block.thinking;
+        const item = streamed.find((s) => s.kind === kind && s.id.endsWith(`-${index}`));
+        if (item?.kind === kind) item.text = text;
+        else if (text.trim() !== "") this.items.push({ kind, id: message.uuid + index, text });
       } else if (block.type === "tool_use") {
         const item = this.#toolItem(block.id, block.name, block.input as Record<string, unknown>);
         // The call is complete: the loop runs it now (or asks first, which keeps it pending).
@@ -149,21 +183,24 @@ export class Transcript {
     return true;
   }
 
-  #toolItem(id: string, name: string, input: Record<string, unknown>): Extract<TranscriptItem, { kind: "tool" }> {
+  #toolItem(id: string, name: string, input: Record<string, unknown>): ToolItem {
     const about = describeInput(name, input, this.#cwd);
     const existing = this.tool(id);
     if (existing) {
       if (about) existing.about = about;
+      if (Object.keys(input).length > 0) existing.input = input;
       return existing;
     }
-    const item = {
-      kind: "tool" as const,
+    const item: ToolItem = {
+      kind: "tool",
       id,
       name,
       about,
-      state: "pending" as ToolState,
+      state: "pending",
       startedAt: this.#now(),
       outcome: "",
+      input,
+      output: "",
     };
     this.items.push(item);
     return item;
@@ -184,6 +221,12 @@ export class Transcript {
       const failed = block.is_error === true;
       item.state = failed ? "failed" : "done";
       item.outcome = describeOutcome(item.name, output, failed);
+      item.output = output;
+      const todos = item.name === "TodoWrite" && !failed ? todosOf(item.input) : undefined;
+      if (todos) {
+        this.todos = todos;
+        item.outcome = todoSummary(todos);
+      }
       changed = true;
     }
     return changed;
@@ -197,17 +240,26 @@ export class Transcript {
   }
 
   #result(message: Extract<SDKMessage, { type: "result" }>): boolean {
-    for (const item of this.items) {
-      if (item.kind === "tool" && (item.state === "pending" || item.state === "running")) {
-        item.state = "failed";
-        item.outcome = "interrupted";
-      }
-    }
+    this.#endUnfinished();
+    // A subagent's end shows on its call's line; the notices are the conversation's own.
+    if (this.#parent !== null) return true;
     if (message.terminal_reason === "interrupted") {
       this.notice("Interrupted. The session goes on with your next prompt.");
     } else if (message.is_error) {
       this.notice(`${message.subtype}: ${(message.errors ?? []).join("; ") || message.terminal_reason}`, "error");
     }
     return true;
+  }
+
+  /** The run ended: calls still unfinished (a subagent's too) were cut short. */
+  #endUnfinished(): void {
+    for (const item of this.items) {
+      if (item.kind !== "tool") continue;
+      if (item.state === "pending" || item.state === "running") {
+        item.state = "failed";
+        item.outcome = "interrupted";
+      }
+      if (item.subagent) item.subagent.#endUnfinished();
+    }
   }
 }

@@ -111,6 +111,22 @@ export class TuiController {
     this.#setHint("Press Ctrl+C again to quit");
   }
 
+  /** Ctrl+O: shows tools' whole output (and thinking, and subagents' work), or folds it again. */
+  toggleExpanded(): void {
+    this.store.expanded = !this.store.expanded;
+    this.redraw();
+  }
+
+  /**
+   * Draws the whole conversation again (after Ctrl+O, or a resize): the written-once part
+   * starts over on a cleared screen, laid out for the terminal's current width.
+   */
+  redraw(): void {
+    this.generation++;
+    this.#options.clearScreen();
+    this.store.changed();
+  }
+
   async quit(): Promise<void> {
     if (this.#quitting) return;
     this.#quitting = true;

@@ -25,6 +25,8 @@ export class TuiStore {
   readonly transcript: Transcript;
   readonly status: StatusInfo;
   permission: PermissionRequest | undefined;
+  /** Ctrl+O: tools show their whole output, thinking its text, subagents all their work. */
+  expanded = false;
   #version = 0;
   #listeners = new Set<() => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
