@@ -3,6 +3,7 @@ import { useEffect, useState, useSyncExternalStore } from "react";
 import { Markdown } from "./markdown.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptBox } from "./prompt-box.js";
+import { SessionPicker } from "./session-picker.js";
 import { StatusLine } from "./status-line.js";
 import { ToolLine } from "./tool-line.js";
 import type { TranscriptItem } from "./transcript.js";
@@ -23,6 +24,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
   const items = store.transcript.items;
   const settled = store.transcript.settledCount();
   const permission = store.permission;
+  const picker = permission ? undefined : store.picker;
   return (
     <Box flexDirection="column">
       <Static key={controller.generation} items={items.slice(0, settled)}>
@@ -40,8 +42,15 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
           onCtrlC={() => controller.ctrlC()}
         />
       ) : null}
+      {picker ? (
+        <SessionPicker
+          sessions={picker}
+          onPick={(session) => void controller.resume(session.id)}
+          onCancel={() => controller.cancelPicker()}
+        />
+      ) : null}
       <PromptBox
-        active={!permission}
+        active={!permission && !picker}
         keys={{
           onSubmit: (text) => controller.submit(text),
           onInterrupt: () => controller.interrupt(),
@@ -49,6 +58,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
           onQuit: () => void controller.quit(),
           onCycleMode: () => controller.cycleMode(),
           history: () => controller.history,
+          suggest: (token) => controller.suggest(token),
         }}
       />
       <StatusLine status={store.status} hint={ready ? controller.hint : "starting…"} />

@@ -1,8 +1,10 @@
+import { homedir } from "node:os";
 import { render } from "ink";
 import { App } from "./app.js";
 import { PromptHistory } from "./prompt-history.js";
 import { TuiController } from "./tui-controller.js";
 import { parseTuiArgs } from "./tui-args.js";
+import { loadUserCommands } from "./user-commands.js";
 
 /**
  * `gyre [prompt] [options]` on a terminal: the interactive agent. Resolves with the exit
@@ -12,6 +14,7 @@ export async function runTui(args: string[]): Promise<number> {
   const start = await parseTuiArgs(args);
   const history = new PromptHistory(start.cwd);
   await history.load();
+  const own = await loadUserCommands({ cwd: start.cwd, home: homedir() });
   let exit = () => {};
   const controller = new TuiController({
     options: start.options,
@@ -19,9 +22,13 @@ export async function runTui(args: string[]): Promise<number> {
     history,
     exit: () => exit(),
     clearScreen: () => process.stdout.write("\x1b[2J\x1b[3J\x1b[H"),
+    userCommands: own.commands,
   });
+  for (const problem of own.problems) controller.notice(`Command file skipped: ${problem}`, "error");
   const instance = render(<App controller={controller} cwd={start.cwd} />, { exitOnCtrlC: false });
   exit = () => instance.unmount();
+  // --resume shows the conversation it goes on with.
+  if (start.options.resume) await controller.resume(start.options.resume);
   if (start.prompt) controller.submit(start.prompt);
   await instance.waitUntilExit();
   const sessionId = controller.session.sessionId;

@@ -1,5 +1,6 @@
 import { lookupModelInfo } from "../model/index.js";
 import type { PermissionMode, SDKMessage } from "../protocol/index.js";
+import type { SessionInfo } from "../sessions/index.js";
 import type { PermissionRequest } from "./agent-session.js";
 import { Transcript } from "./transcript.js";
 
@@ -25,6 +26,8 @@ export class TuiStore {
   readonly transcript: Transcript;
   readonly status: StatusInfo;
   permission: PermissionRequest | undefined;
+  /** The sessions `/resume` offers, while its picker has the keyboard. */
+  picker: SessionInfo[] | undefined;
   #version = 0;
   #listeners = new Set<() => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
