@@ -80,7 +80,8 @@ function lastRequest(): string {
 describe("typing in the interactive agent, in a real terminal", () => {
   it("runs the person's own slash commands, offers them in completion and lists them in /help", async () => {
     const where = folders({
-      ".claude/commands/greet.md": "---\ndescription: Greet someone\nargument-hint: [name]\n---\nSay hello to $ARGUMENTS politely.",
+      ".claude/commands/greet.md":
+        "---\ndescription: Greet someone\nargument-hint: [name]\n---\nSay hello to $ARGUMENTS politely.",
       ".gyre/commands/git/recap.md": "Recap the last commit of $1 in $2 words.",
       "~/.claude/commands/mine.md": "A command of the user's own.",
     });
