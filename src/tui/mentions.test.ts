@@ -45,3 +45,32 @@ describe("@path mentions", () => {
     expect(text).toContain("Showing lines 1-2000; the file has more lines. Call Read with offset=2001 to continue.");
   });
 });
+
+describe("which mentions may be attached", () => {
+  it("keeps denied files out, and files a command file names outside the project unless typed", async () => {
+    const { mentionGate } = await import("./mention-gate.js");
+    const cwd = mkdtempSync(join(tmpdir(), "gyre-mention-gate-"));
+    const outside = mkdtempSync(join(tmpdir(), "gyre-mention-outside-"));
+    mkdirSync(join(cwd, ".gyre"));
+    writeFileSync(join(cwd, ".gyre", "settings.json"), JSON.stringify({ permissions: { deny: ["Read(./.env)"] } }));
+    writeFileSync(join(cwd, ".env"), "TOKEN=hunter2\n");
+    writeFileSync(join(cwd, "ok.txt"), "fine\n");
+    writeFileSync(join(outside, "key"), "PRIVATE\n");
+    const options = { settingSources: ["project" as const] };
+    const prompt = `use @.env @ok.txt @${outside}/key`;
+
+    const fromCommand = await attachMentions(prompt, cwd, { refuse: await mentionGate(options, cwd, []) });
+    expect(fromCommand.attached).toEqual(["ok.txt"]);
+    expect(fromCommand.problems).toEqual([
+      expect.stringMatching(/^@\.env: Permission to use Read has been denied/),
+      `@${outside}/key: named by the command file, not typed by you, and Read would have to ask for it`,
+    ]);
+    expect(JSON.stringify(fromCommand.content)).not.toMatch(/hunter2|PRIVATE/);
+
+    const typed = await attachMentions(prompt, cwd, {
+      refuse: await mentionGate(options, cwd, [".env", "ok.txt", `${outside}/key`]),
+    });
+    expect(typed.attached).toEqual(["ok.txt", join("..", outside.split("/").pop() ?? "", "key")]);
+    expect(JSON.stringify(typed.content)).not.toContain("hunter2");
+  });
+});

@@ -22,6 +22,9 @@ export function findMentions(prompt: string): string[] {
   return found;
 }
 
+/** Says why a mentioned path (absolute) must not be attached, or nothing when it may be. */
+export type MentionGate = (path: string, mention: string) => string | undefined | Promise<string | undefined>;
+
 /** What a prompt sends once its mentions are read: the content blocks, and what could not be attached. */
 export interface AttachedPrompt {
   content: string | UserContentBlock[];
@@ -35,9 +38,14 @@ export interface AttachedPrompt {
  * file with a note on how to read on, an image as an image; binary files and pipes refused
  * with Read's own message), a folder as a listing. Mentions of paths that do not exist stay
  * plain text (`@someone`); a file that cannot be read is named in `problems` and the model
- * is told why it is missing.
+ * is told why it is missing. `refuse` keeps a path out (a deny rule, say): it stays text and
+ * is named in `problems`.
  */
-export async function attachMentions(prompt: string, cwd: string, signal?: AbortSignal): Promise<AttachedPrompt> {
+export async function attachMentions(
+  prompt: string,
+  cwd: string,
+  options: { signal?: AbortSignal; refuse?: MentionGate } = {},
+): Promise<AttachedPrompt> {
   const mentions = findMentions(prompt);
   const blocks: UserContentBlock[] = [{ type: "text", text: prompt }];
   const attached: string[] = [];
@@ -49,11 +57,16 @@ export async function attachMentions(prompt: string, cwd: string, signal?: Abort
       const kind = await stat(path).catch(() => undefined);
       if (!kind) continue;
       const shown = relative(cwd, path) || ".";
+      const refused = await options.refuse?.(path, mention);
+      if (refused) {
+        problems.push(`@${mention}: ${refused}`);
+        continue;
+      }
       try {
         blocks.push(
           ...(kind.isDirectory()
             ? await folderBlocks(path, shown)
-            : await fileBlocks(path, shown, cwd, session, signal)),
+            : await fileBlocks(path, shown, cwd, session, options.signal)),
         );
         attached.push(shown);
       } catch (error) {

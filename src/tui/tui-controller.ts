@@ -6,6 +6,7 @@ import { persistAllowRules } from "./allow-always.js";
 import { runBuiltinCommand } from "./builtin-commands.js";
 import { type CompletionToken, type Suggestion, suggestCommands, suggestPaths } from "./completion.js";
 import { listProjectPaths } from "./file-index.js";
+import { mentionGate } from "./mention-gate.js";
 import { attachMentions, findMentions } from "./mentions.js";
 import type { PermissionChoice } from "./permission-prompt.js";
 import type { PromptHistory } from "./prompt-history.js";
@@ -107,7 +108,8 @@ export class TuiController {
     }
     const command = parseSlashCommand(text, (name) => this.userCommands.has(name));
     const own = command && this.userCommands.get(command.name);
-    if (own && !(command.name in SLASH_COMMANDS)) return this.prompt(expandCommand(own.body, command.args), text);
+    if (own && !(command.name in SLASH_COMMANDS))
+      return this.prompt(expandCommand(own.body, command.args), text, findMentions(command.args));
     if (command) {
       void runBuiltinCommand(this, command.name, command.args).catch((error: unknown) =>
         this.notice(errorMessage(error), "error"),
@@ -119,25 +121,35 @@ export class TuiController {
 
   /**
    * Sends `prompt` to the model, shown as `shown`: with the files its `@path` mentions name
-   * attached, and the output of `!command`s run since the last prompt after it.
+   * attached (`typed`: the mentions the person typed; by default all of them), and the output
+   * of `!command`s run since the last prompt after it.
    */
-  prompt(prompt: string, shown: string): void {
+  prompt(prompt: string, shown: string, typed: readonly string[] = findMentions(prompt)): void {
     this.store.transcript.say(shown);
     this.store.status.busy = true;
     this.store.changed();
     const shell = this.#shellOutput.splice(0);
     this.#sending = this.#sending.then(async () => {
-      const content = await this.#withAttachments(prompt, shell);
+      const content = await this.#withAttachments(prompt, shell, typed).catch((error: unknown) => {
+        this.notice(`Nothing attached: ${errorMessage(error)}`, "error");
+        return prompt;
+      });
       this.session.send(content);
       this.syncStatus();
       this.store.changed();
     });
   }
 
-  async #withAttachments(prompt: string, shell: string[]): Promise<string | UserContentBlock[]> {
+  async #withAttachments(
+    prompt: string,
+    shell: string[],
+    typed: readonly string[],
+  ): Promise<string | UserContentBlock[]> {
     let content: string | UserContentBlock[] = prompt;
     if (findMentions(prompt).length > 0) {
-      const attached = await attachMentions(prompt, this.#options.cwd);
+      const { cwd, options } = this.#options;
+      const refuse = await mentionGate(options, cwd, typed);
+      const attached = await attachMentions(prompt, cwd, { refuse });
       if (attached.attached.length > 0) this.notice(`Attached ${attached.attached.join(", ")}`);
       for (const problem of attached.problems) this.notice(`Not attached: ${problem}`, "error");
       content = attached.content;
