@@ -245,3 +245,22 @@ async function waitForProcess(pattern: string, running: boolean): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe("pasting into the interactive agent", () => {
+  it("shows a long paste as a placeholder, sends all of it, and never sends on a pasted line end", async () => {
+    const term = await startGyre({ turns: [mockTurn.text("Read your log.")] }, folders());
+    const log = Array.from({ length: 40 }, (_, i) => `log line ${i + 1}`).join("\n");
+    term.type("explain ");
+    await term.waitFor("❯ explain");
+    term.paste(`${log}\n`);
+    await term.waitFor("❯ explain [Pasted text #1 +40 lines]", "the placeholder in the prompt box");
+    term.paste("short\rpaste");
+    await term.waitFor(/\[Pasted text #1 \+40 lines\]short\s*│\n│\s+paste/, "a short paste as it is, over two lines");
+    expect(server?.requests).toHaveLength(0);
+    term.press("Enter");
+    await term.waitFor("Read your log.");
+    const request = lastRequest();
+    expect(request).toContain("explain log line 1\\nlog line 2\\n");
+    expect(request).toContain("log line 40\\nshort\\npaste");
+  });
+});

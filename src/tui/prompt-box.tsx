@@ -1,6 +1,7 @@
 import { Box, Text, useInput } from "ink";
 import { useRef, useState } from "react";
 import { applySuggestion, type CompletionToken, completionToken, type Suggestion } from "./completion.js";
+import { PASTE_END, PASTE_START, Pastes } from "./paste.js";
 import { backspace, EMPTY, type EditorState, enter, HistoryWalk, isOneLine, move, typeText } from "./prompt-editor.js";
 import { SuggestionList } from "./suggestion-list.js";
 
@@ -32,6 +33,9 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
     setRendered(next);
   };
   const walk = useRef(new HistoryWalk(keys.history)).current;
+  const pastes = useRef(new Pastes()).current;
+  /** The text of a bracketed paste being received, until its end marker. */
+  const pasting = useRef<string | undefined>(undefined);
   const [selected, setSelectedRendered] = useState(0);
   const selection = useRef(0);
   const setSelected = (value: number) => {
@@ -46,6 +50,20 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
   useInput(
     (input, key) => {
       const state = latest.current;
+      if (input === PASTE_START) {
+        pasting.current = "";
+        return;
+      }
+      if (pasting.current !== undefined) {
+        // Inside a paste every key is text: Enter is a line end, not a send.
+        if (input === PASTE_END) {
+          const text = pastes.add(pasting.current);
+          pasting.current = undefined;
+          return setState(typeText(state, text));
+        }
+        pasting.current += key.return ? "\n" : key.tab ? "\t" : input;
+        return;
+      }
       if (key.ctrl && input === "c") return keys.onCtrlC();
       if (key.ctrl && input === "d") {
         if (state.text === "") keys.onQuit();
@@ -68,7 +86,7 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
         setState(next.state);
         if (next.submit !== undefined && next.submit.trim() !== "") {
           walk.reset();
-          keys.onSubmit(next.submit);
+          keys.onSubmit(pastes.expand(next.submit));
         }
         return;
       }

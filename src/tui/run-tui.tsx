@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { render } from "ink";
 import { App } from "./app.js";
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from "./paste.js";
 import { PromptHistory } from "./prompt-history.js";
 import { TuiController } from "./tui-controller.js";
 import { parseTuiArgs } from "./tui-args.js";
@@ -27,10 +28,12 @@ export async function runTui(args: string[]): Promise<number> {
   for (const problem of own.problems) controller.notice(`Command file skipped: ${problem}`, "error");
   const instance = render(<App controller={controller} cwd={start.cwd} />, { exitOnCtrlC: false });
   exit = () => instance.unmount();
+  // Pastes come marked, so a long one can stand as a placeholder and its line ends never send it.
+  process.stdout.write(BRACKETED_PASTE_ON);
   // --resume shows the conversation it goes on with.
   if (start.options.resume) await controller.resume(start.options.resume);
   if (start.prompt) controller.submit(start.prompt);
-  await instance.waitUntilExit();
+  await instance.waitUntilExit().finally(() => process.stdout.write(BRACKETED_PASTE_OFF));
   const sessionId = controller.session.sessionId;
   if (sessionId && start.options.persistSession !== false) {
     process.stdout.write(`Session ${sessionId}. Go on with: gyre --resume ${sessionId}\n`);
