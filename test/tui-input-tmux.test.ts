@@ -165,7 +165,15 @@ describe("typing in the interactive agent, in a real terminal", () => {
     await send(term, "the first conversation");
     await term.waitFor("Answer one.");
     term.press("C-d");
-    await term.waitFor("[exited 0]");
+    const ended = await term.waitFor("[exited 0]");
+    const id = /gyre --resume ([0-9a-f-]{36})/.exec(ended)?.[1] ?? "";
+    await stop();
+
+    // --resume shows the conversation it goes on with.
+    term = await startGyre(script, where, ["--resume", id]);
+    const shown = await term.waitFor("Answer one.");
+    expect(shown).toContain("❯ the first conversation");
+    expect(shown).toContain(`Resumed session ${id}`);
     await stop();
 
     term = await startGyre(script, where);
