@@ -106,6 +106,23 @@ describe("typing in the interactive agent, in a real terminal", () => {
     expect(help).toMatch(/\/mine\s+A command of the user's own\. \(user\)/);
   });
 
+  it("runs a command's turn with the model its front matter names, then goes back to the session's", async () => {
+    const where = folders({
+      ".claude/commands/quick.md": "---\nmodel: anthropic/claude-haiku-4-5\n---\nAnswer quickly: $ARGUMENTS",
+    });
+    const term = await startGyre(
+      { mode: "sequential", turns: [mockTurn.text("Quick one."), mockTurn.text("Slow one.")] },
+      where,
+    );
+    await send(term, "/quick why?");
+    await term.waitFor("Quick one.");
+    expect(server?.requests.at(-1)?.body).toMatchObject({ model: "claude-haiku-4-5" });
+    await term.waitFor(/claude-sonnet-4-5 · default/, "the status line back on the session's model");
+    await send(term, "and slowly?");
+    await term.waitFor("Slow one.");
+    expect(server?.requests.at(-1)?.body).toMatchObject({ model: "claude-sonnet-4-5" });
+  });
+
   it("completes @paths from the project's files and attaches the file's content to the prompt", async () => {
     const where = folders({
       "docs/notes.txt": "The launch code is PURPLE-42.\n",

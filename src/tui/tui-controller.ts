@@ -55,6 +55,8 @@ export class TuiController {
   #sending: Promise<void> = Promise.resolve();
   #paths: string[] | undefined;
   #pathsLoading = false;
+  /** The model to go back to once the turn of a command with its own `model` ends. */
+  #modelAfterTurn: string | undefined;
   /** The last `init` message: the tools (MCP ones included) and MCP servers of the run. */
   lastInit: Extract<SDKMessage, { type: "system"; subtype: "init" }> | undefined;
 
@@ -72,6 +74,7 @@ export class TuiController {
     this.session = new AgentSession(options.options, {
       onMessage: (message) => {
         if (message.type === "system" && message.subtype === "init") this.lastInit = message;
+        if (message.type === "result") this.#restoreModel();
         this.store.apply(message);
         this.syncStatus();
       },
@@ -80,6 +83,7 @@ export class TuiController {
         this.store.changed();
       },
       onIdle: (error) => {
+        this.#restoreModel();
         if (error) this.store.transcript.notice(error instanceof Error ? error.message : String(error), "error");
         this.syncStatus();
         this.store.changed();
@@ -108,8 +112,10 @@ export class TuiController {
     }
     const command = parseSlashCommand(text, (name) => this.userCommands.has(name));
     const own = command && this.userCommands.get(command.name);
-    if (own && !(command.name in SLASH_COMMANDS))
-      return this.prompt(expandCommand(own.body, command.args), text, findMentions(command.args));
+    if (own && !(command.name in SLASH_COMMANDS)) {
+      void this.#runUserCommand(own, command.args, text);
+      return;
+    }
     if (command) {
       void runBuiltinCommand(this, command.name, command.args).catch((error: unknown) =>
         this.notice(errorMessage(error), "error"),
@@ -157,6 +163,37 @@ export class TuiController {
     if (shell.length === 0) return content;
     const blocks: UserContentBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
     return [...blocks, { type: "text", text: shell.join("\n\n") }];
+  }
+
+  /** A command of the person's own: its prompt, with its `model` for that turn only (when no turn runs). */
+  async #runUserCommand(command: UserCommand, args: string, typed: string): Promise<void> {
+    if (command.model && !this.session.busy) {
+      const before = this.store.status.model;
+      try {
+        await this.session.setModel(command.model);
+      } catch (error) {
+        return this.notice(`/${command.name} names the model ${command.model}: ${errorMessage(error)}`, "error");
+      }
+      this.#modelAfterTurn = before;
+      this.store.status.model = command.model;
+    } else if (command.model) {
+      this.notice(`A turn is running: /${command.name} goes on with ${this.store.status.model}.`);
+    }
+    this.prompt(expandCommand(command.body, args), typed, findMentions(args));
+  }
+
+  /** After a command's own model answered, the session's model again. */
+  #restoreModel(): void {
+    const model = this.#modelAfterTurn;
+    if (model === undefined) return;
+    this.#modelAfterTurn = undefined;
+    void this.session.setModel(model).then(
+      () => {
+        this.store.status.model = model;
+        this.store.changed();
+      },
+      (error: unknown) => this.notice(`Cannot go back to ${model}: ${errorMessage(error)}`, "error"),
+    );
   }
 
   /** `!command`: runs it as the person, shows its output, and keeps it for the model's next prompt. */
