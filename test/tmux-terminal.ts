@@ -89,6 +89,22 @@ export class TmuxTerminal {
     execFileSync("tmux", ["-L", this.#socket, "send-keys", "-t", this.#name, "-l", text]);
   }
 
+  /** Pastes text as a terminal does: bracketed (`ESC[200~ … ESC[201~`) when the program asked for it. */
+  paste(text: string): void {
+    execFileSync("tmux", ["-L", this.#socket, "set-buffer", "-b", `paste-${this.#name}`, "--", text]);
+    execFileSync("tmux", [
+      "-L",
+      this.#socket,
+      "paste-buffer",
+      "-p",
+      "-d",
+      "-b",
+      `paste-${this.#name}`,
+      "-t",
+      this.#name,
+    ]);
+  }
+
   /** Presses keys by tmux name: Enter, Escape, BTab (Shift+Tab), C-d, C-c, Up. */
   press(...keys: string[]): void {
     execFileSync("tmux", ["-L", this.#socket, "send-keys", "-t", this.#name, ...keys]);

@@ -1,5 +1,5 @@
 import type { PermissionResult, PermissionUpdate } from "../permissions/index.js";
-import type { PermissionMode, SDKMessage } from "../protocol/index.js";
+import type { PermissionMode, SDKMessage, UserContentBlock } from "../protocol/index.js";
 import { type Query, type QueryOptions, query } from "../loop/index.js";
 import { PromptQueue } from "../cli/prompt-queue.js";
 
@@ -69,9 +69,21 @@ export class AgentSession {
   }
 
   /** Sends a prompt: into the running query, or a new one resuming the session. */
-  send(text: string): void {
+  send(content: string | UserContentBlock[]): void {
     this.#busy = true;
-    (this.#running ?? this.#start()).prompts.say(text);
+    (this.#running ?? this.#start()).prompts.say(content);
+  }
+
+  /** Ends the conversation and goes on with a stored session from the next prompt (`/resume`). */
+  async switchTo(sessionId: string): Promise<void> {
+    await this.close();
+    this.#sessionId = sessionId;
+    this.#spentBefore = 0;
+  }
+
+  /** The MCP servers of the running query; undefined when none runs yet (they connect with the first prompt). */
+  async mcpStatus(): Promise<Awaited<ReturnType<Query["mcpServerStatus"]>> | undefined> {
+    return this.#running?.query.mcpServerStatus();
   }
 
   /** Stops the running turn; the session stays and the next prompt resumes it. */

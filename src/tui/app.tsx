@@ -2,6 +2,7 @@ import { Box, Static } from "ink";
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptBox } from "./prompt-box.js";
+import { SessionPicker } from "./session-picker.js";
 import { StatusLine } from "./status-line.js";
 import { TodoPanel } from "./todo-list.js";
 import { TranscriptItemView } from "./transcript-item.js";
@@ -25,6 +26,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
   const settled = store.transcript.settledCount();
   const permission = store.permission;
   const expanded = store.expanded;
+  const picker = permission ? undefined : store.picker;
   return (
     <Box flexDirection="column">
       <Static key={controller.generation} items={items.slice(0, settled)}>
@@ -43,8 +45,15 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
           onCtrlC={() => controller.ctrlC()}
         />
       ) : null}
+      {picker ? (
+        <SessionPicker
+          sessions={picker}
+          onPick={(session) => void controller.resume(session.id)}
+          onCancel={() => controller.cancelPicker()}
+        />
+      ) : null}
       <PromptBox
-        active={!permission}
+        active={!permission && !picker}
         keys={{
           onSubmit: (text) => controller.submit(text),
           onInterrupt: () => controller.interrupt(),
@@ -52,6 +61,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
           onQuit: () => void controller.quit(),
           onCycleMode: () => controller.cycleMode(),
           history: () => controller.history,
+          suggest: (token) => controller.suggest(token),
         }}
       />
       <StatusLine status={store.status} hint={ready ? controller.hint : "starting…"} />

@@ -2,6 +2,7 @@ import { Box, Text, useInput } from "ink";
 import { useRef, useState } from "react";
 import type { PermissionRequest } from "./agent-session.js";
 import { suggestedRules } from "./allow-always.js";
+import { PASTE_END, PASTE_START } from "./paste.js";
 import { describeInput } from "./tool-summary.js";
 
 /** What the person chose: once, always (the rules to persist), or no with a message for the model. */
@@ -64,7 +65,8 @@ export function PermissionPrompt({
       if (key.return) answer({ kind: "deny", message: message.trim() || "The person denied this call." });
       else if (key.escape) answer({ kind: "deny", message: "The person denied this call." });
       else if (key.backspace || key.delete) setMessage(message.slice(0, -1));
-      else if (!key.ctrl && !key.meta && input) setMessage(message + input);
+      else if (input === PASTE_START || input === PASTE_END) return;
+      else if (!key.ctrl && !key.meta && input) setMessage(message + input.replace(/[\r\n]+/g, " "));
       return;
     }
     if (key.escape) answer({ kind: "deny", message: "The person denied this call." });

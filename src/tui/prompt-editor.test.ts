@@ -36,3 +36,20 @@ describe("prompt editor", () => {
     expect(walk.newer()).toBeUndefined();
   });
 });
+
+describe("pastes", () => {
+  it("puts a short paste in as it is, a long one as a placeholder that is sent in full", async () => {
+    const { Pastes } = await import("./paste.js");
+    const pastes = new Pastes();
+    expect(pastes.add("one\r\ntwo")).toBe("one\ntwo");
+    const long = Array.from({ length: 12 }, (_, i) => `row ${i}`).join("\n");
+    const wide = "x".repeat(900);
+    expect(pastes.add(long)).toBe("[Pasted text #1 +11 lines]");
+    expect(pastes.add(wide)).toBe("[Pasted text #2 900 chars]");
+    expect(
+      pastes.expand("see [Pasted text #1 +11 lines] and [Pasted text #2 900 chars] [Pasted text #9 +1 lines]"),
+    ).toBe(`see ${long} and ${wide} [Pasted text #9 +1 lines]`);
+    // Sent once: a placeholder typed by hand later is left alone.
+    expect(pastes.expand("[Pasted text #1 +11 lines]")).toBe("[Pasted text #1 +11 lines]");
+  });
+});

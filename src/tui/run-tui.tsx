@@ -1,9 +1,12 @@
+import { homedir } from "node:os";
 import { render } from "ink";
 import { App } from "./app.js";
 import { noColorRequested, withoutColors } from "./no-color.js";
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from "./paste.js";
 import { PromptHistory } from "./prompt-history.js";
 import { TuiController } from "./tui-controller.js";
 import { parseTuiArgs } from "./tui-args.js";
+import { loadUserCommands } from "./user-commands.js";
 
 /**
  * `gyre [prompt] [options]` on a terminal: the interactive agent. Resolves with the exit
@@ -13,6 +16,7 @@ export async function runTui(args: string[]): Promise<number> {
   const start = await parseTuiArgs(args);
   const history = new PromptHistory(start.cwd);
   await history.load();
+  const own = await loadUserCommands({ cwd: start.cwd, home: homedir() });
   let exit = () => {};
   const controller = new TuiController({
     options: start.options,
@@ -20,13 +24,19 @@ export async function runTui(args: string[]): Promise<number> {
     history,
     exit: () => exit(),
     clearScreen: () => process.stdout.write("\x1b[2J\x1b[3J\x1b[H"),
+    userCommands: own.commands,
   });
+  for (const problem of own.problems) controller.notice(`Command file skipped: ${problem}`, "error");
   // NO_COLOR: Ink's colours are stripped from what it writes (bold, dim and inverse stay).
   const stdout = noColorRequested() ? withoutColors(process.stdout) : process.stdout;
   const instance = render(<App controller={controller} cwd={start.cwd} />, { exitOnCtrlC: false, stdout });
   exit = () => instance.unmount();
+  // Pastes come marked, so a long one can stand as a placeholder and its line ends never send it.
+  process.stdout.write(BRACKETED_PASTE_ON);
+  // --resume shows the conversation it goes on with.
+  if (start.options.resume) await controller.resume(start.options.resume);
   if (start.prompt) controller.submit(start.prompt);
-  await instance.waitUntilExit();
+  await instance.waitUntilExit().finally(() => process.stdout.write(BRACKETED_PASTE_OFF));
   const sessionId = controller.session.sessionId;
   if (sessionId && start.options.persistSession !== false) {
     process.stdout.write(`Session ${sessionId}. Go on with: gyre --resume ${sessionId}\n`);

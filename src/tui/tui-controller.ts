@@ -1,11 +1,19 @@
+import { errorMessage } from "../errors/index.js";
 import { DEFAULT_MODEL, type QueryOptions } from "../loop/index.js";
-import type { PermissionMode } from "../protocol/index.js";
+import type { PermissionMode, SDKMessage, UserContentBlock } from "../protocol/index.js";
 import { AgentSession } from "./agent-session.js";
 import { persistAllowRules } from "./allow-always.js";
+import { runBuiltinCommand } from "./builtin-commands.js";
+import { type CompletionToken, type Suggestion, suggestCommands, suggestPaths } from "./completion.js";
+import { listProjectPaths } from "./file-index.js";
+import { mentionGate } from "./mention-gate.js";
+import { attachMentions, findMentions } from "./mentions.js";
 import type { PermissionChoice } from "./permission-prompt.js";
 import type { PromptHistory } from "./prompt-history.js";
-import { helpText, parseSlashCommand } from "./slash-commands.js";
+import { runShellEscape, shellContext, shellSummary } from "./shell-escape.js";
+import { commandEntries, parseSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
 import { TuiStore } from "./tui-store.js";
+import { expandCommand, type UserCommand } from "./user-commands.js";
 
 /** The modes Shift+Tab cycles through, in order. */
 export const MODE_CYCLE: readonly PermissionMode[] = ["default", "acceptEdits", "plan"];
@@ -19,8 +27,10 @@ export interface TuiControllerOptions {
   history: PromptHistory;
   /** Called once the session is closed: the UI unmounts. */
   exit(): void;
-  /** Clears the terminal (for /clear). */
+  /** Clears the terminal (for /clear and /resume). */
   clearScreen(): void;
+  /** The person's own slash commands (`.claude/commands`, `.gyre/commands`), by name. */
+  userCommands?: ReadonlyMap<string, UserCommand>;
 }
 
 /**
@@ -38,6 +48,17 @@ export class TuiController {
   #ctrlCAt = 0;
   #hintTimer: ReturnType<typeof setTimeout> | undefined;
   #quitting = false;
+  /** `!command` output not yet sent: it goes to the model with the next prompt. */
+  #shellOutput: string[] = [];
+  #shellRun: AbortController | undefined;
+  /** Prompts are sent in order even when attaching files takes a while. */
+  #sending: Promise<void> = Promise.resolve();
+  #paths: string[] | undefined;
+  #pathsLoading = false;
+  /** The model to go back to once the turn of a command with its own `model` ends. */
+  #modelAfterTurn: string | undefined;
+  /** The last `init` message: the tools (MCP ones included) and MCP servers of the run. */
+  lastInit: Extract<SDKMessage, { type: "system"; subtype: "init" }> | undefined;
 
   constructor(options: TuiControllerOptions) {
     this.#options = options;
@@ -52,16 +73,19 @@ export class TuiController {
     });
     this.session = new AgentSession(options.options, {
       onMessage: (message) => {
+        if (message.type === "system" && message.subtype === "init") this.lastInit = message;
+        if (message.type === "result") this.#restoreModel();
         this.store.apply(message);
-        this.#syncStatus();
+        this.syncStatus();
       },
       onPermission: (request) => {
         this.store.permission = request;
         this.store.changed();
       },
       onIdle: (error) => {
+        this.#restoreModel();
         if (error) this.store.transcript.notice(error instanceof Error ? error.message : String(error), "error");
-        this.#syncStatus();
+        this.syncStatus();
         this.store.changed();
       },
     });
@@ -71,31 +95,188 @@ export class TuiController {
     return this.#options.history.entries;
   }
 
-  /** A prompt or a slash command from the prompt box. */
+  get options(): TuiControllerOptions {
+    return this.#options;
+  }
+
+  get userCommands(): ReadonlyMap<string, UserCommand> {
+    return this.#options.userCommands ?? new Map();
+  }
+
+  /** A prompt, a `!command` or a slash command from the prompt box. */
   submit(text: string): void {
     void this.#options.history.add(text).catch(() => undefined);
-    const command = parseSlashCommand(text);
-    if (command) {
-      void this.#command(command.name, command.args);
+    if (text.startsWith("!") && text.slice(1).trim() !== "") {
+      void this.#shell(text.slice(1).trim());
       return;
     }
-    this.store.transcript.say(text);
-    this.session.send(text);
-    this.#syncStatus();
+    const command = parseSlashCommand(text, (name) => this.userCommands.has(name));
+    const own = command && this.userCommands.get(command.name);
+    if (own && !(command.name in SLASH_COMMANDS)) {
+      void this.#runUserCommand(own, command.args, text);
+      return;
+    }
+    if (command) {
+      void runBuiltinCommand(this, command.name, command.args).catch((error: unknown) =>
+        this.notice(errorMessage(error), "error"),
+      );
+      return;
+    }
+    this.prompt(text, text);
+  }
+
+  /**
+   * Sends `prompt` to the model, shown as `shown`: with the files its `@path` mentions name
+   * attached (`typed`: the mentions the person typed; by default all of them), and the output
+   * of `!command`s run since the last prompt after it.
+   */
+  prompt(prompt: string, shown: string, typed: readonly string[] = findMentions(prompt)): void {
+    this.store.transcript.say(shown);
+    this.store.status.busy = true;
     this.store.changed();
+    const shell = this.#shellOutput.splice(0);
+    this.#sending = this.#sending.then(async () => {
+      const content = await this.#withAttachments(prompt, shell, typed).catch((error: unknown) => {
+        this.notice(`Nothing attached: ${errorMessage(error)}`, "error");
+        return prompt;
+      });
+      this.session.send(content);
+      this.syncStatus();
+      this.store.changed();
+    });
+  }
+
+  async #withAttachments(
+    prompt: string,
+    shell: string[],
+    typed: readonly string[],
+  ): Promise<string | UserContentBlock[]> {
+    let content: string | UserContentBlock[] = prompt;
+    if (findMentions(prompt).length > 0) {
+      const { cwd, options } = this.#options;
+      const refuse = await mentionGate(options, cwd, typed);
+      const attached = await attachMentions(prompt, cwd, { refuse });
+      if (attached.attached.length > 0) this.notice(`Attached ${attached.attached.join(", ")}`);
+      for (const problem of attached.problems) this.notice(`Not attached: ${problem}`, "error");
+      content = attached.content;
+    }
+    if (shell.length === 0) return content;
+    const blocks: UserContentBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
+    return [...blocks, { type: "text", text: shell.join("\n\n") }];
+  }
+
+  /** A command of the person's own: its prompt, with its `model` for that turn only (when no turn runs). */
+  async #runUserCommand(command: UserCommand, args: string, typed: string): Promise<void> {
+    if (command.model && !this.session.busy) {
+      const before = this.store.status.model;
+      try {
+        await this.session.setModel(command.model);
+      } catch (error) {
+        return this.notice(`/${command.name} names the model ${command.model}: ${errorMessage(error)}`, "error");
+      }
+      this.#modelAfterTurn = before;
+      this.store.status.model = command.model;
+    } else if (command.model) {
+      this.notice(`A turn is running: /${command.name} goes on with ${this.store.status.model}.`);
+    }
+    this.prompt(expandCommand(command.body, args), typed, findMentions(args));
+  }
+
+  /** After a command's own model answered, the session's model again. */
+  #restoreModel(): void {
+    const model = this.#modelAfterTurn;
+    if (model === undefined) return;
+    this.#modelAfterTurn = undefined;
+    void this.session.setModel(model).then(
+      () => {
+        this.store.status.model = model;
+        this.store.changed();
+      },
+      (error: unknown) => this.notice(`Cannot go back to ${model}: ${errorMessage(error)}`, "error"),
+    );
+  }
+
+  /** `!command`: runs it as the person, shows its output, and keeps it for the model's next prompt. */
+  async #shell(command: string): Promise<void> {
+    this.store.transcript.say(`!${command}`);
+    this.#setHint("Running… Esc stops it", 0);
+    const abort = new AbortController();
+    this.#shellRun = abort;
+    try {
+      const run = await runShellEscape(command, this.#options.cwd, abort.signal);
+      this.#shellOutput.push(shellContext(run));
+      this.notice(shellSummary(run), run.exitCode === 0 ? "info" : "error");
+    } finally {
+      this.#shellRun = undefined;
+      this.#setHint(undefined);
+    }
+  }
+
+  /** Completions for the `/command` or `@path` being typed; the project's files load on the first `@`. */
+  suggest(token: CompletionToken): Suggestion[] {
+    if (token.kind === "command") return suggestCommands(token.query, commandEntries(this.userCommands.values()));
+    if (!this.#paths) {
+      this.#loadPaths();
+      return [];
+    }
+    return suggestPaths(token.query, this.#paths);
+  }
+
+  #loadPaths(): void {
+    if (this.#pathsLoading) return;
+    this.#pathsLoading = true;
+    void listProjectPaths(this.#options.cwd)
+      .catch(() => [])
+      .then((paths) => {
+        this.#paths = paths;
+        this.#pathsLoading = false;
+        this.store.changed();
+      });
   }
 
   interrupt(): void {
+    this.#shellRun?.abort();
     if (!this.session.busy) return;
     void this.session.interrupt();
+  }
+
+  /** `/resume` picked a session: the conversation goes on with it, its transcript on screen. */
+  async resume(sessionId: string): Promise<void> {
+    this.store.picker = undefined;
+    const { getSessionMessages } = await import("../sessions/index.js");
+    let messages: SDKMessage[];
+    try {
+      messages = await getSessionMessages(sessionId, { cwd: this.#options.cwd });
+    } catch (error) {
+      return this.notice(`Cannot resume ${sessionId}: ${errorMessage(error)}`, "error");
+    }
+    await this.session.switchTo(sessionId);
+    this.restart();
+    const { replayMessages } = await import("./replay.js");
+    replayMessages(this.store.transcript, messages);
+    this.notice(`Resumed session ${sessionId}. Your next prompt goes on with it.`);
+  }
+
+  cancelPicker(): void {
+    this.store.picker = undefined;
+    this.store.changed();
+  }
+
+  /** A fresh screen for another conversation (/clear, /resume). */
+  restart(): void {
+    this.store.transcript.clear();
+    this.store.status.costUsd = 0;
+    this.store.status.contextPercent = undefined;
+    this.generation++;
+    this.#options.clearScreen();
   }
 
   /** Shift+Tab: default → acceptEdits → plan → default. */
   cycleMode(): void {
     const index = MODE_CYCLE.indexOf(this.session.mode);
     const next = MODE_CYCLE[(index + 1) % MODE_CYCLE.length] ?? "default";
-    void this.session.setMode(next).catch((error: unknown) => this.#notice(String(error), "error"));
-    this.#syncStatus();
+    void this.session.setMode(next).catch((error: unknown) => this.notice(String(error), "error"));
+    this.syncStatus();
     this.store.changed();
   }
 
@@ -151,54 +332,24 @@ export class TuiController {
     if (choice.rules.length > 0) {
       try {
         const file = await persistAllowRules(this.#options.cwd, choice.rules);
-        this.#notice(`Added ${choice.rules.join(", ")} to ${file}`);
+        this.notice(`Added ${choice.rules.join(", ")} to ${file}`);
       } catch (error) {
-        this.#notice(`Could not save the rule: ${error instanceof Error ? error.message : String(error)}`, "error");
+        this.notice(`Could not save the rule: ${error instanceof Error ? error.message : String(error)}`, "error");
       }
     }
     request.answer({ behavior: "allow", updatedPermissions: updates });
   }
 
-  async #command(name: string, args: string): Promise<void> {
-    switch (name) {
-      case "help":
-        return this.#notice(helpText());
-      case "exit":
-        return this.quit();
-      case "cost":
-        return this.#notice(`Session cost: $${this.session.costUsd.toFixed(4)}`);
-      case "clear":
-        await this.session.clear();
-        this.store.transcript.clear();
-        this.store.status.costUsd = 0;
-        this.store.status.contextPercent = undefined;
-        this.generation++;
-        this.#options.clearScreen();
-        return this.#notice("New session. The previous one is stored (gyre sessions list).");
-      case "model":
-        if (!args) return this.#notice(`Model: ${this.store.status.model}`);
-        try {
-          await this.session.setModel(args);
-          this.store.status.model = args;
-          return this.#notice(`Model: ${args}`);
-        } catch (error) {
-          return this.#notice(`Cannot use ${args}: ${error instanceof Error ? error.message : String(error)}`, "error");
-        }
-      case "compact":
-        if (this.session.compact(args || undefined))
-          return this.#notice("The conversation is compacted before the next model call.");
-        return this.#notice("Nothing to compact yet: the session starts with your next prompt.");
-    }
-  }
-
-  #notice(text: string, tone: "info" | "error" = "info"): void {
+  notice(text: string, tone: "info" | "error" = "info"): void {
     this.store.transcript.notice(text, tone);
     this.store.changed();
   }
 
-  #setHint(text: string): void {
+  /** Shows `text` in the status line's corner for `ms` (0: until replaced). */
+  #setHint(text: string | undefined, ms = CTRL_C_WINDOW_MS): void {
     this.hint = text;
     clearTimeout(this.#hintTimer);
+    if (ms === 0 || text === undefined) return this.store.changed();
     this.#hintTimer = setTimeout(() => {
       this.hint = undefined;
       this.store.changed();
@@ -207,7 +358,7 @@ export class TuiController {
     this.store.changed();
   }
 
-  #syncStatus(): void {
+  syncStatus(): void {
     this.store.status.busy = this.session.busy;
     this.store.status.mode = this.session.mode;
     this.store.status.costUsd = this.session.costUsd;

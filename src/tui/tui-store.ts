@@ -1,5 +1,6 @@
 import { lookupModelInfo } from "../model/index.js";
 import type { PermissionMode, SDKMessage } from "../protocol/index.js";
+import type { SessionInfo } from "../sessions/index.js";
 import type { PermissionRequest } from "./agent-session.js";
 import { Transcript } from "./transcript.js";
 
@@ -27,6 +28,8 @@ export class TuiStore {
   permission: PermissionRequest | undefined;
   /** Ctrl+O: tools show their whole output, thinking its text, subagents all their work. */
   expanded = false;
+  /** The sessions `/resume` offers, while its picker has the keyboard. */
+  picker: SessionInfo[] | undefined;
   #version = 0;
   #listeners = new Set<() => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;

@@ -36,4 +36,5 @@ export type { BashToolsOptions, CommandSandbox, SandboxViolation } from "./bash/
 export type { GrepToolOptions } from "./grep/index.js";
 export { findRipgrep } from "./grep/index.js";
 export { loopControlTools } from "./loop-control.js";
+export { readTool } from "./read.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";
