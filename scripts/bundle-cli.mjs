@@ -132,6 +132,29 @@ const inkCiOnlyWithoutTerminal = {
   },
 };
 
+/**
+ * For the same reason, chalk (Ink's colours) has none when CI is set, even on a terminal: its
+ * supports-color skips that check for a terminal here. If chalk changes that code, the build
+ * warns and leaves it as it is.
+ */
+const chalkCiOnlyWithoutTerminal = {
+  name: "chalk-ci-only-without-terminal",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]chalk[\\/]source[\\/]vendor[\\/]supports-color[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const check = "if ('CI' in env) {";
+      if (!source.includes(check)) {
+        return {
+          contents: source,
+          loader: "js",
+          warnings: [{ text: "chalk's supports-color no longer checks CI as expected" }],
+        };
+      }
+      return { contents: source.replace(check, "if ('CI' in env && !streamIsTTY) {"), loader: "js" };
+    });
+  },
+};
+
 rmSync("dist/bin", { recursive: true, force: true });
 const cli = await build({
   entryPoints: { cli: "src/cli/main.ts" },
@@ -173,7 +196,14 @@ const tui = await build({
   banner: {
     js: 'import { createRequire as __gyreCreateRequire } from "node:module"; const require = __gyreCreateRequire(import.meta.url);',
   },
-  plugins: [zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, inkWithoutDevtools, inkCiOnlyWithoutTerminal],
+  plugins: [
+    zodEnglishOnly,
+    zod3EnumOnly,
+    fdirBundledPicomatch,
+    inkWithoutDevtools,
+    inkCiOnlyWithoutTerminal,
+    chalkCiOnlyWithoutTerminal,
+  ],
   // React picks its production build by NODE_ENV; the development one is several times larger.
   define: { "process.env.NODE_ENV": '"production"' },
   jsx: "automatic",

@@ -37,17 +37,16 @@ async function startGyre(
   cwd: string,
   script: MockScript,
   args: string[],
-  size: { width: number; height: number; env?: Record<string, string>; colors?: boolean },
+  size: { width: number; height: number; env?: Record<string, string> },
 ): Promise<TmuxTerminal> {
   server = await startMockLLM({ script });
   terminal = TmuxTerminal.start({
     socket: SOCKET,
     name: `r${count++}`,
     cwd,
-    // CI set, as in CI jobs, unless the test looks at colours: chalk (Ink's colours) has none
-    // when CI is set, even on a terminal, so those run as in a person's terminal (CI unset).
-    command: size.colors ? ["env", "-u", "CI", process.execPath, CLI, ...args] : [process.execPath, CLI, ...args],
-    env: { GYRE_HOME: cliEnv().GYRE_HOME ?? "", ...(!size.colors && { CI: "true" }), ...server.env(), ...size.env },
+    // CI set, as in CI jobs: a terminal still gets every frame, and colours (see bundle-cli.mjs).
+    command: [process.execPath, CLI, ...args],
+    env: { GYRE_HOME: cliEnv().GYRE_HOME ?? "", CI: "true", ...server.env(), ...size.env },
     width: size.width,
     height: size.height,
   });
@@ -100,7 +99,7 @@ describe("gyre shows a turn in a real terminal", () => {
         ],
       },
       ["--permission-mode", "acceptEdits"],
-      { width: 100, height: 60, colors: true },
+      { width: 100, height: 60 },
     );
     await send(term, "fix sum");
     const screen = await term.waitFor("Fixed sum; the tests come next.");
@@ -175,7 +174,7 @@ describe("gyre shows a turn in a real terminal", () => {
         ],
       },
       ["--permission-mode", "acceptEdits"],
-      { width: 40, height: 40, env: { NO_COLOR: "1" }, colors: true },
+      { width: 40, height: 40, env: { NO_COLOR: "1" } },
     );
     await send(term, "write it");
     const narrow = await term.waitFor("Wrote it.");
