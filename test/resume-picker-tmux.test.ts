@@ -71,8 +71,8 @@ describe("-r with no session id, in a real terminal", () => {
     const cwd = await folderWithTwoSessions();
     const term = startInTerminal(cwd, ["-p", "-r"]);
     const list = await term.waitFor("Resume which?", "the numbered list of sessions");
-    expect(list).toMatch(/ 1\. \d{4}-\d\d-\d\d \d\d:\d\d +\d+ msgs  the newer conversation/);
-    expect(list).toMatch(/ 2\. \d{4}-\d\d-\d\d \d\d:\d\d +\d+ msgs  the older conversation/);
+    expect(list).toMatch(/ 1\. \d{4}-\d\d-\d\d \d\d:\d\d +\d+ msgs {2}the newer conversation/);
+    expect(list).toMatch(/ 2\. \d{4}-\d\d-\d\d \d\d:\d\d +\d+ msgs {2}the older conversation/);
     term.type("2");
     term.press("Enter");
     // No prompt was given: it is asked for on the terminal.

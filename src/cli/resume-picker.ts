@@ -78,7 +78,6 @@ export function choiceLine(session: SessionInfo, number: number): string {
 /** A title on one line, cut to fit, without control characters (a prompt could hold terminal escapes). */
 function shownTitle(title: string | null): string {
   if (title === null) return "(untitled)";
-  // eslint-disable-next-line no-control-regex
   const line = title
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
     .replace(/\s+/g, " ")
