@@ -1,18 +1,28 @@
 // `npm run demo`: the whole loop with no API key. Starts `gyre mock-llm` with a scripted
 // coding session, then runs `gyre run` against it on a scratch project with the real
 // built-in tools (Bash, Read, Edit, ...), printing what happens as it happens.
+// `npm run demo -- --interactive`: the same session in the interactive agent (`gyre` in
+// this terminal), paced so a person can follow it; Ctrl+D quits once it is done.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { codingScript, createProject } from "./coding-session.mjs";
 
-const cli = resolve("dist/bin/gyre.js");
+const PROMPT = "The tests fail. Fix the bug.";
+/** In the interactive demo, each model answer waits this long, so the session can be watched. */
+const INTERACTIVE_PACE_MS = 400;
+
+const interactive = process.argv.slice(2).includes("--interactive");
+const cli = fileURLToPath(new URL("../dist/bin/gyre.js", import.meta.url));
 const project = mkdtempSync(join(tmpdir(), "gyre-demo-"));
 createProject(project);
+const script = codingScript(project, 9);
+if (interactive) for (const turn of script.turns) turn.delayMs = INTERACTIVE_PACE_MS;
 const scriptPath = join(project, ".mock-script.json");
-writeFileSync(scriptPath, JSON.stringify(codingScript(project, 9)));
+writeFileSync(scriptPath, JSON.stringify(script));
 
 const mock = spawn(process.execPath, [cli, "mock-llm", "--script", scriptPath], {
   stdio: ["ignore", "pipe", "inherit"],
@@ -26,29 +36,42 @@ for await (const line of createInterface({ input: mock.stdout })) {
   }
 }
 console.log(`mock LLM at ${baseURL}; project in ${project}\n`);
+const env = { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: baseURL };
+// Edits are accepted and only the two commands of the script may run without asking.
+const permissions = ["--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test.js),Bash(ls:*)"];
 
-const run = spawn(
-  process.execPath,
-  [
-    cli,
-    "run",
-    "The tests fail. Fix the bug.",
-    "--output-format",
-    "stream-json",
-    "--cwd",
-    project,
-    "--permission-mode",
-    "acceptEdits",
-    "--allowed-tools",
-    "Bash(node test.js),Bash(ls:*)",
-  ],
-  {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: baseURL },
-  },
-);
-for await (const line of createInterface({ input: run.stdout })) {
-  const message = JSON.parse(line);
+if (interactive) await runInteractive();
+else await runPrintMode();
+mock.kill();
+console.log(`\nsrc/math.js now:\n${readFileSync(join(project, "src", "math.js"), "utf8")}`);
+
+/** `gyre "<prompt>"` in this terminal: the interactive agent, until the person quits it. */
+async function runInteractive() {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    console.error("npm run demo -- --interactive needs a terminal (stdin and stdout)");
+    mock.kill();
+    process.exit(1);
+  }
+  const agent = spawn(process.execPath, [cli, PROMPT, ...permissions], { cwd: project, stdio: "inherit", env });
+  // The agent reads Ctrl+C itself (twice quits); this process waits for it to end.
+  const ignore = () => {};
+  process.on("SIGINT", ignore);
+  const code = await new Promise((resolve) => agent.once("exit", (exitCode) => resolve(exitCode ?? 1)));
+  process.off("SIGINT", ignore);
+  process.exitCode = code;
+}
+
+/** `gyre run "<prompt>" --output-format stream-json`, each message printed as a line as it comes. */
+async function runPrintMode() {
+  const run = spawn(
+    process.execPath,
+    [cli, "run", PROMPT, "--output-format", "stream-json", "--cwd", project, ...permissions],
+    { stdio: ["ignore", "pipe", "inherit"], env },
+  );
+  for await (const line of createInterface({ input: run.stdout })) printMessage(JSON.parse(line));
+}
+
+function printMessage(message) {
   if (message.type === "assistant") {
     for (const block of message.message.content) {
       if (block.type === "text") console.log(`assistant: ${block.text}`);
@@ -65,5 +88,3 @@ for await (const line of createInterface({ input: run.stdout })) {
     );
   }
 }
-mock.kill();
-console.log(`\nsrc/math.js now:\n${readFileSync(join(project, "src", "math.js"), "utf8")}`);

@@ -117,10 +117,10 @@ describe("help and wrong options", () => {
     expect(sessions.stderr).toContain("unknown option '--al'; did you mean --all?");
   });
 
-  it("asks for a session id after -r, having no picker in print mode", async () => {
+  it("asks for a session id after -r when there is no terminal for a picker", async () => {
     const ran = await gyre(["run", "hi", "-r"], { stdin: "ignore" });
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain("-r needs a session id in print mode");
+    expect(ran.stderr).toContain("-r needs a session id when not on a terminal");
   });
 });
 

@@ -3,7 +3,7 @@ export const USAGE = `gyre — an agent runtime
 
 Usage:
   gyre ["<prompt>"] [options]         the interactive agent, on a terminal (options: --model,
-                                     --permission-mode, --resume ID, --continue, --cwd, and the
+                                     --permission-mode, --resume [ID], --continue, --cwd, and the
                                      other options of run that set up the agent)
   gyre run ["<prompt>"] [options]    run the agent once and print the outcome (gyre run --help);
   gyre -p|--print ["<prompt>"] ...   the same, as claude -p; the prompt may come from stdin
@@ -84,7 +84,8 @@ Permissions and settings:
   --approve ID,ID  --deny ID,ID  [--deny-message TEXT]
                                           with --resume: answer the calls a paused run waits on
 Sessions:
-  -r, --resume ID  -c, --continue         continue a stored session (or the latest one here)
+  -r, --resume [ID]  -c, --continue       continue a stored session (or the latest one here);
+                                          -r alone, on a terminal: pick a recent one here
   --fork-session                          with --resume/--continue: go on in a copy
   --session-id UUID                       the id of the new session
   --no-session-persistence                save nothing

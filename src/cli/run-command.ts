@@ -7,6 +7,7 @@ import { askPerson } from "./ask-person.js";
 import { parseCommandArgs } from "./parse-command-args.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { type PrintFormat, RunReporter } from "./run-reporter.js";
+import { takeBareResume } from "./resume-flag.js";
 import { queryOptionsOf, RUN_OPTIONS } from "./run-options.js";
 import { feedStreamJsonInput } from "./stream-json-input.js";
 import { promptFrom } from "./stdin-prompt.js";
@@ -24,11 +25,13 @@ export const EXIT_REQUIRES_ACTION = 3;
  * result is an error, {@link EXIT_REQUIRES_ACTION} when the run waits on approvals (`--defer-permissions`).
  */
 export async function runCommand(args: string[]): Promise<number> {
+  const resume = takeBareResume(args);
   const { values, positionals } = parseCommandArgs({
-    args: resumeNeedsId(args),
+    args: resume.args,
     allowPositionals: true,
     options: RUN_OPTIONS,
   });
+  if (resume.bare) values.resume = await chosenSession(resume.bare, values.cwd);
   const format = oneOf(values["output-format"], FORMATS, "--output-format");
   const inputFormat = oneOf(values["input-format"], INPUT_FORMATS, "--input-format");
   if (inputFormat === "stream-json" && format !== "stream-json")
@@ -58,7 +61,9 @@ export async function runCommand(args: string[]): Promise<number> {
     ).catch((error: unknown) => reporter.line(`stdin: ${errorMessage(error)}`));
   } else {
     // Answering a paused run's approvals needs no prompt: stdin is then left alone.
-    const prompt = options.approvals && positionals.length === 0 ? "" : await promptFrom(positionals);
+    let prompt = options.approvals && positionals.length === 0 ? "" : await promptFrom(positionals);
+    // `gyre -p -r` picked a session on the terminal: what to say in it is asked there too.
+    if (!prompt && resume.bare) prompt = (await askPerson("Prompt for the resumed session:", undefined)) ?? "";
     if (!prompt && !options.approvals)
       throw new GyreError("config_error", 'gyre run needs a prompt: gyre run "fix the failing test", or on stdin');
     prompts.say(prompt);
@@ -110,20 +115,19 @@ function describeOptions(options: QueryOptions): string {
   return JSON.stringify(shown);
 }
 
-/** `-r`/`--resume` with no session id after it: print mode has no picker, so say what to give. */
-function resumeNeedsId(args: string[]): string[] {
-  const end = args.indexOf("--");
-  args.forEach((arg, index) => {
-    if ((arg !== "-r" && arg !== "--resume") || (end !== -1 && index > end)) return;
-    const next = args[index + 1];
-    if (next === undefined || next.startsWith("-")) {
-      throw new GyreError(
-        "config_error",
-        `${arg} needs a session id in print mode (gyre sessions list shows them; --continue goes on with the latest)`,
-      );
-    }
-  });
-  return args;
+/**
+ * `-r`/`--resume` with no session id after it: on a terminal, the person picks one of the
+ * folder's recent sessions; without one, there is nobody to ask, so say what to give.
+ */
+async function chosenSession(flag: string, cwd: string | undefined): Promise<string> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new GyreError(
+      "config_error",
+      `${flag} needs a session id when not on a terminal (gyre sessions list shows them; --continue goes on with the latest)`,
+    );
+  }
+  const { pickSessionToResume } = await import("./resume-picker.js");
+  return pickSessionToResume(cwd ?? process.cwd());
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {

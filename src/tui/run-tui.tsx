@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { render } from "ink";
 import { App } from "./app.js";
+import { runBuiltinCommand } from "./builtin-commands.js";
 import { noColorRequested, withoutColors } from "./no-color.js";
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from "./paste.js";
 import { PromptHistory } from "./prompt-history.js";
@@ -33,8 +34,9 @@ export async function runTui(args: string[]): Promise<number> {
   exit = () => instance.unmount();
   // Pastes come marked, so a long one can stand as a placeholder and its line ends never send it.
   process.stdout.write(BRACKETED_PASTE_ON);
-  // --resume shows the conversation it goes on with.
+  // --resume shows the conversation it goes on with; with no id, the /resume picker chooses it.
   if (start.options.resume) await controller.resume(start.options.resume);
+  else if (start.pickSession) await runBuiltinCommand(controller, "resume", "");
   if (start.prompt) controller.submit(start.prompt);
   await instance.waitUntilExit().finally(() => process.stdout.write(BRACKETED_PASTE_OFF));
   const sessionId = controller.session.sessionId;

@@ -1,5 +1,7 @@
 import { parseCommandArgs } from "../cli/parse-command-args.js";
 import type { QueryOptions } from "../loop/index.js";
+import { GyreError } from "../errors/index.js";
+import { takeBareResume } from "../cli/resume-flag.js";
 import { list, mcpServersOf, permissionMode } from "../cli/run-options.js";
 
 /** What `gyre [prompt] [options]` starts with: the loop's options and the first prompt, if any. */
@@ -7,12 +9,15 @@ export interface TuiStart {
   options: QueryOptions;
   prompt: string | undefined;
   cwd: string;
+  /** `--resume`/`-r` came with no session id: the session picker opens at start. */
+  pickSession: boolean;
 }
 
 /** Reads the options of the interactive agent (the options of `gyre run` that set up the agent). */
 export async function parseTuiArgs(args: string[]): Promise<TuiStart> {
+  const resume = takeBareResume(args);
   const { values, positionals } = parseCommandArgs({
-    args,
+    args: resume.args,
     allowPositionals: true,
     options: {
       model: { type: "string" },
@@ -56,5 +61,11 @@ export async function parseTuiArgs(args: string[]): Promise<TuiStart> {
     systemPrompt: values["system-prompt"] ?? { type: "preset", preset: "gyre", append: values["append-system-prompt"] },
   };
   const prompt = positionals.join(" ").trim();
-  return { options, prompt: prompt === "" ? undefined : prompt, cwd };
+  // The picker has the keyboard at start: a first prompt could only start another session.
+  if (resume.bare && prompt !== "")
+    throw new GyreError(
+      "config_error",
+      `${resume.bare} with no session id opens a picker: type the prompt once a session is chosen`,
+    );
+  return { options, prompt: prompt === "" ? undefined : prompt, cwd, pickSession: resume.bare !== undefined };
 }
