@@ -8,7 +8,7 @@ import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
 import type { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
-import type { LoopControlToolName, OutputFormat } from "../tools/builtin/index.js";
+import type { OutputFormat } from "../tools/builtin/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { EffortOption, ThinkingOption } from "./options-schema.js";
 import type { RetryPolicy } from "./retry.js";
@@ -150,7 +150,7 @@ export interface QueryOptions {
    * without a tool call then gets a reminder (up to `maxToolReminders`, default 3). A list
    * adds only the tools it names, and no reminder (the interactive agent offers `ask_question` alone).
    */
-  loopControlTools?: boolean | LoopControlToolName[];
+  loopControlTools?: boolean | Array<"task_completion" | "ask_question" | "converse">;
   maxToolReminders?: number;
   /**
    * Client-side compaction when the context fills up (default on). `false` turns it off;
