@@ -38,6 +38,19 @@ describe.each([anthropic, responses])("loop-control tools over $name", (format) 
     });
   });
 
+  it("offers only the listed tools, and no reminder, when given a list", async () => {
+    const script = { turns: [mockTurn.text("Just text.")] };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, format, "hi", { tools: [], loopControlTools: ["ask_question"] });
+      const offered = JSON.stringify(server.requests[0]?.body);
+      expect(offered).toContain("ask_question");
+      expect(offered).not.toContain("task_completion");
+      expect(offered).not.toContain('"converse"');
+      expect(server.requests).toHaveLength(1);
+      expect(resultOf(messages)).toMatchObject({ terminal_reason: "completed", result: "Just text." });
+    });
+  });
+
   it("reminds a model that answers without a tool call, a bounded number of times", async () => {
     const script = {
       turns: [mockTurn.text("I think I'm done."), mockTurn.toolUse("converse", { message: "Hello!" })],

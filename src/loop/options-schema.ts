@@ -5,6 +5,7 @@ import { ProviderConfig } from "../model/index.js";
 import { PermissionMode } from "../protocol/index.js";
 import { SandboxSettings } from "../sandbox/index.js";
 import { AgentsOption } from "../subagents/index.js";
+import { LOOP_CONTROL_TOOLS } from "../tools/builtin/index.js";
 import type { QueryOptions } from "./options.js";
 
 /**
@@ -176,7 +177,7 @@ const shape = {
   requireProjectTrust: z.boolean().optional(),
   sandbox: SandboxSettings.optional(),
   doomLoopThreshold: nonNegativeInt.optional(),
-  loopControlTools: z.boolean().optional(),
+  loopControlTools: z.union([z.boolean(), z.array(z.enum(LOOP_CONTROL_TOOLS))]).optional(),
   maxToolReminders: nonNegativeInt.optional(),
   compaction: CompactionOption.optional(),
   stopAtTools: stringList.optional(),

@@ -147,9 +147,10 @@ export interface QueryOptions {
   doomLoopThreshold?: number;
   /**
    * Add the loop-control tools `task_completion`, `ask_question` and `converse`; an answer
-   * without a tool call then gets a reminder (up to `maxToolReminders`, default 3).
+   * without a tool call then gets a reminder (up to `maxToolReminders`, default 3). A list
+   * adds only the tools it names, and no reminder (the interactive agent offers `ask_question` alone).
    */
-  loopControlTools?: boolean;
+  loopControlTools?: boolean | Array<"task_completion" | "ask_question" | "converse">;
   maxToolReminders?: number;
   /**
    * Client-side compaction when the context fills up (default on). `false` turns it off;

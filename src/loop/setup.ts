@@ -163,7 +163,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
   // Tools the run needs to end as asked: every agent it runs as keeps them.
   const endingTools = [
-    ...(options.loopControlTools ? loopControlTools() : []),
+    ...(options.loopControlTools === true ? loopControlTools() : []),
+    ...(Array.isArray(options.loopControlTools) ? loopControlTools(options.loopControlTools) : []),
     ...(options.outputFormat ? [structuredOutputTool(options.outputFormat)] : []),
   ];
   tools.push(...endingTools);

@@ -1,3 +1,4 @@
+import type { ElicitationRequest, ElicitationResult } from "../mcp/index.js";
 import type { PermissionResult, PermissionUpdate } from "../permissions/index.js";
 import type { PermissionMode, SDKMessage, UserContentBlock } from "../protocol/index.js";
 import { type Query, type QueryOptions, query } from "../loop/index.js";
@@ -13,11 +14,21 @@ export interface PermissionRequest {
   answer(result: PermissionResult): void;
 }
 
+/** An MCP server asking the person for input: what it asks, and how to answer it. */
+export interface PendingElicitation {
+  /** Tells one request from the next (they may ask the same). */
+  id: number;
+  request: ElicitationRequest;
+  answer(result: ElicitationResult): void;
+}
+
 export interface AgentSessionEvents {
   /** Every message of the running query, in order. */
   onMessage(message: SDKMessage): void;
   /** A call needs approval; answer through `request.answer`. Cancelled calls are answered deny by the session. */
   onPermission(request: PermissionRequest | undefined): void;
+  /** An MCP server asks for input (undefined: answered, or withdrawn). */
+  onElicitation?(elicitation: PendingElicitation | undefined): void;
   /** The running query ended (idle between prompts, or after an interrupt or an error). */
   onIdle(error?: unknown): void;
 }
@@ -46,6 +57,9 @@ export class AgentSession {
   #spentBefore = 0;
   #spentNow = 0;
   #pending: PermissionRequest | undefined;
+  #elicitation: PendingElicitation | undefined;
+  #elicitations: Promise<void> = Promise.resolve();
+  #elicitationCount = 0;
 
   constructor(base: QueryOptions, events: AgentSessionEvents) {
     this.#base = base;
@@ -91,6 +105,7 @@ export class AgentSession {
     const running = this.#running;
     if (!running) return;
     this.#pending?.answer({ behavior: "deny", message: "The person interrupted the turn.", interrupt: true });
+    this.#elicitation?.answer({ action: "cancel" });
     await running.query.interrupt();
     await running.ended;
   }
@@ -140,6 +155,10 @@ export class AgentSession {
       resume: this.#sessionId,
       continue: this.#sessionId ? false : this.#base.continue,
       includePartialMessages: true,
+      // The model may ask the person (answered in the prompt box's place); not the other
+      // loop-control tools, whose answers would not read as the conversation's text.
+      loopControlTools: this.#base.loopControlTools ?? ["ask_question"],
+      onElicitation: this.#base.onElicitation ?? ((request, { signal }) => this.#elicit(request, signal)),
       canUseTool: (toolName, input, { signal, suggestions, toolUseID, decisionReason }) =>
         new Promise<PermissionResult>((resolve) => {
           const request: PermissionRequest = {
@@ -168,6 +187,36 @@ export class AgentSession {
     this.#running = running;
     this.#spentNow = 0;
     return running;
+  }
+
+  /** One server question at a time on screen: a later one waits for the one before. */
+  #elicit(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationResult> {
+    const asked = this.#elicitations.then(
+      () =>
+        new Promise<ElicitationResult>((resolve) => {
+          if (signal.aborted) return resolve({ action: "cancel" });
+          const pending: PendingElicitation = {
+            id: ++this.#elicitationCount,
+            request,
+            answer: (result) => {
+              if (this.#elicitation !== pending) return;
+              this.#elicitation = undefined;
+              signal.removeEventListener("abort", withdrawn);
+              this.#events.onElicitation?.(undefined);
+              resolve(result);
+            },
+          };
+          const withdrawn = () => pending.answer({ action: "cancel" });
+          signal.addEventListener("abort", withdrawn, { once: true });
+          this.#elicitation = pending;
+          this.#events.onElicitation?.(pending);
+        }),
+    );
+    this.#elicitations = asked.then(
+      () => undefined,
+      () => undefined,
+    );
+    return asked;
   }
 
   async #drain(running: { query: Query; prompts: PromptQueue }): Promise<void> {

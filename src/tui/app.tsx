@@ -1,6 +1,8 @@
 import { Box, Static } from "ink";
 import { useEffect, useState, useSyncExternalStore } from "react";
+import { ElicitationPrompt } from "./elicitation-prompt.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import { QuestionPrompt } from "./question-prompt.js";
 import { PromptBox } from "./prompt-box.js";
 import { SessionPicker } from "./session-picker.js";
 import { StatusLine } from "./status-line.js";
@@ -26,7 +28,10 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
   const settled = store.transcript.settledCount();
   const permission = store.permission;
   const expanded = store.expanded;
-  const picker = permission ? undefined : store.picker;
+  // One thing has the keyboard at a time: a permission question, a server's, the model's, the picker, the prompt box.
+  const elicitation = permission ? undefined : store.elicitation;
+  const question = permission || elicitation ? undefined : store.question;
+  const picker = permission || elicitation || question ? undefined : store.picker;
   return (
     <Box flexDirection="column">
       <Static key={controller.generation} items={items.slice(0, settled)}>
@@ -45,6 +50,22 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
           onCtrlC={() => controller.ctrlC()}
         />
       ) : null}
+      {elicitation ? (
+        <ElicitationPrompt
+          key={elicitation.id}
+          request={elicitation.request}
+          onAnswer={(result) => elicitation.answer(result)}
+          onCtrlC={() => controller.ctrlC()}
+        />
+      ) : null}
+      {question ? (
+        <QuestionPrompt
+          key={question.id}
+          question={question}
+          onAnswer={(answer) => controller.answerQuestion(answer)}
+          onCtrlC={() => controller.ctrlC()}
+        />
+      ) : null}
       {picker ? (
         <SessionPicker
           sessions={picker}
@@ -53,7 +74,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
         />
       ) : null}
       <PromptBox
-        active={!permission && !picker}
+        active={!permission && !elicitation && !question && !picker}
         keys={{
           onSubmit: (text) => controller.submit(text),
           onInterrupt: () => controller.interrupt(),

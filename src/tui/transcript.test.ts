@@ -27,6 +27,22 @@ const toolResult = (id: string, content: string, isError = false) =>
   }) as unknown as SDKMessage;
 
 describe("Transcript", () => {
+  it("does not show again the history a compaction repeats, and shows the answer after it", () => {
+    const transcript = new Transcript("/p");
+    transcript.apply(assistant([{ type: "text", text: "Before." }]));
+    const boundary = { ...base, type: "system", subtype: "compact_boundary", compact_metadata: {} };
+    transcript.apply(boundary as unknown as SDKMessage);
+    expect(transcript.apply(assistant([{ type: "text", text: "Before." }]))).toBe(false);
+    expect(transcript.apply(toolResult("t1", "repeated"))).toBe(false);
+    transcript.apply(stream({ type: "message_start", message: {} }));
+    transcript.apply(assistant([{ type: "text", text: "After." }]));
+    expect(transcript.items).toMatchObject([
+      { kind: "assistant", text: "Before." },
+      { kind: "notice", text: "Conversation compacted." },
+      { kind: "assistant", text: "After." },
+    ]);
+  });
+
   it("grows streamed text in place and keeps the final text of the complete message", () => {
     const transcript = new Transcript("/p");
     transcript.apply(stream({ type: "message_start", message: {} }));

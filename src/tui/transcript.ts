@@ -47,6 +47,11 @@ export class Transcript {
   #streaming = new Map<number, TranscriptItem>();
   #streamId = 0;
   #noticeId = 0;
+  /**
+   * Between a compaction and the next model answer the loop repeats the compacted history
+   * (so a stored session has it): it is on screen already, and not shown again.
+   */
+  #afterCompaction = false;
 
   constructor(cwd: string, now: () => number = Date.now, parent: string | null = null) {
     this.#cwd = cwd;
@@ -73,6 +78,8 @@ export class Transcript {
     // A subagent's messages go under the call that started it (nested subagents, deeper).
     const parent = "parent_tool_use_id" in message ? (message.parent_tool_use_id ?? null) : null;
     if (parent !== this.#parent) return parent !== null && this.#toSubagent(parent, message);
+    if (message.type === "stream_event" || message.type === "result") this.#afterCompaction = false;
+    if (this.#afterCompaction && (message.type === "assistant" || message.type === "user")) return false;
     switch (message.type) {
       case "stream_event":
         return this.#stream(message.event);
@@ -87,6 +94,7 @@ export class Transcript {
       case "system":
         if (message.subtype === "compact_boundary") {
           this.notice("Conversation compacted.");
+          this.#afterCompaction = true;
           return true;
         }
         return false;

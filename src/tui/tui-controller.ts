@@ -18,6 +18,10 @@ import { expandCommand, type UserCommand } from "./user-commands.js";
 /** The modes Shift+Tab cycles through, in order. */
 export const MODE_CYCLE: readonly PermissionMode[] = ["default", "acceptEdits", "plan"];
 
+/** What the model is told when the person dismisses its question. */
+export const UNANSWERED =
+  "The person closed your question without answering it. Go on without their answer, or ask differently.";
+
 /** How long after a first Ctrl+C a second one quits. */
 const CTRL_C_WINDOW_MS = 2000;
 
@@ -46,6 +50,7 @@ export class TuiController {
   generation = 0;
   readonly #options: TuiControllerOptions;
   #ctrlCAt = 0;
+  #questions = 0;
   #hintTimer: ReturnType<typeof setTimeout> | undefined;
   #quitting = false;
   /** `!command` output not yet sent: it goes to the model with the next prompt. */
@@ -75,11 +80,17 @@ export class TuiController {
       onMessage: (message) => {
         if (message.type === "system" && message.subtype === "init") this.lastInit = message;
         if (message.type === "result") this.#restoreModel();
+        if (message.type === "result" && message.question)
+          this.store.question = { id: ++this.#questions, ...message.question };
         this.store.apply(message);
         this.syncStatus();
       },
       onPermission: (request) => {
         this.store.permission = request;
+        this.store.changed();
+      },
+      onElicitation: (elicitation) => {
+        this.store.elicitation = elicitation;
         this.store.changed();
       },
       onIdle: (error) => {
@@ -238,6 +249,19 @@ export class TuiController {
     this.#shellRun?.abort();
     if (!this.session.busy) return;
     void this.session.interrupt();
+  }
+
+  /**
+   * The person's answer to the model's question goes to it as the next prompt; no answer
+   * (Esc) tells the model so, and it decides what to do without one.
+   */
+  answerQuestion(answer: string | undefined): void {
+    const question = this.store.question;
+    if (!question) return;
+    this.store.question = undefined;
+    if (answer !== undefined) return this.prompt(answer, answer, []);
+    this.notice("Left unanswered.");
+    this.prompt(UNANSWERED, "(no answer)", []);
   }
 
   /** `/resume` picked a session: the conversation goes on with it, its transcript on screen. */

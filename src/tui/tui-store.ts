@@ -1,7 +1,8 @@
 import { lookupModelInfo } from "../model/index.js";
 import type { PermissionMode, SDKMessage } from "../protocol/index.js";
 import type { SessionInfo } from "../sessions/index.js";
-import type { PermissionRequest } from "./agent-session.js";
+import type { PendingElicitation, PermissionRequest } from "./agent-session.js";
+import type { PendingQuestion } from "./question-prompt.js";
 import { Transcript } from "./transcript.js";
 
 /** What the status line shows. */
@@ -26,6 +27,10 @@ export class TuiStore {
   readonly transcript: Transcript;
   readonly status: StatusInfo;
   permission: PermissionRequest | undefined;
+  /** The model's `ask_question`, until the person answers or dismisses it. */
+  question: PendingQuestion | undefined;
+  /** An MCP server's request for input, until answered. */
+  elicitation: PendingElicitation | undefined;
   /** Ctrl+O: tools show their whole output, thinking its text, subagents all their work. */
   expanded = false;
   /** The sessions `/resume` offers, while its picker has the keyboard. */

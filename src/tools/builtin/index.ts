@@ -35,6 +35,6 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
 export type { BashToolsOptions, CommandSandbox, SandboxViolation } from "./bash/index.js";
 export type { GrepToolOptions } from "./grep/index.js";
 export { findRipgrep } from "./grep/index.js";
-export { loopControlTools } from "./loop-control.js";
+export { LOOP_CONTROL_TOOLS, type LoopControlToolName, loopControlTools } from "./loop-control.js";
 export { readTool } from "./read.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";

@@ -17,14 +17,15 @@ export const ConverseInput = z.strictObject({
 
 /** Names of the loop-control tools, for `stopAtTools`-like checks and reminders. */
 export const LOOP_CONTROL_TOOLS = ["task_completion", "ask_question", "converse"] as const;
+export type LoopControlToolName = (typeof LOOP_CONTROL_TOOLS)[number];
 
 /**
  * Tools that end the loop on purpose: the model declares the task done, asks the person a
  * question, or replies conversationally. With them on, an answer without any tool call is
- * met with a reminder instead of ending the run.
+ * met with a reminder instead of ending the run. `only`: just these of them.
  */
-export function loopControlTools(): AnyTool[] {
-  return [
+export function loopControlTools(only?: readonly LoopControlToolName[]): AnyTool[] {
+  const tools = [
     defineTool({
       name: "task_completion",
       description:
@@ -54,4 +55,5 @@ export function loopControlTools(): AnyTool[] {
       execute: ({ message }) => ({ content: "Message delivered.", endRun: { result: message } }),
     }),
   ];
+  return only ? tools.filter((tool) => (only as readonly string[]).includes(tool.name)) : tools;
 }
