@@ -2,34 +2,22 @@
 // print mode lists the folder's recent sessions to pick from (numbered, on stderr), the
 // interactive agent opens its /resume picker at start; either way the run goes on with the
 // session chosen.
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type MockLLMServer, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { cliEnv } from "./helpers.js";
-import { TmuxTerminal } from "./tmux-terminal.js";
-
-const CLI = resolve("dist/bin/gyre.js");
-const SOCKET = `gyre-resume-picker-test-${process.pid}`;
+import { GYRE_CLI as CLI, gyreTerminals } from "./gyre-terminals.js";
+import type { TmuxTerminal } from "./tmux-terminal.js";
 
 let server: MockLLMServer | undefined;
-let terminal: TmuxTerminal | undefined;
-let count = 0;
-
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
-  execFileSync("tmux", ["-V"]);
-});
-afterEach(async () => {
-  terminal?.kill();
-  terminal = undefined;
+const terminals = gyreTerminals("resume-picker", async () => {
   await server?.close();
   server = undefined;
 });
-afterAll(() => TmuxTerminal.killServer(SOCKET));
 
 /**
  * A folder with two stored sessions, made in print mode without a terminal: "the older
@@ -51,14 +39,7 @@ async function folderWithTwoSessions(): Promise<string> {
 }
 
 function startInTerminal(cwd: string, args: string[]): TmuxTerminal {
-  terminal = TmuxTerminal.start({
-    socket: SOCKET,
-    name: `r${count++}`,
-    cwd,
-    command: [process.execPath, CLI, ...args],
-    env: { GYRE_HOME: cliEnv().GYRE_HOME ?? "", CI: "true", ...server!.env() },
-  });
-  return terminal;
+  return terminals.start({ cwd, args, env: { GYRE_HOME: cliEnv().GYRE_HOME ?? "", ...server!.env() } });
 }
 
 /** The last model request, as JSON text. */

@@ -1,57 +1,34 @@
 // The interactive agent asking the person, and /compact, end to end: the built `gyre` in a
 // real terminal (tmux) against the scripted mock LLM — the model's ask_question and an MCP
 // server's elicitation answered inline, and a manual compaction of the conversation.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type MockLLMServer, type MockScript, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { cliEnv } from "./helpers.js";
-import { TmuxTerminal } from "./tmux-terminal.js";
+import { gyreTerminals, sendPrompt } from "./gyre-terminals.js";
+import type { TmuxTerminal } from "./tmux-terminal.js";
 
-const CLI = resolve("dist/bin/gyre.js");
 const CALLS_SERVER = resolve("test/fixtures/mcp-calls-server.mjs");
-const SOCKET = `gyre-tui-ask-test-${process.pid}`;
-const READY = "Shift+Tab: mode";
 const SUMMARIZER = "You summarize conversations";
 
 let server: MockLLMServer | undefined;
-let terminal: TmuxTerminal | undefined;
-let count = 0;
-
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
-  execFileSync("tmux", ["-V"]);
-});
-afterEach(async () => {
-  terminal?.kill();
-  terminal = undefined;
+const terminals = gyreTerminals("tui-ask", async () => {
   await server?.close();
   server = undefined;
 });
-afterAll(() => TmuxTerminal.killServer(SOCKET));
+const send = sendPrompt;
 
 /** Starts the mock with `script` and `gyre ARGS` in a fresh project folder; waits for the prompt. */
 async function startGyre(script: MockScript, args: string[] = []): Promise<TmuxTerminal> {
   server = await startMockLLM({ script });
   const env = cliEnv(server.env());
-  terminal = TmuxTerminal.start({
-    socket: SOCKET,
-    name: `t${count++}`,
+  return terminals.startReady({
     cwd: mkdtempSync(join(tmpdir(), "gyre-tui-ask-")),
-    command: [process.execPath, CLI, ...args],
-    env: { GYRE_HOME: env.GYRE_HOME ?? "", CI: "true", ...server.env() },
+    args,
+    env: { GYRE_HOME: env.GYRE_HOME ?? "", ...server.env() },
   });
-  await terminal.waitFor(READY, "the prompt to be ready");
-  return terminal;
-}
-
-/** Types a prompt, waits until the prompt box shows it, and sends it. */
-async function send(term: TmuxTerminal, text: string): Promise<void> {
-  term.type(text);
-  await term.waitFor(`❯ ${text}`, `the prompt box to show "${text}"`);
-  term.press("Enter");
 }
 
 /** The request bodies the mock got, as text, the summary requests apart. */

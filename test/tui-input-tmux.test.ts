@@ -2,34 +2,24 @@
 // terminal (tmux) against the scripted mock LLM — their own slash commands, completion,
 // @file mentions, !commands, /resume and the informational commands.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { type MockLLMServer, type MockScript, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { cliEnv } from "./helpers.js";
-import { TmuxTerminal } from "./tmux-terminal.js";
-
-const CLI = resolve("dist/bin/gyre.js");
-const SOCKET = `gyre-tui-input-test-${process.pid}`;
-const READY = "Shift+Tab: mode";
+import { gyreTerminals, sendPrompt } from "./gyre-terminals.js";
+import type { TmuxTerminal } from "./tmux-terminal.js";
 
 let server: MockLLMServer | undefined;
-let terminal: TmuxTerminal | undefined;
-let count = 0;
-
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
-  execFileSync("tmux", ["-V"]);
+const terminals = gyreTerminals("tui-input", async () => {
+  await server?.close();
+  server = undefined;
 });
-afterEach(async () => {
-  await stop();
-});
-afterAll(() => TmuxTerminal.killServer(SOCKET));
+const send = sendPrompt;
 
 async function stop(): Promise<void> {
-  terminal?.kill();
-  terminal = undefined;
+  terminals.kill();
   await server?.close();
   server = undefined;
 }
@@ -54,22 +44,11 @@ async function startGyre(
 ): Promise<TmuxTerminal> {
   server = await startMockLLM({ script });
   const env = cliEnv(server.env());
-  terminal = TmuxTerminal.start({
-    socket: SOCKET,
-    name: `t${count++}`,
+  return terminals.startReady({
     cwd: where.cwd,
-    command: [process.execPath, CLI, ...args],
-    env: { GYRE_HOME: env.GYRE_HOME ?? "", HOME: where.home, CI: "true", ...server.env() },
+    args,
+    env: { GYRE_HOME: env.GYRE_HOME ?? "", HOME: where.home, ...server.env() },
   });
-  await terminal.waitFor(READY, "the prompt to be ready");
-  return terminal;
-}
-
-/** Types a prompt, waits until the prompt box shows it, and sends it. */
-async function send(term: TmuxTerminal, text: string): Promise<void> {
-  term.type(text);
-  await term.waitFor(`❯ ${text}`, `the prompt box to show "${text}"`);
-  term.press("Enter");
 }
 
 /** What the model was sent last, as JSON text. */

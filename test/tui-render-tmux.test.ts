@@ -1,36 +1,24 @@
 // How the interactive agent shows a turn, end to end: the built `gyre` in a real terminal
 // (tmux) against the scripted mock LLM: diffs, the live task list, thinking, Ctrl+O,
 // subagents nested under their call, NO_COLOR, a narrow terminal and a resize.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { type MockLLMServer, type MockScript, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { cliEnv } from "./helpers.js";
-import { TmuxTerminal } from "./tmux-terminal.js";
+import { gyreTerminals, sendPrompt } from "./gyre-terminals.js";
+import type { TmuxTerminal } from "./tmux-terminal.js";
 
-const CLI = resolve("dist/bin/gyre.js");
-const SOCKET = `gyre-tui-render-test-${process.pid}`;
-const READY = "Shift+Tab";
 /** SGR sequences that set a foreground or background colour (tmux writes 39 and 49, the defaults, everywhere). */
 const COLOR_SGR = /\x1b\[(?:[\d;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[\d;]*)?m/;
 
 let server: MockLLMServer | undefined;
-let terminal: TmuxTerminal | undefined;
-let count = 0;
-
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
-  execFileSync("tmux", ["-V"]);
-});
-afterEach(async () => {
-  terminal?.kill();
-  terminal = undefined;
+const terminals = gyreTerminals("tui-render", async () => {
   await server?.close();
   server = undefined;
 });
-afterAll(() => TmuxTerminal.killServer(SOCKET));
+const send = sendPrompt;
 
 /** Starts the mock with the script and `gyre ARGS` in `cwd`, in a terminal of the given size; waits for the prompt. */
 async function startGyre(
@@ -40,24 +28,15 @@ async function startGyre(
   size: { width: number; height: number; env?: Record<string, string> },
 ): Promise<TmuxTerminal> {
   server = await startMockLLM({ script });
-  terminal = TmuxTerminal.start({
-    socket: SOCKET,
-    name: `r${count++}`,
+  return terminals.startReady({
     cwd,
-    // CI set, as in CI jobs: a terminal still gets every frame, and colours (see bundle-cli.mjs).
-    command: [process.execPath, CLI, ...args],
-    env: { GYRE_HOME: cliEnv().GYRE_HOME ?? "", CI: "true", ...server.env(), ...size.env },
+    args,
+    env: { GYRE_HOME: cliEnv().GYRE_HOME ?? "", ...server.env(), ...size.env },
     width: size.width,
     height: size.height,
+    // A 40-column status line is cut short.
+    ready: "Shift+Tab",
   });
-  await terminal.waitFor(READY, "the prompt to be ready");
-  return terminal;
-}
-
-async function send(term: TmuxTerminal, text: string): Promise<void> {
-  term.type(text);
-  await term.waitFor(`❯ ${text}`, `the prompt box to show "${text}"`);
-  term.press("Enter");
 }
 
 const BUGGY = "function sum(a, b) {\n  return a - b;\n}\nmodule.exports = sum;\n";

@@ -3,32 +3,20 @@
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type MockLLMServer, type MockScript, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { cliEnv } from "./helpers.js";
-import { TmuxTerminal } from "./tmux-terminal.js";
-
-const CLI = resolve("dist/bin/gyre.js");
-const SOCKET = `gyre-tui-test-${process.pid}`;
-const READY = "Shift+Tab: mode";
+import { GYRE_CLI as CLI, gyreTerminals, sendPrompt } from "./gyre-terminals.js";
+import type { TmuxTerminal } from "./tmux-terminal.js";
 
 let server: MockLLMServer | undefined;
-let terminal: TmuxTerminal | undefined;
-let count = 0;
-
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
-  execFileSync("tmux", ["-V"]);
-});
-afterEach(async () => {
-  terminal?.kill();
-  terminal = undefined;
+const terminals = gyreTerminals("tui", async () => {
   await server?.close();
   server = undefined;
 });
-afterAll(() => TmuxTerminal.killServer(SOCKET));
+const send = sendPrompt;
 
 /** Starts the mock with `script` and `gyre ARGS` in a fresh project folder; waits for the prompt. */
 async function startGyre(
@@ -38,23 +26,8 @@ async function startGyre(
 ): Promise<{ term: TmuxTerminal; cwd: string }> {
   server = await startMockLLM({ script: typeof script === "function" ? script(cwd) : script });
   const env = cliEnv(server.env());
-  terminal = TmuxTerminal.start({
-    socket: SOCKET,
-    name: `t${count++}`,
-    cwd,
-    command: [process.execPath, CLI, ...args],
-    // CI set, as in CI jobs: the terminal must still show every frame (Ink alone would not).
-    env: { GYRE_HOME: env.GYRE_HOME ?? "", CI: "true", ...server.env() },
-  });
-  await terminal.waitFor(READY, "the prompt to be ready");
-  return { term: terminal, cwd };
-}
-
-/** Types a prompt, waits until the prompt box shows it (so no key lands before the app reads), and sends it. */
-async function send(term: TmuxTerminal, text: string): Promise<void> {
-  term.type(text);
-  await term.waitFor(`❯ ${text}`, `the prompt box to show "${text}"`);
-  term.press("Enter");
+  const term = await terminals.startReady({ cwd, args, env: { GYRE_HOME: env.GYRE_HOME ?? "", ...server.env() } });
+  return { term, cwd };
 }
 
 describe("gyre, the interactive agent, in a real terminal", () => {
@@ -222,7 +195,7 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     await term.waitFor(/Session cost: \$\d+\.\d{4}/);
     term.press("C-d");
     await term.waitFor("[exited 0]");
-    terminal?.kill();
+    terminals.kill();
     await server?.close();
     // A new start in the same folder walks the same history with Up (newest first).
     const again = await startGyre({ turns: [mockTurn.text("unused")] }, [], cwd);
