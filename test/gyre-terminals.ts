@@ -75,3 +75,22 @@ export async function sendPrompt(term: TmuxTerminal, text: string): Promise<void
   await term.waitFor(`❯ ${text}`, `the prompt box to show "${text}"`);
   term.press("Enter");
 }
+
+/** Whether a process whose command line matches `pattern` runs (pgrep -f). */
+export function processesRunning(pattern: string): boolean {
+  try {
+    execFileSync("pgrep", ["-f", pattern], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded) until a process whose command line matches `pattern` runs, or none does. */
+export async function waitForProcess(pattern: string, running: boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (processesRunning(pattern) !== running) {
+    if (Date.now() > deadline) throw new Error(`"${pattern}" ${running ? "never started" : "still runs"}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,14 +1,13 @@
 // What a person can type in the interactive agent, end to end: the built `gyre` in a real
 // terminal (tmux) against the scripted mock LLM — their own slash commands, completion,
 // @file mentions, !commands, /resume and the informational commands.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type MockLLMServer, type MockScript, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { cliEnv } from "./helpers.js";
-import { gyreTerminals, sendPrompt } from "./gyre-terminals.js";
+import { gyreTerminals, sendPrompt, waitForProcess } from "./gyre-terminals.js";
 import type { TmuxTerminal } from "./tmux-terminal.js";
 
 let server: MockLLMServer | undefined;
@@ -231,24 +230,6 @@ describe("typing in the interactive agent, in a real terminal", () => {
     expect(lastRequest()).toContain("write an AGENTS.md file at its root");
   });
 });
-
-function processesRunning(pattern: string): boolean {
-  try {
-    execFileSync("pgrep", ["-f", pattern], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Waits (bounded) until a process whose command line matches `pattern` runs, or none does. */
-async function waitForProcess(pattern: string, running: boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (processesRunning(pattern) !== running) {
-    if (Date.now() > deadline) throw new Error(`"${pattern}" ${running ? "never started" : "still runs"}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("pasting into the interactive agent", () => {
   it("shows a long paste as a placeholder, sends all of it, and never sends on a pasted line end", async () => {

@@ -1,6 +1,6 @@
 // The interactive agent end to end: the built `gyre` in a real terminal (tmux) against the
 // scripted mock LLM, typed at with send-keys and read with capture-pane.
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { type MockLLMServer, type MockScript, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { cliEnv } from "./helpers.js";
-import { GYRE_CLI as CLI, gyreTerminals, sendPrompt } from "./gyre-terminals.js";
+import { GYRE_CLI as CLI, gyreTerminals, sendPrompt, waitForProcess } from "./gyre-terminals.js";
 import type { TmuxTerminal } from "./tmux-terminal.js";
 
 let server: MockLLMServer | undefined;
@@ -232,21 +232,3 @@ describe("gyre without a terminal", () => {
     }
   });
 });
-
-function processesRunning(pattern: string): boolean {
-  try {
-    execFileSync("pgrep", ["-f", pattern], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Waits (bounded) until a process whose command line matches `pattern` runs, or none does. */
-async function waitForProcess(pattern: string, running: boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (processesRunning(pattern) !== running) {
-    if (Date.now() > deadline) throw new Error(`"${pattern}" ${running ? "never started" : "still runs"}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
