@@ -3,7 +3,7 @@ import { GyreError } from "../errors/index.js";
 import type { ServeConfig } from "../mcp-server/index.js";
 import { asksForHelp } from "./interactive.js";
 import { parseCommandArgs } from "./parse-command-args.js";
-import { list, mcpServersOf, number, permissionMode } from "./run-options.js";
+import { AGENT_SETUP_OPTIONS, list, mcpServersOf, number, permissionMode } from "./run-options.js";
 
 const USAGE = `Usage: gyre mcp serve [--http PORT] [--tools] [options of gyre run: --model, --max-turns,
   --max-budget-usd, --max-budget-tokens, --cwd, --permission-mode, --allowed-tools, --disallowed-tools,
@@ -27,26 +27,9 @@ export async function mcpServeCommand(args: string[]): Promise<number> {
     parsed = parseCommandArgs({
       args,
       options: {
+        ...AGENT_SETUP_OPTIONS,
         http: { type: "string" },
         tools: { type: "boolean", default: false },
-        model: { type: "string" },
-        "fallback-model": { type: "string" },
-        "max-turns": { type: "string" },
-        "max-budget-usd": { type: "string" },
-        "max-budget-tokens": { type: "string" },
-        "max-retries": { type: "string" },
-        cwd: { type: "string" },
-        "system-prompt": { type: "string" },
-        "append-system-prompt": { type: "string" },
-        "allowed-tools": { type: "string" },
-        "disallowed-tools": { type: "string" },
-        "permission-mode": { type: "string" },
-        "add-dir": { type: "string", multiple: true },
-        "setting-sources": { type: "string", default: "user,project,local" },
-        "trust-project": { type: "boolean", default: false },
-        "no-session-persistence": { type: "boolean", default: false },
-        "mcp-config": { type: "string", multiple: true },
-        "strict-mcp-config": { type: "boolean", default: false },
       },
     });
   } catch (error) {

@@ -5,10 +5,8 @@ import { errorMessage, GyreError } from "../errors/index.js";
 import type { QueryOptions } from "../loop/index.js";
 import { PermissionMode } from "../protocol/index.js";
 
-/** The options of `gyre run` (and `gyre -p`), as node:util's parseArgs reads them. */
-export const RUN_OPTIONS = {
-  "output-format": { type: "string", default: "text" },
-  "input-format": { type: "string", default: "text" },
+/** The flags that set up the agent, shared by `gyre run` and `gyre mcp serve`. */
+export const AGENT_SETUP_OPTIONS = {
   model: { type: "string" },
   "fallback-model": { type: "string" },
   "max-turns": { type: "string" },
@@ -17,29 +15,36 @@ export const RUN_OPTIONS = {
   "max-retries": { type: "string" },
   cwd: { type: "string" },
   "system-prompt": { type: "string" },
-  agent: { type: "string" },
-  agents: { type: "string" },
   "append-system-prompt": { type: "string" },
   "allowed-tools": { type: "string" },
   "disallowed-tools": { type: "string" },
+  "permission-mode": { type: "string" },
+  "add-dir": { type: "string", multiple: true },
+  "setting-sources": { type: "string", default: "user,project,local" },
+  "trust-project": { type: "boolean", default: false },
+  "no-session-persistence": { type: "boolean", default: false },
+  "mcp-config": { type: "string", multiple: true },
+  "strict-mcp-config": { type: "boolean", default: false },
+} as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
+/** The options of `gyre run` (and `gyre -p`), as node:util's parseArgs reads them. */
+export const RUN_OPTIONS = {
+  ...AGENT_SETUP_OPTIONS,
+  "output-format": { type: "string", default: "text" },
+  "input-format": { type: "string", default: "text" },
+  agent: { type: "string" },
+  agents: { type: "string" },
   tools: { type: "string" },
   "include-partial-messages": { type: "boolean", default: false },
   "json-schema": { type: "string" },
-  "permission-mode": { type: "string" },
   "dangerously-skip-permissions": { type: "boolean", default: false },
-  "add-dir": { type: "string", multiple: true },
   settings: { type: "string" },
-  "setting-sources": { type: "string", default: "user,project,local" },
-  "trust-project": { type: "boolean", default: false },
-  "mcp-config": { type: "string", multiple: true },
-  "strict-mcp-config": { type: "boolean", default: false },
   "loop-control": { type: "boolean", default: false },
   sandbox: { type: "boolean", default: false },
   resume: { type: "string", short: "r" },
   continue: { type: "boolean", short: "c", default: false },
   "fork-session": { type: "boolean", default: false },
   "session-id": { type: "string" },
-  "no-session-persistence": { type: "boolean", default: false },
   "defer-permissions": { type: "boolean", default: false },
   approve: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
