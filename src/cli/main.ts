@@ -1,4 +1,4 @@
-import { errorMessage, isGyreError } from "../errors/index.js";
+import { runEntry } from "./run-entry.js";
 import { helpOf, USAGE } from "./help.js";
 import { asksForHelp, namesPrintMode, withoutPrintFlag } from "./interactive.js";
 
@@ -55,13 +55,4 @@ function help(command: string | undefined): number {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const prefix = isGyreError(error) ? `gyre: ${error.code}: ` : "gyre: ";
-    process.stderr.write(`${prefix}${errorMessage(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runEntry(() => main(process.argv.slice(2)));
