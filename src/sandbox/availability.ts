@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants, realpathSync } from "node:fs";
 import path from "node:path";
 import { GyreError } from "../errors/index.js";
+import { ROOT_MOUNTS } from "./bwrap-args.js";
 
 /** The programs the sandbox runs, found on PATH. */
 export interface SandboxPrograms {
@@ -50,19 +51,7 @@ export function findSandboxPrograms(searchPath: string | undefined, needSocat: b
 
 /** Why bubblewrap cannot create the sandbox's namespaces here, or undefined when it can. */
 export function probeNamespaces(bwrap: string): string | undefined {
-  const args = [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--unshare-pid",
-    "--unshare-net",
-    "--",
-    "true",
-  ];
+  const args = [...ROOT_MOUNTS, "--unshare-pid", "--unshare-net", "--", "true"];
   const result = spawnSync(bwrap, args, { encoding: "utf8", timeout: 10_000 });
   if (result.error) return result.error.message;
   if (result.status === 0) return undefined;

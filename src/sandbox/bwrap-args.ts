@@ -39,6 +39,9 @@ function procCovers(): string[] {
 
 type Mount = { target: string; args: string[]; rank: number };
 
+/** The system read-only, with a fresh /dev and /proc: what every sandbox (and the probe of one) starts from. */
+export const ROOT_MOUNTS: readonly string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+
 /**
  * bubblewrap arguments for the policy: the system read-only, fresh /dev and /proc, empty
  * read-only /tmp and /run, the workspace and temp writable, denied paths hidden, protected files read-only, and
@@ -76,13 +79,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   const visible = mounts.filter((mount) => !concealed(mount.target, layout));
   visible.sort((a, b) => depth(a.target) - depth(b.target) || a.rank - b.rank);
   return [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
+    ...ROOT_MOUNTS,
     ...procCovers(),
     ...visible.flatMap((mount) => mount.args),
     // Read-only once the mounts inside it exist: a write to /tmp fails loudly instead of
