@@ -317,6 +317,9 @@ function connectMcp(
   sandbox: Promise<OsSandbox | undefined>,
 ): Promise<RunMcpServers> {
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
+  // No server can come from anywhere: skip copying the environment (a costly read per variable).
+  const noFiles = options.strictMcpConfig === true || (options.settingSources ?? []).length === 0;
+  if (noFiles && Object.keys(options.mcpServers ?? {}).length === 0) return Promise.resolve({});
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
   const env = { ...process.env, ...options.env };
   return startRunMcpServers({

@@ -36,12 +36,15 @@ export class InProcessRunner implements BackgroundRunner {
   async start(prepared: PreparedResponse, finished?: () => void): Promise<void> {
     const { response } = prepared;
     const queued: ResponseObject = { ...structuredClone(response), status: "queued" };
-    await this.deps.responses.save({
-      owner: prepared.owner,
-      response: queued,
-      inputItems: prepared.inputItems,
-      runSessionId: `${response.id}-run`,
-    });
+    await this.deps.responses.save(
+      {
+        owner: prepared.owner,
+        response: queued,
+        inputItems: prepared.inputItems,
+        runSessionId: `${response.id}-run`,
+      },
+      { first: true },
+    );
     const log = new EventLog();
     const abort = new AbortController();
     const done = this.#run(prepared, log, abort.signal).finally(() => {

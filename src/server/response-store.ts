@@ -22,7 +22,8 @@ export interface StoredResponse {
 
 /** Where responses live; `previous_response_id` chains are read through it. */
 export interface ResponseStore {
-  save(record: StoredResponse): Promise<void>;
+  /** Stores a version of the response; `first`: no version exists yet (skips looking for one). */
+  save(record: StoredResponse, options?: { first?: boolean }): Promise<void>;
   get(id: string): Promise<StoredResponse | undefined>;
   /** Deletes the response and its run's session; an unknown id is fine. */
   delete(id: string): Promise<void>;
@@ -43,7 +44,7 @@ export function serveProject(owner: string): string {
 export class SessionResponseStore implements ResponseStore {
   constructor(private readonly sessions: SessionStore) {}
 
-  async save(record: StoredResponse): Promise<void> {
+  async save(record: StoredResponse, options: { first?: boolean } = {}): Promise<void> {
     const id = record.response.id;
     const message: SDKMessage = {
       type: "user",
@@ -56,11 +57,12 @@ export class SessionResponseStore implements ResponseStore {
     };
     // A new version of a response that exists is one append; a new response is created with
     // its first version in one transaction.
-    try {
-      return await this.sessions.append(id, message);
-    } catch (error) {
-      if (!isGyreError(error, "session_not_found")) throw error;
-    }
+    if (!options.first)
+      try {
+        return await this.sessions.append(id, message);
+      } catch (error) {
+        if (!isGyreError(error, "session_not_found")) throw error;
+      }
     const session = { id, cwd: "/", project: serveProject(record.owner), title: id, model: record.response.model };
     await this.sessions.createSession(session, [message]);
   }

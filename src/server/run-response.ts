@@ -126,7 +126,8 @@ export async function runResponse(
   };
   const record = { owner: prepared.owner, response, inputItems: prepared.inputItems, runSessionId };
   // Stored before it runs, so GET shows it `in_progress` (and a crash leaves it visible).
-  if (store) await deps.responses.save(record);
+  // A background response is stored already (queued), by its runner.
+  if (store) await deps.responses.save(record, { first: !response.background });
   const ended = deps.metrics.responseStarted();
   emit({ type: "response.created", response: structuredClone(response) });
   emit({ type: "response.in_progress", response: structuredClone(response) });

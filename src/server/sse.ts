@@ -7,7 +7,9 @@ const encoder = new TextEncoder();
  * A server-sent event stream of the spec's events: each numbered with a monotonically
  * increasing `sequence_number`, then `data: [DONE]`. An event is never split across writes;
  * the events sent within one turn of the event loop (a model chunk often yields several) go out
- * together in one write, since a socket write per event is most of a short stream's cost.
+ * together in one write, since a socket write per event is most of a short stream's cost. The
+ * first events (`response.created`, `response.in_progress`) go out as soon as the code that sent
+ * them waits: the time to first byte does not wait for the run's set-up to yield.
  * `onCancel` runs when the client goes away before the end. While nothing is sent for
  * `keepAliveMs` (a server-side tool running, a slow upstream), a `: keep-alive` comment keeps
  * proxies and clients from timing the connection out; clients ignore comments.
@@ -22,6 +24,7 @@ export class SseStream {
   /** Events not written yet: flushed once the current turn of the event loop is over. */
   #pending = "";
   #flushScheduled = false;
+  #wroteFirst = false;
 
   constructor(onCancel: () => void, keepAliveMs?: number) {
     this.body = new ReadableStream<Uint8Array>({
@@ -50,7 +53,9 @@ export class SseStream {
     this.#pending += text;
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    setImmediate(() => this.#flush());
+    if (this.#wroteFirst) setImmediate(() => this.#flush());
+    else queueMicrotask(() => this.#flush());
+    this.#wroteFirst = true;
   }
 
   #flush(): void {

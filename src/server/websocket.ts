@@ -131,7 +131,7 @@ class Connection {
     const store = this.parts.deps.responses;
     return {
       get: async (id) => (this.#latest?.response.id === id ? this.#latest : store.get(id)),
-      save: (record) => store.save(record),
+      save: (record, options) => store.save(record, options),
       delete: (id) => store.delete(id),
     };
   }
