@@ -231,7 +231,7 @@ function freeName(checkout: Buffer): string {
 
 function realPathIs(file: Buffer): boolean {
   try {
-    return realpathSync(file, { encoding: "buffer" }).equals(file);
+    return realpathSync.native(file, { encoding: "buffer" }).equals(file);
   } catch {
     return false;
   }
