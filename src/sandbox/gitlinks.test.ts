@@ -76,4 +76,18 @@ describe("GitlinkGuard", () => {
     expect(found.map((violation) => violation.kind)).toEqual(["write"]);
     expect(existsSync(Buffer.concat([name, Buffer.from("/.git-sandboxed")]))).toBe(true);
   });
+
+  it("watches the index of a repository nested in the workspace too", async () => {
+    const { dir, git } = repository();
+    const nested = path.join(dir, "vendor/lib");
+    mkdirSync(nested, { recursive: true });
+    const inner = (...args: string[]) => execFileSync("git", args, { cwd: nested, stdio: "pipe" });
+    inner("init", "-q");
+    const guard = await GitlinkGuard.start([dir], [nested], true);
+    const checkout = path.join(nested, "new");
+    mkdirSync(checkout);
+    inner("update-index", "--add", "--cacheinfo", `160000,${git("rev-parse", "HEAD").trim()},new`);
+    writeFileSync(path.join(checkout, ".git"), "gitdir: /elsewhere\n");
+    expect(guard.check().map((violation) => violation.target)).toEqual([path.join(checkout, ".git")]);
+  });
 });
