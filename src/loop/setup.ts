@@ -109,8 +109,11 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   );
   // Started once the settings are read; stdio MCP servers with `sandbox: true` wait for it.
   const pendingSandbox = quiet(pendingSettings.then((settings) => startRunSandbox(options, settings, cwd)));
-  // Registered before the MCP servers' and every command's cleanup, so it runs after them.
-  session.onDispose(async () => (await pendingSandbox.catch(() => undefined))?.close());
+  // Registered before the MCP servers' and every command's cleanup, so it runs after them: its
+  // last gitlink check sees what a background command or a server did after the last tool call.
+  session.onDispose(async () => {
+    await (await pendingSandbox.catch(() => undefined))?.close();
+  });
   const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings, pendingSandbox));
   const pendingAgents = quiet(runAgentDefinitions(options, cwd));
   // Registered at once, so the servers close when the run ends even if setup fails further on.

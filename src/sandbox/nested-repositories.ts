@@ -14,7 +14,10 @@ const SKIPPED = new Set(["node_modules", ".git"]);
  * symbolic links not followed: their `.git` gets the protection of the workspace's own (the
  * host's git runs their hooks and config when someone works there, and `git status` in the outer
  * repository enters submodules). Limits, said in the README: a repository deeper or past the
- * bound, or one a command creates during the run (`git init`, `git clone`), is not protected.
+ * bound, or one a command creates during the run (`git init`, `git clone`), is not protected. One
+ * created at a submodule path (a gitlink of a workspace repository's index), where the host's git
+ * would enter it on its own, is set aside after the command (gitlinks.ts); one elsewhere runs
+ * nothing until someone runs git in it.
  */
 export function nestedRepositories(dir: string): string[] {
   const found: string[] = [];

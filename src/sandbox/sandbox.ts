@@ -5,6 +5,7 @@ import type { CommandSandbox, SandboxViolation } from "../tools/builtin/index.js
 import { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
 import { type BwrapLayout, bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
 import { EnvFileWatch } from "./env-files.js";
+import { GitlinkGuard } from "./gitlinks.js";
 import { missingProtectedFiles } from "./paths.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
@@ -38,14 +39,17 @@ export class OsSandbox implements CommandSandbox {
   #denyRead: string[];
   #denyReadMissing: string[];
   readonly #envFiles: EnvFileWatch;
+  readonly #gitlinks: GitlinkGuard;
 
   private constructor(
     readonly policy: SandboxPolicy,
     programs: SandboxPrograms,
     folder: string,
+    gitlinks: GitlinkGuard,
     network: { proxy: FilteringProxy; relay: RelayNamespace | undefined } | undefined,
   ) {
     this.#programs = programs;
+    this.#gitlinks = gitlinks;
     this.#folder = folder;
     this.#proxy = network?.proxy;
     this.#relay = network?.relay;
@@ -95,8 +99,13 @@ export class OsSandbox implements CommandSandbox {
       const denied = path.join(folder, "denied");
       writeFileSync(denied, "");
       chmodSync(denied, 0o000);
+      const pendingGitlinks = GitlinkGuard.start(
+        policy.writable,
+        policy.nestedRepositories,
+        policy.allowUnsandboxedCommands,
+      );
       const network = needsNetwork ? await startNetwork(programs, folder, policy.allowedDomains) : undefined;
-      return new OsSandbox(policy, programs, folder, network);
+      return new OsSandbox(policy, programs, folder, await pendingGitlinks, network);
     } catch (error) {
       rmSync(folder, { recursive: true, force: true });
       throw error;
@@ -153,17 +162,25 @@ export class OsSandbox implements CommandSandbox {
     return {
       finish: (output) => [
         ...removeCreated(missing),
+        // Of every command so far, a background one's too: the first finish after it catches it.
+        ...this.#gitlinks.check(),
         // The layout's policy, read now: it hides the denied paths that appeared since the run started.
         ...findViolations(output, blocked?.slice(from) ?? [], this.#layout.policy, this.temporaryDirectory, cwd),
       ],
     };
   }
 
-  /** Stop the proxy and remove the private folder (the commands' temp files with it). */
-  async close(): Promise<void> {
+  /**
+   * Stop the proxy and remove the private folder (the commands' temp files with it). Checks the
+   * gitlinks a last time and resolves with what that found (already set aside): the caller stops
+   * the background commands and sandboxed servers first, so that one planting a repository after
+   * the last foreground command is caught.
+   */
+  async close(): Promise<SandboxViolation[]> {
     this.#relay?.close();
     await this.#proxy?.close();
     rmSync(this.#folder, { recursive: true, force: true });
+    return this.#gitlinks.check();
   }
 }
 
