@@ -289,6 +289,15 @@ async function* runSession(
       });
       yield* hookReports(stamp, outcome);
     }
+    // Disposed here too (not only below), so that what the sandbox finds as it closes reaches the caller.
+    await session.dispose();
+    if (setup.sandboxClosing.length > 0)
+      yield stamp.stamp({
+        type: "system",
+        subtype: "sandbox_violation",
+        tool_use_id: null,
+        violations: setup.sandboxClosing,
+      });
   } finally {
     mcp.attach(undefined); // Ended before it was set up: nothing waits for servers that never came.
     if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "The query ended"));

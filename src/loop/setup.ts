@@ -29,7 +29,13 @@ import {
   mergeSettings,
 } from "../settings/index.js";
 import { type AgentDefinition, type AgentFile, loadAgentFiles } from "../subagents/index.js";
-import { type CommandSandbox, defaultTools, loopControlTools, structuredOutputTool } from "../tools/builtin/index.js";
+import {
+  type CommandSandbox,
+  defaultTools,
+  type SandboxViolation,
+  loopControlTools,
+  structuredOutputTool,
+} from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import { DoomLoopDetector } from "./doom-loop.js";
 import { activeContext, checkAgents, DEFAULT_MAX_HANDOFFS, Handoffs, subagentParentContext } from "./handoffs.js";
@@ -61,6 +67,8 @@ export interface RunSetup {
   mcpServers: McpServerStatus[];
   /** The live servers, for `Query`'s MCP controls (none when the run has no `mcpServers`). */
   mcp: McpServers | undefined;
+  /** What the sandbox found and set aside when it closed, filled in when the session is disposed. */
+  sandboxClosing: SandboxViolation[];
 }
 
 export interface SetupInput {
@@ -111,8 +119,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const pendingSandbox = quiet(pendingSettings.then((settings) => startRunSandbox(options, settings, cwd)));
   // Registered before the MCP servers' and every command's cleanup, so it runs after them: its
   // last gitlink check sees what a background command or a server did after the last tool call.
+  const sandboxClosing: SandboxViolation[] = [];
   session.onDispose(async () => {
-    await (await pendingSandbox.catch(() => undefined))?.close();
+    sandboxClosing.push(...((await (await pendingSandbox.catch(() => undefined))?.close()) ?? []));
   });
   const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings, pendingSandbox));
   const pendingAgents = quiet(runAgentDefinitions(options, cwd));
@@ -276,6 +285,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     switchModel,
     mcpServers: mcp?.statuses() ?? [],
     mcp,
+    sandboxClosing,
     ...(ignoredSettings && { ignoredSettings }),
   };
 }

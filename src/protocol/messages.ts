@@ -192,7 +192,11 @@ export const SDKSandboxViolationMessage = z.object({
   type: z.literal("system"),
   subtype: z.literal("sandbox_violation"),
   ...Base,
-  tool_use_id: z.string(),
+  /**
+   * The call whose command did it; null for what the sandbox found as the run ended (a
+   * repository a background command planted after the last call), sent after the last result.
+   */
+  tool_use_id: z.string().nullable(),
   violations: z.array(
     z.object({
       /** `write`: a denied write; `read`: a denied read; `network`: a blocked connection. */
