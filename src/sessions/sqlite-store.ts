@@ -98,6 +98,8 @@ export class SqliteSessionStore implements SessionStore {
    * the hot path skips parsing and validating the state.
    */
   readonly #states = new Map<string, { text: string; state: DeriveState }>();
+  /** Sessions whose state stays decoded: a long-lived process (gyre serve) writes to ever new ones. */
+  static readonly #KEPT_STATES = 256;
   readonly #listStatements = new Map<string, Statement<unknown[], SessionRow>>();
 
   /** @internal */
@@ -113,9 +115,14 @@ export class SqliteSessionStore implements SessionStore {
       this.#append(sessionId, message),
     );
     this.#createWithTransaction = db.transaction((input: CreateSessionInput, messages: readonly SDKMessage[]) => {
-      const { id } = this.#create(input);
-      for (const message of messages) if (message.type !== "stream_event") this.#append(id, message);
-      return toSessionInfo(this.#decode(this.#sql.getSession.get(id)!));
+      // The row as written, built here rather than read back.
+      let record = this.#create(input);
+      for (const message of messages) {
+        if (message.type === "stream_event") continue;
+        const appended = this.#append(record.id, message);
+        if (appended) record = { ...record, state: appended.state, updatedAt: appended.now };
+      }
+      return toSessionInfo(record);
     });
   }
 
@@ -292,7 +299,7 @@ export class SqliteSessionStore implements SessionStore {
     const inserted = this.#sql.insertSession.run(...sessionRowValues(record, text));
     if (inserted.changes === 0) throw sessionExists(record.id);
     // Its first append then skips decoding the state (a subagent's session is appended to at once).
-    this.#states.set(record.id, { text, state: record.state });
+    this.#keepState(record.id, { text, state: record.state });
     return record;
   }
 
@@ -301,7 +308,7 @@ export class SqliteSessionStore implements SessionStore {
    * session state commit together in two row writes; the insert doubles as the check for a
    * uuid the session already holds (then nothing changes and the state stays as it was).
    */
-  #append(sessionId: string, message: SDKMessage): void {
+  #append(sessionId: string, message: SDKMessage): { state: DeriveState; now: number } | undefined {
     const previous = this.#stateOf(sessionId);
     const now = this.#now();
     const { state, messages, parts } = applyMessage(previous, message, {
@@ -319,10 +326,19 @@ export class SqliteSessionStore implements SessionStore {
       messages.length > 0 ? JSON.stringify(messages) : null,
       parts.length > 0 ? JSON.stringify(parts) : null,
     );
-    if (inserted.changes === 0) return;
+    if (inserted.changes === 0) return undefined;
     const text = JSON.stringify(state);
     this.#sql.updateState.run(now, text, sessionId);
-    this.#states.set(sessionId, { text, state });
+    this.#keepState(sessionId, { text, state });
+    return { state, now };
+  }
+
+  /** Kept as the most recently used; the least recently used goes past #KEPT_STATES. */
+  #keepState(sessionId: string, entry: { text: string; state: DeriveState }): void {
+    this.#states.delete(sessionId);
+    this.#states.set(sessionId, entry);
+    if (this.#states.size > SqliteSessionStore.#KEPT_STATES)
+      this.#states.delete(this.#states.keys().next().value as string);
   }
 
   /** The session's reducer state, decoded only when another writer changed it. */
@@ -346,7 +362,7 @@ export class SqliteSessionStore implements SessionStore {
     const cached = this.#states.get(sessionId);
     if (cached !== undefined && cached.text === text) return cached.state;
     const state = decodeState(text, `${this.path} (session ${sessionId})`);
-    this.#states.set(sessionId, { text, state });
+    this.#keepState(sessionId, { text, state });
     return state;
   }
 
