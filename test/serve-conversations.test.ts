@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openPostgresSessionStore } from "../src/sessions/index.js";
 import { serve } from "../src/server/index.js";
 import type { MockLLMServer } from "../src/testing/index.js";
-import { mockTurn } from "../src/testing/index.js";
+import { mockFault, mockTurn } from "../src/testing/index.js";
 import { openTestPostgresStore, TEST_DATABASE_URL } from "./sessions-postgres-helper.js";
 import { UPSTREAMS, upstreamBody, withServer } from "./serve-support.js";
 
@@ -222,6 +222,18 @@ describe("gyre serve conversations", () => {
       const response = await openai.responses.create({ model: MODEL, conversation: id, input: "Hi.", store: false });
       await expect(openai.responses.retrieve(response.id)).rejects.toMatchObject({ status: 404 });
       expect(await transcript(openai, id)).toEqual(["user: Hi.", "assistant: Kept in the conversation."]);
+    });
+  });
+
+  it("adds nothing of a failed response to its conversation", async () => {
+    const script = { turns: [mockTurn.text("never", { faults: [mockFault.http(400, "upstream refuses")] })] };
+    await withServer(script, async ({ client }) => {
+      const openai = client();
+      const { id } = await openai.conversations.create({ items: [{ role: "user", content: "Before." }] });
+      await expect(openai.responses.create({ model: MODEL, conversation: id, input: "Fails." })).rejects.toMatchObject({
+        status: 502,
+      });
+      expect(await transcript(openai, id)).toEqual(["user: Before."]);
     });
   });
 
