@@ -116,6 +116,9 @@ describe("gyre serve conversations", () => {
       await expect(
         openai.conversations.items.create(id, { items: [{ type: "item_reference", id: red! }] }),
       ).rejects.toMatchObject({ status: 400, code: "item_already_in_conversation" });
+      await expect(
+        openai.conversations.items.create(id, { items: [{ type: "item_reference", id: "msg_elsewhere" }] }),
+      ).rejects.toMatchObject({ status: 400, param: "items[0].id" });
 
       await openai.responses.create({ model: MODEL, conversation: id, input: "So which colour?" });
       const body = JSON.stringify(upstreamBody(mock, 0));

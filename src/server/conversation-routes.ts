@@ -105,7 +105,7 @@ function newItems(
 ): ConversationItem[] {
   const known = new Set(existing.map((item) => item.id));
   // Output items read as input items (a reference copies one as it is).
-  const items = inputItems({ input: [...input] }, existing as StoredInputItem[], newId);
+  const items = inputItems({ input: [...input] }, existing as StoredInputItem[], newId, "items");
   if (items.some((item) => known.has(item.id)))
     throw new RequestError(400, "Item already in conversation.", "item_already_in_conversation", "items");
   return items.map(asConversationItem);
