@@ -218,6 +218,24 @@ describe("gyre serve conversations", () => {
     });
   });
 
+  it("adds a background response's items to its conversation when it ends", async () => {
+    await withServer({ turns: [mockTurn.text("Done in the background.")] }, async ({ client }) => {
+      const openai = client();
+      const { id } = await openai.conversations.create({});
+      const queued = await openai.responses.create({
+        model: MODEL,
+        conversation: id,
+        input: "Later.",
+        background: true,
+      });
+      expect(queued.conversation).toEqual({ id });
+      let last: ResponseStreamEvent | undefined;
+      for await (const event of await openai.responses.retrieve(queued.id, { stream: true })) last = event;
+      expect(last).toMatchObject({ type: "response.completed", response: { conversation: { id } } });
+      expect(await transcript(openai, id)).toEqual(["user: Later.", "assistant: Done in the background."]);
+    });
+  });
+
   it("adds a store: false response's items to its conversation (the conversation is stored)", async () => {
     await withServer({ turns: [mockTurn.text("Kept in the conversation.")] }, async ({ client }) => {
       const openai = client();
