@@ -41,9 +41,8 @@ const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 /**
  * The Open Responses server as a Hono app: `POST /v1/responses` runs Gyre's loop, responses and
  * conversations (`/v1/conversations`) are kept in the session store, `GET /v1/models` and
- * `GET /healthz` tell what is served. Mount it
- * in your own Hono or Node server, or serve it with `gyre serve`. Nothing starts until a
- * request comes.
+ * `GET /healthz` tell what is served. Mount it in your own Hono or Node server, or serve it with
+ * `gyre serve`. Nothing starts until a request comes.
  */
 export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthVariables }> {
   checkServerTools(config);
