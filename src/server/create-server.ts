@@ -9,13 +9,15 @@ import { apiKeysOf, checkServerTools, type ServerConfig } from "./config.js";
 import { RequestError, toErrorResponse } from "./errors.js";
 import { type BackgroundRunner, InProcessRunner } from "./background.js";
 import { compactConversation } from "./compact.js";
+import { conversationRoutes } from "./conversation-routes.js";
+import { SessionConversationStore } from "./conversations.js";
 import type { EventLog, NumberedEvent } from "./event-log.js";
 import { KeyLimiter, RateLimitError } from "./limits.js";
 import { listInputItems } from "./list-items.js";
 import { ServerMetrics } from "./metrics.js";
 import { parseBody, parseCreateRequest } from "./parse-request.js";
 import { CompactRequest } from "./request-schema.js";
-import { prepareResponse, type RunDependencies, runResponse } from "./run-response.js";
+import { newId, prepareResponse, type RunDependencies, runResponse } from "./run-response.js";
 import { SessionResponseStore } from "./response-store.js";
 import { followLog, SseStream, sseResponse } from "./sse.js";
 
@@ -37,10 +39,10 @@ export function serverParts(app: object): ServerParts | undefined {
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /**
- * The Open Responses server as a Hono app: `POST /v1/responses` runs Gyre's loop, responses are
- * kept in the session store, `GET /v1/models` and `GET /healthz` tell what is served. Mount it
- * in your own Hono or Node server, or serve it with `gyre serve`. Nothing starts until a
- * request comes.
+ * The Open Responses server as a Hono app: `POST /v1/responses` runs Gyre's loop, responses and
+ * conversations (`/v1/conversations`) are kept in the session store, `GET /v1/models` and
+ * `GET /healthz` tell what is served. Mount it in your own Hono or Node server, or serve it with
+ * `gyre serve`. Nothing starts until a request comes.
  */
 export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthVariables }> {
   checkServerTools(config);
@@ -59,6 +61,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   const deps: RunDependencies = {
     sessions,
     responses: new SessionResponseStore(sessions),
+    conversations: new SessionConversationStore(sessions),
     resolveModel: async (name) => {
       const served = models.find((model) => model.name === name);
       if (!served && onlyListed)
@@ -205,6 +208,8 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     const stored = await owned(deps, c.req.param("id"), c.get("owner"));
     return c.json(listInputItems(stored.inputItems, c.req.query()));
   });
+
+  conversationRoutes(app, deps.conversations, jsonBody, newId);
 
   return app;
 }

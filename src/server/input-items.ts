@@ -16,11 +16,15 @@ const PREFIXES: Record<string, string> = {
   mcp_approval_response: "mcpa",
 };
 
-/** The request's input as items with ids: a string is one user message; references are resolved in `earlier`. */
+/**
+ * The request's input as items with ids: a string is one user message; references are resolved
+ * in `earlier`. `param` names the items in errors (`input`, or a conversation's `items`).
+ */
 export function inputItems(
   request: Pick<CreateResponseRequest, "input">,
   earlier: readonly StoredInputItem[],
   newId: (prefix: string) => string,
+  param = "input",
 ): StoredInputItem[] {
   const input: InputItem[] =
     typeof request.input === "string"
@@ -34,7 +38,7 @@ export function inputItems(
           400,
           `Item ${item.id} is not in this conversation.`,
           "invalid_input",
-          `input[${index}].id`,
+          `${param}[${index}].id`,
         );
       return found;
     }

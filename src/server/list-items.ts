@@ -1,10 +1,10 @@
 import { RequestError } from "./errors.js";
 import type { StoredInputItem } from "./response-object.js";
 
-/** A page of a response's input items, as OpenAI lists them. */
-export interface ItemList {
+/** A page of items (a response's input items, a conversation's items), as OpenAI lists them. */
+export interface ItemList<T extends { id: string } = StoredInputItem> {
   object: "list";
-  data: StoredInputItem[];
+  data: T[];
   first_id: string | null;
   last_id: string | null;
   has_more: boolean;
@@ -14,7 +14,10 @@ export interface ItemList {
  * Pages through input items as OpenAI does: `order` `desc` (default, newest first) or `asc`,
  * `limit` 1-100 (default 20), and the cursors `after` / `before` (item ids).
  */
-export function listInputItems(items: readonly StoredInputItem[], query: Record<string, string>): ItemList {
+export function listInputItems<T extends { id: string }>(
+  items: readonly T[],
+  query: Record<string, string>,
+): ItemList<T> {
   const order = query.order ?? "desc";
   if (order !== "asc" && order !== "desc")
     throw new RequestError(400, "order must be asc or desc.", "invalid_value", "order");
@@ -34,8 +37,8 @@ export function listInputItems(items: readonly StoredInputItem[], query: Record<
   };
 }
 
-function cursor(items: readonly StoredInputItem[], id: string, param: string): number {
+function cursor(items: readonly { id: string }[], id: string, param: string): number {
   const index = items.findIndex((item) => item.id === id);
-  if (index < 0) throw new RequestError(400, `No input item with id '${id}' in this response.`, "invalid_value", param);
+  if (index < 0) throw new RequestError(400, `No item with id '${id}' in this list.`, "invalid_value", param);
   return index;
 }

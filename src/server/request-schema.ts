@@ -238,6 +238,8 @@ export const CreateResponseRequest = z.object({
   metadata: z.record(z.string().max(64), z.string().max(512)).nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().nullish(),
+  /** The conversation the response belongs to: its items come first, and the response's are added to it. */
+  conversation: z.union([z.string().min(1), z.object({ id: z.string().min(1) })]).nullish(),
   include: z.array(z.string()).nullish(),
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),
@@ -258,3 +260,24 @@ export const CompactRequest = z.object({
   prompt_cache_key: z.string().nullish(),
 });
 export type CompactRequest = z.infer<typeof CompactRequest>;
+
+/** Up to 16 key-value pairs, as OpenAI's `metadata`. */
+export const Metadata = z
+  .record(z.string().max(64), z.string().max(512))
+  .refine((metadata) => Object.keys(metadata).length <= 16, "at most 16 pairs");
+
+/** Items added to a conversation at once: up to 20, as OpenAI allows. */
+const ConversationItems = z.array(InputItem).max(20);
+
+/** The body of `POST /v1/conversations`. */
+export const CreateConversationRequest = z.object({
+  items: ConversationItems.nullish(),
+  metadata: Metadata.nullish(),
+});
+export type CreateConversationRequest = z.infer<typeof CreateConversationRequest>;
+
+/** The body of `POST /v1/conversations/{id}`: the new metadata, in place of the old. */
+export const UpdateConversationRequest = z.object({ metadata: Metadata.nullable() });
+
+/** The body of `POST /v1/conversations/{id}/items`. */
+export const AddConversationItemsRequest = z.object({ items: ConversationItems });

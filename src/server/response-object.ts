@@ -1,4 +1,5 @@
 import type { Usage } from "../protocol/index.js";
+import { conversationIdOf } from "./conversations.js";
 import type { CreateResponseRequest, InputItem, ToolChoice } from "./request-schema.js";
 
 /** A text part of an assistant message, as output. */
@@ -70,6 +71,8 @@ export interface ResponseObject {
   incomplete_details: { reason: string } | null;
   model: string;
   previous_response_id: string | null;
+  /** The conversation the response belongs to (only when it does, as OpenAI echoes it). */
+  conversation?: { id: string };
   instructions: string | null;
   output: OutputItem[];
   error: { code: string; message: string } | null;
@@ -107,6 +110,7 @@ export function initialResponse(id: string, request: CreateResponseRequest, crea
     incomplete_details: null,
     model: request.model,
     previous_response_id: request.previous_response_id ?? null,
+    ...(request.conversation && { conversation: { id: conversationIdOf(request.conversation) } }),
     instructions: request.instructions ?? null,
     output: [],
     error: null,

@@ -12,6 +12,7 @@ import type { McpTool, RequestTool } from "./request-schema.js";
 import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
 import { planTools, type ToolPlan } from "./client-tools.js";
 import { type Conversation, toConversation } from "./conversation.js";
+import { asConversationItem, type ConversationStore, conversationIdOf, conversationNotFound } from "./conversations.js";
 import type { ServerMetrics } from "./metrics.js";
 import { chainItems, inputItems, previousNotFound } from "./input-items.js";
 import { OutputProjection, type StreamEventBody } from "./output-projection.js";
@@ -24,6 +25,7 @@ import { seedSession } from "./seed-session.js";
 export interface RunDependencies {
   sessions: SessionStore;
   responses: ResponseStore;
+  conversations: ConversationStore;
   resolveModel: (spec: string) => Promise<Model>;
   maxTurns: number;
   /** Where runs work: the built-in tools' workspace. */
@@ -55,6 +57,8 @@ export interface PreparedResponse {
   failures: ModelFailures;
   /** MCP servers the chain already listed (`mcp_list_tools`): not listed again, as OpenAI does. */
   listed: ReadonlySet<string>;
+  /** The conversation the response belongs to, and the ids of the items it had when the response began. */
+  inConversation?: { id: string; known: ReadonlySet<string> };
 }
 
 export function newId(prefix: string): string {
@@ -72,7 +76,22 @@ export async function prepareResponse(
   owner: string,
 ): Promise<PreparedResponse> {
   let earlier: StoredInputItem[] = [];
-  if (request.previous_response_id) {
+  let inConversation: PreparedResponse["inConversation"];
+  if (request.conversation) {
+    if (request.previous_response_id)
+      throw new RequestError(
+        400,
+        "conversation and previous_response_id cannot be used together.",
+        "invalid_value",
+        "conversation",
+      );
+    const id = conversationIdOf(request.conversation);
+    const stored = await deps.conversations.get(id);
+    if (!stored || stored.owner !== owner) throw conversationNotFound(id, "conversation");
+    // Output items read as input items, as a chain's do: they carry the same fields, and a few more.
+    earlier = stored.items as StoredInputItem[];
+    inConversation = { id, known: new Set(earlier.map((item) => item.id)) };
+  } else if (request.previous_response_id) {
     const previous = await deps.responses.get(request.previous_response_id);
     // Another key's response does not exist for this one.
     if (!previous || previous.owner !== owner) throw previousNotFound(request.previous_response_id);
@@ -97,7 +116,18 @@ export async function prepareResponse(
   const listed = new Set(
     [...earlier, ...items].flatMap((item) => (item.type === "mcp_list_tools" ? [item.server_label] : [])),
   );
-  return { owner, request, response, inputItems: items, conversation, tools, model, failures, listed };
+  return {
+    owner,
+    request,
+    response,
+    inputItems: items,
+    conversation,
+    tools,
+    model,
+    failures,
+    listed,
+    ...(inConversation && { inConversation }),
+  };
 }
 
 /**
@@ -222,9 +252,28 @@ export async function runResponse(
     await deps.sessions.createSession(runSession, await sessions.getSessionMessages(runSessionId));
     await deps.responses.save(record);
   }
+  // Before the last event, so that a client's next response in the conversation sees this one.
+  // `store: false` too: the conversation is stored, whatever becomes of the response object.
+  if (prepared.inConversation && (response.status === "completed" || response.status === "incomplete"))
+    await addToConversation(deps.conversations, prepared.inConversation, prepared.inputItems, response);
   await sessions.close();
   emit({ type: terminalEvent(response), response: structuredClone(response) });
   return response;
+}
+
+/**
+ * A finished response's items added to its conversation in one write: its input items (those
+ * not in it already: references to its items) and its output. A conversation deleted meanwhile
+ * takes nothing.
+ */
+async function addToConversation(
+  conversations: ConversationStore,
+  target: { id: string; known: ReadonlySet<string> },
+  inputItems: readonly StoredInputItem[],
+  response: ResponseObject,
+): Promise<void> {
+  const added = inputItems.filter((item) => !target.known.has(item.id)).map(asConversationItem);
+  await conversations.addItems(target.id, [...added, ...structuredClone(response.output)]);
 }
 
 function isMcpTool(tool: RequestTool): tool is McpTool {
