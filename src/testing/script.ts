@@ -30,7 +30,27 @@ export const MockToolUseContent = z.object({
 });
 export type MockToolUseContent = z.infer<typeof MockToolUseContent>;
 
-export const MockContent = z.discriminatedUnion("type", [MockTextContent, MockThinkingContent, MockToolUseContent]);
+/**
+ * A call of a freeform (OpenAI `custom`) tool, whose `input` is raw text. The Responses API gets
+ * a `custom_tool_call` item (streamed as `response.custom_tool_call_input.*`); the other formats,
+ * which have no freeform tools, a function call whose arguments are `{"input": input}`.
+ */
+export const MockCustomToolCallContent = z.object({
+  type: z.literal("custom_tool_call"),
+  id: z.string().optional(),
+  name: z.string().min(1),
+  input: z.string(),
+  /** Characters per streamed input delta (default 16). */
+  chunkSize: z.number().int().positive().optional(),
+});
+export type MockCustomToolCallContent = z.infer<typeof MockCustomToolCallContent>;
+
+export const MockContent = z.discriminatedUnion("type", [
+  MockTextContent,
+  MockThinkingContent,
+  MockToolUseContent,
+  MockCustomToolCallContent,
+]);
 export type MockContent = z.infer<typeof MockContent>;
 
 /** Stop reasons in Anthropic's vocabulary; each wire format maps them to its own. */
