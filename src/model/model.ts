@@ -83,6 +83,7 @@ export interface ModelTool {
 
 /** What a model with freeform tools is told of one: its own description, and the format of its input. */
 export interface FreeformTool {
+  /** What the tool does, for the model (without the grammar: the format carries it). */
   description: string;
   /** Free text (the default), or text that a Lark or regular-expression grammar accepts. */
   format?: FreeformFormat;
