@@ -121,6 +121,24 @@ describe("custom tools with an OpenAI Responses upstream", () => {
     });
   });
 
+  it("forces a custom tool with tool_choice as allowed_tools of that tool, required", async () => {
+    await withServer({ turns: [mockTurn.customToolCall("apply_patch", patch)] }, async ({ client, mock }) => {
+      const response = await client().responses.create({
+        model: "openai/gpt-5",
+        input: "Add a.txt.",
+        tools: [applyPatch, weatherTool] as never,
+        tool_choice: { type: "custom", name: "apply_patch" },
+      });
+      // Not { type: "apply_patch" }: that would ask for OpenAI's hosted apply_patch tool.
+      expect(upstreamBody(mock, 0).tool_choice).toEqual({
+        type: "allowed_tools",
+        mode: "required",
+        tools: [{ type: "custom", name: "apply_patch" }],
+      });
+      expect(response.output[0]).toMatchObject({ type: "custom_tool_call", input: patch });
+    });
+  });
+
   it("sends a custom tool without a format as free text, and rejects a format OpenAI does not know", async () => {
     await withServer({ turns: [mockTurn.text("ok")] }, async ({ client, mock }) => {
       const openai = client();

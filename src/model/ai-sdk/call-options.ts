@@ -5,7 +5,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { ModelRequest, ModelTool } from "../model.js";
 import { MCP_TOOL_OPTIONS } from "../text-protocol/index.js";
-import { customTool, withRawFreeformInputs } from "./freeform-calls.js";
+import { customTool, freeformToolChoice, withRawFreeformInputs } from "./freeform-calls.js";
 import { toPrompt } from "./to-prompt.js";
 
 /** What the model takes beyond function tools. */
@@ -62,15 +62,20 @@ function functionTool(tool: ModelTool): LanguageModelV3FunctionTool {
 export function toCallOptions(request: ModelRequest, tools: CallTools): LanguageModelV3CallOptions {
   const settings = request.settings ?? {};
   const offered = tools.tools.length > 0;
+  const { toolChoice, providerOptions } = freeformToolChoice(
+    settings.toolChoice ?? { type: "auto" },
+    tools.freeform,
+    request.providerOptions,
+  );
   return {
     prompt: withRawFreeformInputs(toPrompt(request.system, request.history), tools.freeform),
     tools: offered ? tools.tools : undefined,
-    toolChoice: offered ? (settings.toolChoice ?? { type: "auto" }) : undefined,
+    toolChoice: offered ? toolChoice : undefined,
     ...(settings.temperature !== undefined && { temperature: settings.temperature }),
     ...(settings.topP !== undefined && { topP: settings.topP }),
     ...(settings.responseFormat && { responseFormat: settings.responseFormat }),
     maxOutputTokens: request.maxOutputTokens,
-    providerOptions: request.providerOptions,
+    providerOptions,
     abortSignal: request.signal,
   };
 }

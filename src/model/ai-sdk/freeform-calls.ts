@@ -1,10 +1,12 @@
 import type {
+  LanguageModelV3CallOptions,
   LanguageModelV3Message,
   LanguageModelV3Prompt,
   LanguageModelV3ProviderTool,
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
-import type { ModelTool } from "../model.js";
+import type { CallSettings, ModelTool } from "../model.js";
+import type { ProviderOptions } from "../provider-options.js";
 
 /*
  * Freeform (OpenAI `custom`) tools for a model that takes them natively. Gyre's tool calls carry
@@ -23,6 +25,23 @@ export function customTool(
     name: tool.name,
     args: { name: tool.name, ...(description && { description }), ...(format && { format }) },
   };
+}
+
+/**
+ * A tool choice that forces a freeform tool, as `allowedTools` of that one tool, required: the
+ * AI SDK sends a forced tool of some names (`apply_patch`) as OpenAI's hosted tool of that type.
+ * Azure's options are read under `azure` when there are any, else under `openai`.
+ */
+export function freeformToolChoice(
+  choice: CallSettings["toolChoice"],
+  names: ReadonlySet<string>,
+  options: ProviderOptions | undefined,
+): Pick<LanguageModelV3CallOptions, "toolChoice" | "providerOptions"> {
+  if (choice?.type !== "tool" || !names.has(choice.toolName)) return { toolChoice: choice, providerOptions: options };
+  const allowedTools = { toolNames: [choice.toolName], mode: "required" };
+  const merged: ProviderOptions = { ...options, openai: { ...options?.openai, allowedTools } };
+  if (options?.azure) merged.azure = { ...options.azure, allowedTools };
+  return { toolChoice: { type: "required" }, providerOptions: merged };
 }
 
 /** The prompt with each call of a freeform tool (`names`) carrying its raw text, as the provider sends it back. */
