@@ -123,6 +123,11 @@ export const MockScript = z.object({
   mode: z.enum(["history", "sequential"]).optional(),
   turns: z.array(MockTurn),
   routes: z.array(MockRoute).optional(),
+  /**
+   * The model's context window in tokens: a request over it (characters / 4 of its body) gets
+   * the provider's HTTP 400 for a too-long input, and uses no turn.
+   */
+  contextWindow: z.number().int().positive().optional(),
 });
 export type MockScript = z.infer<typeof MockScript>;
 
