@@ -22,13 +22,13 @@ export interface CallTools {
 
 /** Converted tool lists, per tool list (a run passes the same list every call) and per kind of model. */
 const toolCaches = {
-  native: new WeakMap<readonly ModelTool[], CallTools>(),
-  plain: new WeakMap<readonly ModelTool[], CallTools>(),
+  withFreeform: new WeakMap<readonly ModelTool[], CallTools>(),
+  functionsOnly: new WeakMap<readonly ModelTool[], CallTools>(),
 };
 
 /** The request's tools for a model with these capabilities (a freeform tool is a function tool for a model without them). */
 export function callTools(tools: readonly ModelTool[], capabilities: ToolCapabilities): CallTools {
-  const cache = capabilities.freeformTools ? toolCaches.native : toolCaches.plain;
+  const cache = capabilities.freeformTools ? toolCaches.withFreeform : toolCaches.functionsOnly;
   let converted = cache.get(tools);
   if (!converted) {
     const freeform = new Set<string>();

@@ -83,6 +83,19 @@ describe("freeform tools", () => {
     ]);
   });
 
+  it("go natively to an Azure OpenAI Responses model too", async () => {
+    server.setScript({ turns: [mockTurn.customToolCall("apply_patch", patch)] });
+    server.reset();
+    const env = { AZURE_API_KEY: "mock-key", AZURE_BASE_URL: `${server.url}/openai/v1` };
+    const model = await resolveModel("azure/my-gpt-5", { env });
+    const { response } = await call(model, [{ role: "user", content: "patch it" }]);
+    expect(server.requests[0]?.path).toBe("/openai/v1/responses");
+    expect(server.requests[0]?.body.tools).toContainEqual(
+      expect.objectContaining({ type: "custom", name: "apply_patch" }),
+    );
+    expect(response.message.content[0]).toMatchObject({ type: "tool_use", input: { input: patch } });
+  });
+
   it("go as function tools to other models", async () => {
     for (const spec of ["anthropic/claude-sonnet-4-5", "openai-chat/gpt-5"]) {
       server.setScript({ turns: [mockTurn.customToolCall("apply_patch", patch)] });
