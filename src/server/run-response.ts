@@ -188,7 +188,7 @@ export async function runResponse(
         },
         ...(Object.keys(conversation.approvals).length > 0 && { approvals: conversation.approvals }),
         // The input was fitted to the context window (`truncation`) before the run; one that still
-        // outgrows it fails with context_length_exceeded, as OpenAI's does, instead of being summarized.
+        // outgrows it fails with context_length_exceeded, as at OpenAI, instead of being summarized.
         compaction: false,
         maxTurns: deps.maxTurns,
         maxSubagentDepth: 0,
