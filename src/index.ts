@@ -210,6 +210,8 @@ export {
   DEFAULT_PRICING,
   type CallSettings,
   type Env,
+  type FreeformFormat,
+  type FreeformTool,
   type JsonObject,
   lookupModelInfo,
   type Model,

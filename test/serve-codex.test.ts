@@ -87,6 +87,8 @@ describe("Codex CLI against gyre serve", () => {
         expect(run.stdout.trim()).toBe("notes.txt has one line; upper.txt holds it in capitals.");
         expect(readFileSync(join(work, "upper.txt"), "utf8")).toBe("ALPHA\n");
         expect(mock.requests).toHaveLength(3);
+        const sentTools = (upstreamBody(mock, 0).tools ?? []) as { type?: string; name?: string }[];
+        expect(sentTools).toContainEqual(expect.objectContaining({ type: "custom", name: "apply_patch" }));
         // Each step's shell output went back to the model through gyre serve.
         expect(outputsSent(upstreamBody(mock, 1))).toMatch(/(^|[^0-9])1\\n/);
         expect(outputsSent(upstreamBody(mock, 2))).toContain("wrote-upper");
@@ -114,7 +116,8 @@ describe("Codex CLI against gyre serve", () => {
     const script: MockScript = {
       turns: [
         mockTurn.toolUse("exec_command", { cmd: "cat greeting.txt" }),
-        mockTurn.toolUse("apply_patch", { input: patch }),
+        // As OpenAI answers: a custom_tool_call, since gyre serve passes apply_patch on as a custom tool.
+        mockTurn.customToolCall("apply_patch", patch),
         mockTurn.text("greeting.txt now greets gyre."),
       ],
     };
@@ -126,9 +129,12 @@ describe("Codex CLI against gyre serve", () => {
         expect(readFileSync(join(work, "greeting.txt"), "utf8")).toBe("hello gyre\n");
         expect(run.stdout.trim()).toBe("greeting.txt now greets gyre.");
         expect(mock.requests).toHaveLength(3);
+        const sentTools = (upstreamBody(mock, 0).tools ?? []) as { type?: string; name?: string }[];
+        expect(sentTools).toContainEqual(expect.objectContaining({ type: "custom", name: "apply_patch" }));
         expect(outputsSent(upstreamBody(mock, 1))).toContain("hello world");
-        // Codex answered the freeform call with a custom_tool_call_output, which reached the model.
+        // Codex answered the freeform call with a custom_tool_call_output, which reached the model as one.
         expect(outputsSent(upstreamBody(mock, 2))).toMatch(/greeting\.txt/);
+        expect(outputsSent(upstreamBody(mock, 2))).toContain('"type":"custom_tool_call_output"');
       },
       serveOptions,
     );

@@ -14,19 +14,6 @@ const weatherTool = {
   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
   strict: false,
 };
-const applyPatch = {
-  type: "custom" as const,
-  name: "apply_patch",
-  description: "Apply a patch to files.",
-  format: { type: "grammar", syntax: "lark", definition: 'start: "*** Begin Patch" /(.|\\n)*/ "*** End Patch"' },
-};
-// What Codex CLI sends besides its functions: hosted tools Gyre does not offer.
-const codexHostedTools = [
-  { type: "tool_search" },
-  { type: "web_search", external_web_access: false },
-  { type: "namespace", name: "multi_agent_v1", tools: [{ type: "function", name: "spawn" }] },
-];
-
 const folders: string[] = [];
 afterAll(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
@@ -45,59 +32,6 @@ function workspace(): { dir: string; outside: string } {
 }
 
 describe.each(UPSTREAMS)("gyre serve's tools with the $name upstream", (upstream) => {
-  it("returns a custom tool's call as custom_tool_call and continues with its output; hosted tools are ignored", async () => {
-    const patch = "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch";
-    const turns = [mockTurn.toolUse("apply_patch", { input: patch }), mockTurn.text("Patched.")];
-    await withServer({ turns }, async ({ client, mock }) => {
-      const openai = client();
-      const tools = [applyPatch, ...codexHostedTools] as never;
-      const first = await openai.responses.create({ model: upstream.model, input: "Add a.txt.", tools });
-      expect(first.status).toBe("completed");
-      expect(first.output).toHaveLength(1);
-      const call = first.output[0] as { type: string; name: string; input: string; call_id: string };
-      expect(call).toMatchObject({ type: "custom_tool_call", name: "apply_patch", input: patch, status: "completed" });
-      // The upstream saw apply_patch with its grammar, and none of the hosted tools.
-      const body = upstreamBody(mock, 0);
-      expect(offeredTools(body)).toEqual(["apply_patch"]);
-      expect(JSON.stringify(body)).toContain("*** Begin Patch");
-      const second = await openai.responses.create({
-        model: upstream.model,
-        previous_response_id: first.id,
-        input: [{ type: "custom_tool_call_output", call_id: call.call_id, output: "Done: A a.txt" }] as never,
-        tools,
-      });
-      expect(second.output_text).toBe("Patched.");
-      expect(JSON.stringify(upstreamBody(mock, 1))).toContain("Done: A a.txt");
-    });
-  });
-
-  it("streams a custom tool's input as custom_tool_call_input events", async () => {
-    const turns = [mockTurn.toolUse("apply_patch", { input: "*** Begin Patch\n*** End Patch" })];
-    await withServer({ turns }, async ({ client }) => {
-      const types: string[] = [];
-      let input = "";
-      const stream = client().responses.stream({
-        model: upstream.model,
-        input: "Patch.",
-        tools: [applyPatch] as never,
-      });
-      for await (const event of stream) {
-        types.push(event.type);
-        if (event.type === "response.custom_tool_call_input.done") input = event.input;
-      }
-      expect(types).toEqual([
-        "response.created",
-        "response.in_progress",
-        "response.output_item.added",
-        "response.custom_tool_call_input.delta",
-        "response.custom_tool_call_input.done",
-        "response.output_item.done",
-        "response.completed",
-      ]);
-      expect(input).toBe("*** Begin Patch\n*** End Patch");
-    });
-  });
-
   it("runs the operator's built-in tools server-side and returns the client's calls of the same turn", async () => {
     const { dir } = workspace();
     const turns = [

@@ -8,4 +8,4 @@ export {
   mergeProviderOptions,
 } from "./server-compaction.js";
 export type { TodoItem } from "./todos-section.js";
-export { estimateTextTokens, IMAGE_TOKENS } from "./token-count.js";
+export { estimateAssistantTokens, estimateTextTokens, estimateUserTokens, IMAGE_TOKENS } from "./token-count.js";

@@ -1,4 +1,4 @@
-import type { HistoryEntry, Usage } from "../protocol/index.js";
+import type { AssistantContentBlock, HistoryEntry, Usage, UserContentBlock } from "../protocol/index.js";
 
 /**
  * The tokens a provider reported for one call: everything it read (fresh, cache-written and
@@ -22,20 +22,27 @@ export const IMAGE_TOKENS = 1_600;
 
 /** chars/4 estimate of one history entry, as the provider would see it. */
 export function estimateEntryTokens(entry: HistoryEntry): number {
-  if (entry.role === "user") {
-    if (typeof entry.content === "string") return estimateTextTokens(entry.content);
-    let tokens = 0;
-    for (const block of entry.content) {
-      if (block.type === "text") tokens += estimateTextTokens(block.text);
-      else if (block.type === "image") tokens += IMAGE_TOKENS;
-      else if (typeof block.content === "string") tokens += estimateTextTokens(block.content) + 10;
-      else
-        for (const part of block.content) tokens += part.type === "text" ? estimateTextTokens(part.text) : IMAGE_TOKENS;
-    }
-    return tokens;
-  }
+  return entry.role === "user" ? estimateUserTokens(entry.content) : estimateAssistantTokens(entry.message.content);
+}
+
+/** chars/4 estimate of a user message's content (text, images, tool results). */
+export function estimateUserTokens(content: string | readonly UserContentBlock[]): number {
+  if (typeof content === "string") return estimateTextTokens(content);
   let tokens = 0;
-  for (const block of entry.message.content) {
+  for (const block of content) {
+    if (block.type === "text") tokens += estimateTextTokens(block.text);
+    else if (block.type === "image") tokens += IMAGE_TOKENS;
+    else if (typeof block.content === "string") tokens += estimateTextTokens(block.content) + 10;
+    else
+      for (const part of block.content) tokens += part.type === "text" ? estimateTextTokens(part.text) : IMAGE_TOKENS;
+  }
+  return tokens;
+}
+
+/** chars/4 estimate of an assistant message's content (text, thinking, tool calls). */
+export function estimateAssistantTokens(content: readonly AssistantContentBlock[]): number {
+  let tokens = 0;
+  for (const block of content) {
     if (block.type === "text") tokens += estimateTextTokens(block.text);
     else if (block.type === "thinking") tokens += estimateTextTokens(block.thinking);
     else if (block.type === "redacted_thinking") tokens += estimateTextTokens(block.data);

@@ -3,6 +3,8 @@ export { classifyModelError } from "./classify-error.js";
 export { CostTracker } from "./cost-tracker.js";
 export {
   type CallSettings,
+  type FreeformFormat,
+  type FreeformTool,
   type Model,
   type ModelApi,
   type ModelRequest,

@@ -73,7 +73,24 @@ export interface ModelTool {
   inputSchema: Record<string, unknown>;
   /** For an MCP tool: its server and its name there (text-protocol models list tools by server). */
   mcp?: { server: string; tool: string };
+  /**
+   * A freeform tool (OpenAI's `custom`): its calls carry `{ input: string }`. A model with
+   * freeform tools (OpenAI's Responses API) gets it as one, with this description and format;
+   * others get a function tool of `inputSchema` and `description`.
+   */
+  freeform?: FreeformTool;
 }
+
+/** What a model with freeform tools is told of one: its own description, and the format of its input. */
+export interface FreeformTool {
+  /** What the tool does, for the model (without the grammar: the format carries it). */
+  description: string;
+  /** Free text (the default), or text that a Lark or regular-expression grammar accepts. */
+  format?: FreeformFormat;
+}
+
+/** The input format of a freeform tool, as OpenAI's `custom` tools take it. */
+export type FreeformFormat = { type: "text" } | { type: "grammar"; syntax: "lark" | "regex"; definition: string };
 
 /** An Anthropic raw stream event, as carried by `stream_event` messages. */
 export type ModelStreamEvent = AnthropicStreamEvent;

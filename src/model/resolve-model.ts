@@ -5,7 +5,7 @@ import type { Model, ModelApi } from "./model.js";
 import { providerOfBareModelId } from "./model-families.js";
 import { DEFAULT_PRICING, lookupModelInfo, type PricingTable } from "./pricing.js";
 import { BUILTIN_PROVIDERS, type ProviderConfig } from "./providers.js";
-import { wrapTextProtocol } from "./text-protocol/index.js";
+import { isTextProtocolModel, wrapTextProtocol } from "./text-protocol/index.js";
 
 export type Env = Record<string, string | undefined>;
 
@@ -43,6 +43,7 @@ export async function resolveModel(
       modelId: spec.modelId,
       info: lookupModelInfo(spec.modelId, pricing),
       api: apiOfLanguageModel(spec),
+      freeformTools: takesFreeformTools(spec, apiOfLanguageModel(spec)),
     });
   }
   const providers = { ...BUILTIN_PROVIDERS, ...options.providers };
@@ -64,6 +65,7 @@ export async function resolveModel(
     modelId,
     info: lookupModelInfo(modelId, pricing, providerName),
     api: apiOfConfig(config),
+    freeformTools: takesFreeformTools(model, apiOfConfig(config)),
   });
 }
 
@@ -144,6 +146,11 @@ async function createLanguageModel(
 function withV1(baseURL: string): string {
   const trimmed = baseURL.replace(/\/+$/, "");
   return /\/v\d+$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
+}
+
+/** OpenAI's Responses API has freeform tools; the text protocol describes every tool as a function in the prompt. */
+function takesFreeformTools(model: LanguageModelV3, api: ModelApi): boolean {
+  return api === "openai-responses" && !isTextProtocolModel(model);
 }
 
 function apiOfConfig(config: ProviderConfig): ModelApi {

@@ -14,7 +14,7 @@ export interface ToolPlan {
   toolChoice: CallSettings["toolChoice"];
 }
 
-/** The single string a freeform tool's call carries, as a function tool's input for upstreams without freeform tools. */
+/** The single string a freeform tool's call carries, as a function tool's input (for upstreams without freeform tools). */
 export const CUSTOM_INPUT_SCHEMA = {
   type: "object",
   properties: { input: { type: "string", description: "The tool's input, as free text." } },
@@ -26,12 +26,11 @@ function isClientTool(tool: RequestTool): tool is FunctionTool | CustomTool {
   return tool.type === "function" || tool.type === "custom";
 }
 
+/** A freeform tool's description for an upstream that gets it as a function: the grammar, if any, goes with it. */
 function describeCustom(tool: CustomTool): string {
-  const format = tool.format as { type?: string; syntax?: string; definition?: string } | null | undefined;
+  const format = tool.format;
   const grammar =
-    format?.type === "grammar" && typeof format.definition === "string"
-      ? `\n\nThe input follows this ${format.syntax ?? ""} grammar:\n${format.definition}`
-      : "";
+    format?.type === "grammar" ? `\n\nThe input follows this ${format.syntax} grammar:\n${format.definition}` : "";
   return `${tool.description ?? ""}${grammar}`;
 }
 
@@ -54,6 +53,10 @@ export function planTools(requestTools: readonly RequestTool[], choice: ToolChoi
       description: fn.type === "custom" ? describeCustom(fn) : (fn.description ?? ""),
       inputSchema: z.unknown(),
       jsonSchema: fn.type === "custom" ? CUSTOM_INPUT_SCHEMA : (fn.parameters ?? { type: "object", properties: {} }),
+      // An OpenAI Responses upstream gets a freeform tool as one (its grammar as the format).
+      ...(fn.type === "custom" && {
+        freeform: { description: fn.description ?? "", ...(fn.format && { format: fn.format }) },
+      }),
       sideEffect: "none" as const,
     };
     if (allowed.has(fn.name)) return common;

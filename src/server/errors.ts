@@ -43,6 +43,16 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
       },
     };
   }
+  if (contextExceeded(error)) {
+    // The upstream's context window: the client's input is too long, as OpenAI answers it.
+    const error_ = {
+      message: errorMessage(error),
+      type: "invalid_request_error",
+      param: "input",
+      code: CONTEXT_EXCEEDED,
+    };
+    return { status: 400, body: { error: error_ } };
+  }
   const status = upstreamStatus(error);
   return {
     status,
@@ -55,6 +65,14 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
       },
     },
   };
+}
+
+/** OpenAI's error code for an input over the model's context window. */
+export const CONTEXT_EXCEEDED = "context_length_exceeded";
+
+/** Whether the upstream refused the request as too long for the model's context window. */
+export function contextExceeded(error: unknown): boolean {
+  return isGyreError(error) && error.code === "model_prompt_too_long";
 }
 
 /** Model resolution problems are the client's (400); upstream failures 502/503; anything else 500. */
@@ -75,7 +93,6 @@ function upstreamStatus(error: unknown): number {
     case "model_server_error":
     case "model_auth_error":
     case "model_bad_request":
-    case "model_prompt_too_long":
       return 502;
     default:
       return 500;

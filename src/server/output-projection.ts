@@ -1,5 +1,6 @@
 import type { AnthropicStreamEvent, PendingToolCall, ToolResultBlock } from "../protocol/index.js";
 import type { KindOf } from "./call-kinds.js";
+import { FreeformInputReader } from "./freeform-input.js";
 import type { OutputItem } from "./response-object.js";
 
 /** A streaming event of the spec without its `sequence_number` (the writer numbers them). */
@@ -12,6 +13,8 @@ interface OpenItem {
   text: string;
   /** The upstream's tool_use id of a call. */
   callId?: string;
+  /** A freeform call's input text read out of its arguments so far, and sent as deltas. */
+  freeform?: { reader: FreeformInputReader; sent: string };
 }
 
 /**
@@ -196,8 +199,12 @@ export class OutputProjection {
       open.text += delta.partial_json;
       this.emit({ type: "response.mcp_call_arguments.delta", ...where, delta: delta.partial_json });
     } else if (delta.type === "input_json_delta" && open.item.type === "custom_tool_call") {
-      // The freeform input is the `input` string of the JSON; it is sent whole when the call ends.
+      // The freeform input is the `input` string of the JSON: its text goes out as it is read.
       open.text += delta.partial_json;
+      open.freeform ??= { reader: new FreeformInputReader(), sent: "" };
+      const text = open.freeform.reader.push(delta.partial_json);
+      open.freeform.sent += text;
+      if (text !== "") this.emit({ type: "response.custom_tool_call_input.delta", ...where, delta: text });
     } else if (delta.type === "thinking_delta" && open.item.type === "reasoning") {
       open.text += delta.thinking;
       this.emit({ type: "response.reasoning.delta", ...where, content_index: 0, delta: delta.thinking });
@@ -234,7 +241,10 @@ export class OutputProjection {
       }
     } else if (item.type === "custom_tool_call") {
       item.input = freeformInput(text);
-      if (item.input !== "") this.emit({ type: "response.custom_tool_call_input.delta", ...where, delta: item.input });
+      // What the deltas did not carry (all of it, for arguments of another shape); `done` has it whole.
+      const sent = open.freeform?.sent ?? "";
+      const rest = item.input.startsWith(sent) ? item.input.slice(sent.length) : "";
+      if (rest !== "") this.emit({ type: "response.custom_tool_call_input.delta", ...where, delta: rest });
       this.emit({ type: "response.custom_tool_call_input.done", ...where, input: item.input });
     } else if (item.type === "reasoning") {
       item.content = [{ type: "reasoning_text", text }];

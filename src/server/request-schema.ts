@@ -154,7 +154,13 @@ export const CustomTool = z.object({
   type: z.literal("custom"),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "a custom tool name is 1-64 letters, digits, underscores or dashes"),
   description: z.string().nullish(),
-  format: z.record(z.string(), z.unknown()).nullish(),
+  /** Free text, or text that a Lark or regular-expression grammar accepts (as OpenAI takes it). */
+  format: z
+    .discriminatedUnion("type", [
+      z.object({ type: z.literal("text") }),
+      z.object({ type: z.literal("grammar"), syntax: z.enum(["lark", "regex"]), definition: z.string() }),
+    ])
+    .nullish(),
 });
 export type CustomTool = z.infer<typeof CustomTool>;
 

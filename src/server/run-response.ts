@@ -4,7 +4,8 @@ import { type EffortOption, query } from "../loop/index.js";
 import type { SDKAssistantMessage, SDKResultMessage, SDKUserMessageInput } from "../protocol/index.js";
 import type { SandboxSettings } from "../sandbox/index.js";
 import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
-import { RequestError } from "./errors.js";
+import { errorMessage } from "../errors/index.js";
+import { CONTEXT_EXCEEDED, contextExceeded, RequestError } from "./errors.js";
 import type { CallKind } from "./call-kinds.js";
 import { connectRequestMcp, type ResponseMcp } from "./mcp-tools.js";
 import { checkMcpUrl } from "./mcp-url.js";
@@ -20,6 +21,7 @@ import type { CreateResponseRequest } from "./request-schema.js";
 import { initialResponse, type ResponseObject, responseUsage, type StoredInputItem } from "./response-object.js";
 import { type ResponseStore, serveProject } from "./response-store.js";
 import { seedSession } from "./seed-session.js";
+import { contextBudget, fitConversation } from "./truncation.js";
 
 /** What a response runs with: the server's stores, limits and model resolution. */
 export interface RunDependencies {
@@ -98,7 +100,7 @@ export async function prepareResponse(
     earlier = await chainItems(deps.responses, previous);
   }
   const items = inputItems(request, earlier, newId);
-  const conversation = toConversation([...earlier, ...items]);
+  const whole = toConversation([...earlier, ...items]);
   const tools = planTools(request.tools ?? [], request.tool_choice ?? undefined);
   for (const [index, tool] of (request.tools ?? []).entries())
     if (isMcpTool(tool)) await checkMcpUrl(tool.server_url, deps.mcpAllowedHosts, `tools[${index}].server_url`);
@@ -112,6 +114,13 @@ export async function prepareResponse(
     );
   const failures: ModelFailures = {};
   const model = withSettings(await deps.resolveModel(request.model), callSettings(request, tools.toolChoice), failures);
+  const budget = contextBudget(
+    model,
+    systemPrompt(request, whole),
+    tools.tools,
+    request.max_output_tokens ?? undefined,
+  );
+  const conversation = budget ? fitConversation(whole, budget, request.truncation ?? "disabled") : whole;
   const response = initialResponse(newId("resp"), request, Date.now());
   const listed = new Set(
     [...earlier, ...items].flatMap((item) => (item.type === "mcp_list_tools" ? [item.server_label] : [])),
@@ -194,8 +203,7 @@ export async function runResponse(
       prompt: promptOf(conversation),
       options: {
         model: prepared.model,
-        // `instructions` apply to this response only (a continuation does not inherit them), as OpenAI does.
-        systemPrompt: [...(request.instructions ? [request.instructions] : []), ...conversation.system].join("\n\n"),
+        systemPrompt: systemPrompt(request, conversation),
         tools: [...prepared.tools.tools, ...(deps.builtin?.tools ?? []), ...mcp.tools],
         permissionMode: "default",
         allowedTools: [...(deps.builtin?.allow ?? [])],
@@ -209,6 +217,9 @@ export async function runResponse(
           return { behavior: "deny", message: `${name} is not allowed by this server's permission rules.` };
         },
         ...(Object.keys(conversation.approvals).length > 0 && { approvals: conversation.approvals }),
+        // The input was fitted to the context window (`truncation`) before the run; one that still
+        // outgrows it fails with context_length_exceeded, as at OpenAI, instead of being summarized.
+        compaction: false,
         maxTurns: deps.maxTurns,
         maxSubagentDepth: 0,
         strictMcpConfig: true,
@@ -236,6 +247,8 @@ export async function runResponse(
     projection.finish();
     if (result?.terminal_reason === "requires_action") projection.requestApprovals(result.pending_tool_calls ?? []);
     finish(response, result, signal.aborted);
+    if (response.status === "failed" && contextExceeded(prepared.failures.last))
+      response.error = { code: CONTEXT_EXCEEDED, message: errorMessage(prepared.failures.last) };
   } catch (error) {
     projection.finish();
     response.status = signal.aborted ? "cancelled" : "failed";
@@ -274,6 +287,11 @@ async function addToConversation(
 ): Promise<void> {
   const added = inputItems.filter((item) => !target.known.has(item.id)).map(asConversationItem);
   await conversations.addItems(target.id, [...added, ...structuredClone(response.output)]);
+}
+
+/** `instructions` apply to this response only (a continuation does not inherit them), as OpenAI does. */
+function systemPrompt(request: CreateResponseRequest, conversation: Conversation): string {
+  return [...(request.instructions ? [request.instructions] : []), ...conversation.system].join("\n\n");
 }
 
 function isMcpTool(tool: RequestTool): tool is McpTool {

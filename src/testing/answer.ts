@@ -10,6 +10,8 @@ export interface AnswerToolCall {
   arguments: string;
   /** Characters per streamed argument delta. */
   chunkSize: number | undefined;
+  /** A freeform tool's raw input: the Responses API sends a `custom_tool_call`, the others `{"input": …}` as arguments. */
+  freeformInput?: string;
 }
 
 export type AnswerBlock =
@@ -78,6 +80,16 @@ function resolveBlock(
         name: content.name,
         arguments: content.rawInput ?? JSON.stringify(content.input ?? {}),
         chunkSize: content.chunkSize,
+      };
+    case "custom_tool_call":
+      return {
+        type: "tool_use",
+        id: content.id,
+        callIndex: counters.call++,
+        name: content.name,
+        arguments: JSON.stringify({ input: content.input }),
+        chunkSize: content.chunkSize,
+        freeformInput: content.input,
       };
   }
 }

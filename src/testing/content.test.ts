@@ -107,3 +107,39 @@ describe("thinking", () => {
     expect(body.content[0]).toEqual({ type: "thinking", thinking: "hmm", signature: "mock_signature_0_0" });
   });
 });
+
+describe("custom tool calls", () => {
+  const input = 'line "one"\nline two';
+  const turn = mockTurn.customToolCall("apply_patch", input, { id: "call_c" });
+
+  it("stream to the Responses API as a custom_tool_call with custom_tool_call_input events", async () => {
+    server.setScript({ turns: [turn] });
+    const response = await fetch(`${server.baseURL}/responses`, {
+      method: "POST",
+      body: JSON.stringify({ model: "gpt-5", stream: true, input: "patch" }),
+    });
+    const events = (await response.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; delta?: string; item?: unknown; input?: string });
+    const deltas = events.filter((event) => event.type === "response.custom_tool_call_input.delta");
+    expect(deltas.map((event) => event.delta).join("")).toBe(input);
+    expect(events.find((event) => event.type === "response.custom_tool_call_input.done")?.input).toBe(input);
+    expect(events.find((event) => event.type === "response.output_item.done")?.item).toEqual({
+      type: "custom_tool_call",
+      id: "ctc_mock_0_0",
+      status: "completed",
+      call_id: "call_c",
+      name: "apply_patch",
+      input,
+    });
+  });
+
+  it.each(["anthropic", "openai-compatible"] as const)("are a function call of { input } for %s", async (name) => {
+    server.setScript({ turns: [turn] });
+    const result = await generateTurn(client(name, server));
+    expect(result.toolCalls).toEqual([
+      { toolCallId: "call_c", toolName: "apply_patch", input: JSON.stringify({ input }) },
+    ]);
+  });
+});

@@ -1,6 +1,15 @@
 import { APICallError } from "@ai-sdk/provider";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLIENTS, callOptions, client, generateTurn, streamTurn } from "../../test/mock-llm-support.js";
+import { classifyModelError } from "../model/index.js";
+import {
+  CLIENTS,
+  callOptions,
+  client,
+  generateTurn,
+  otherClient,
+  streamTurn,
+  userPrompt,
+} from "../../test/mock-llm-support.js";
 import { type MockLLMServer, type MockRequest, mockFault, mockTurn, startMockLLM } from "./index.js";
 
 let server: MockLLMServer;
@@ -127,5 +136,18 @@ describe("client aborts", () => {
     ).rejects.toThrow();
     server.setScript({ turns: [mockTurn.text("still here")] });
     expect((await streamTurn(model)).text).toBe("still here");
+  });
+});
+
+describe.each([...CLIENTS, "google"] as const)("%s client over the script's contextWindow", (name) => {
+  it("gets the provider's 400 for a too-long input, which Gyre reads as one, and no turn is used", async () => {
+    server.setScript({ mode: "sequential", turns: [mockTurn.text("fits")], contextWindow: 120 });
+    const model = name === "google" ? otherClient("google", server) : client(name, server);
+    const long = callOptions(userPrompt("word ".repeat(200)));
+    const error = await apiCallError(model.doStream(long));
+    expect(error.statusCode).toBe(400);
+    expect(classifyModelError(error, { aborted: false }).code).toBe("model_prompt_too_long");
+    expect(server.requests[0]).toMatchObject({ turn: -1, overContextWindow: expect.any(Number) });
+    expect((await streamTurn(model)).text).toBe("fits");
   });
 });

@@ -2,6 +2,7 @@ export { mockFault, type MockTurnOptions, mockTurn } from "./mock-turn.js";
 export {
   loadMockScript,
   MockContent,
+  MockCustomToolCallContent,
   MockFault,
   MockScript,
   MockStopReason,

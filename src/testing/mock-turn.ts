@@ -19,6 +19,12 @@ export const mockTurn = {
     return { ...turn, content: [{ type: "tool_use", name, input, ...(id !== undefined && { id }) }] };
   },
 
+  /** A turn that calls one freeform (OpenAI `custom`) tool with raw text (stop reason `tool_use`). */
+  customToolCall(name: string, input: string, options: MockTurnOptions & { id?: string } = {}): MockTurn {
+    const { id, ...turn } = options;
+    return { ...turn, content: [{ type: "custom_tool_call", name, input, ...(id !== undefined && { id }) }] };
+  },
+
   /** A turn made of the given content blocks, in order. */
   of(content: MockContent[], options: MockTurnOptions = {}): MockTurn {
     return { ...options, content };

@@ -96,6 +96,15 @@ function outputItem(answer: MockAnswer, block: AnswerBlock, index: number) {
         encrypted_content: block.signature,
       };
     case "tool_use":
+      if (block.freeformInput !== undefined)
+        return {
+          type: "custom_tool_call",
+          id: `ctc_mock_${suffix}`,
+          status: "completed",
+          call_id: toolCallId(answer, block, "call"),
+          name: block.name,
+          input: block.freeformInput,
+        };
       return {
         type: "function_call",
         id: `fc_mock_${suffix}`,
@@ -116,6 +125,8 @@ function pendingItem(item: ReturnType<typeof outputItem>) {
       return { ...item, summary: [] };
     case "function_call":
       return { ...item, status: "in_progress", arguments: "" };
+    case "custom_tool_call":
+      return { ...item, status: "in_progress", input: "" };
   }
 }
 
@@ -149,6 +160,14 @@ function itemEvents(block: AnswerBlock, itemId: string, outputIndex: number): It
       ];
     }
     case "tool_use":
+      if (block.freeformInput !== undefined)
+        return [
+          ...splitArguments(block.freeformInput, block.chunkSize).map((delta): ItemEvent => [
+            "response.custom_tool_call_input.delta",
+            { ...at, delta },
+          ]),
+          ["response.custom_tool_call_input.done", { ...at, input: block.freeformInput }],
+        ];
       return [
         ...splitArguments(block.arguments, block.chunkSize).map((delta): ItemEvent => [
           "response.function_call_arguments.delta",

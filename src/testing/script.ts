@@ -30,7 +30,27 @@ export const MockToolUseContent = z.object({
 });
 export type MockToolUseContent = z.infer<typeof MockToolUseContent>;
 
-export const MockContent = z.discriminatedUnion("type", [MockTextContent, MockThinkingContent, MockToolUseContent]);
+/**
+ * A call of a freeform (OpenAI `custom`) tool, whose `input` is raw text. The Responses API gets
+ * a `custom_tool_call` item (streamed as `response.custom_tool_call_input.*`); the other formats,
+ * which have no freeform tools, a function call whose arguments are `{"input": input}`.
+ */
+export const MockCustomToolCallContent = z.object({
+  type: z.literal("custom_tool_call"),
+  id: z.string().optional(),
+  name: z.string().min(1),
+  input: z.string(),
+  /** Characters per streamed input delta (default 16). */
+  chunkSize: z.number().int().positive().optional(),
+});
+export type MockCustomToolCallContent = z.infer<typeof MockCustomToolCallContent>;
+
+export const MockContent = z.discriminatedUnion("type", [
+  MockTextContent,
+  MockThinkingContent,
+  MockToolUseContent,
+  MockCustomToolCallContent,
+]);
 export type MockContent = z.infer<typeof MockContent>;
 
 /** Stop reasons in Anthropic's vocabulary; each wire format maps them to its own. */
@@ -103,6 +123,11 @@ export const MockScript = z.object({
   mode: z.enum(["history", "sequential"]).optional(),
   turns: z.array(MockTurn),
   routes: z.array(MockRoute).optional(),
+  /**
+   * The model's context window in tokens: a request over it (characters / 4 of its body) gets
+   * the provider's HTTP 400 for a too-long input, and uses no turn.
+   */
+  contextWindow: z.number().int().positive().optional(),
 });
 export type MockScript = z.infer<typeof MockScript>;
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { errorMessage, GyreError } from "../errors/index.js";
 import { buildAnswer } from "./answer.js";
+import { contextWindowError, requestTokens } from "./context-window.js";
 import { anthropicFormat } from "./anthropic-format.js";
 import { geminiFormat } from "./gemini-format.js";
 import { openaiChatFormat } from "./openai-chat-format.js";
@@ -27,6 +28,8 @@ export interface MockRequest {
   attempt: number;
   /** The fault this attempt met, if any. */
   fault?: MockFault;
+  /** Tokens the mock counted for a request over the script's `contextWindow`: it was refused, and `turn` is -1. */
+  overContextWindow?: number;
   body: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
   /** ISO 8601 time of arrival. */
@@ -129,8 +132,23 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
       const error = wire.error(400, "mock-llm: the request body is not a JSON object");
       return sendJson(res, error.status, error.body);
     }
-    const selection = selector.selectFor(script, wire.assistantRuns(body), wire.systemText(body));
     const stream = route.stream ?? body.stream === true;
+    const tokens = requestTokens(body);
+    if (script.contextWindow !== undefined && tokens > script.contextWindow) {
+      const logged = { seq: requests.length + 1, format: wire.format, path, stream, turn: -1, attempt: 0 };
+      const record: MockRequest = {
+        ...logged,
+        overContextWindow: tokens,
+        body,
+        headers: req.headers,
+        receivedAt: new Date().toISOString(),
+      };
+      requests.push(record);
+      options.onRequest?.(record);
+      const error = contextWindowError(wire, tokens, script.contextWindow);
+      return sendJson(res, error.status, error.body);
+    }
+    const selection = selector.selectFor(script, wire.assistantRuns(body), wire.systemText(body));
     const record: MockRequest = {
       seq: requests.length + 1,
       format: wire.format,

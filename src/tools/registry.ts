@@ -1,12 +1,14 @@
 import { z } from "zod";
+import type { FreeformTool } from "../model/index.js";
 import type { AnyTool } from "./tool.js";
 
-/** A tool as the model sees it: name, description and JSON Schema of its input (and an MCP tool's origin). */
+/** A tool as the model sees it: name, description and JSON Schema of its input (and an MCP tool's origin, a freeform tool's format). */
 export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
   mcp?: { server: string; tool: string };
+  freeform?: FreeformTool;
 }
 
 export interface ToolFilter {
@@ -82,6 +84,7 @@ export class ToolRegistry {
       description: tool.description,
       inputSchema: this.#jsonSchema(tool),
       ...(tool.mcp && { mcp: tool.mcp }),
+      ...(tool.freeform && { freeform: tool.freeform }),
     }));
   }
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { FreeformTool } from "../model/index.js";
 import type { ImageBlock, SDKMessage, TextBlock } from "../protocol/index.js";
 import type { ToolSession } from "./tool-session.js";
 
@@ -90,6 +91,11 @@ export interface Tool<Input = unknown> {
   readonly timeoutMs?: number;
   /** For a tool of an MCP server: the server's name and the tool's own name there (text-protocol models call it so). */
   readonly mcp?: { server: string; tool: string };
+  /**
+   * A freeform tool (OpenAI's `custom`): its input is `{ input: string }`, and a model with
+   * freeform tools gets it as one (see `ModelTool.freeform`).
+   */
+  readonly freeform?: FreeformTool;
   /** Disabled tools are not offered to the model but can still be looked up. */
   readonly enabled?: boolean;
   /**

@@ -3,7 +3,8 @@ import { classifyModelError, streamEndedEarly } from "../classify-error.js";
 import type { Model, ModelApi, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
 import type { ModelInfo } from "../pricing.js";
 import { MessageAssembler } from "./assemble-message.js";
-import { toCallOptions } from "./call-options.js";
+import { callTools, toCallOptions } from "./call-options.js";
+import { wrapFreeformCalls } from "./freeform-calls.js";
 
 /** What Gyre knows about an AI SDK model beyond the model object itself. */
 export interface AiSdkModelIdentity {
@@ -12,6 +13,8 @@ export interface AiSdkModelIdentity {
   modelId: string;
   info: ModelInfo | undefined;
   api: ModelApi;
+  /** The model takes freeform (OpenAI `custom`) tools as such (default: they go as function tools). */
+  freeformTools?: boolean;
 }
 
 let messageCounter = 0;
@@ -31,6 +34,7 @@ export class AiSdkModel implements Model {
   readonly modelId: string;
   readonly info: ModelInfo | undefined;
   readonly api: ModelApi;
+  readonly #freeformTools: boolean;
 
   constructor(
     readonly languageModel: LanguageModelV3,
@@ -41,6 +45,7 @@ export class AiSdkModel implements Model {
     this.modelId = identity.modelId;
     this.info = identity.info;
     this.api = identity.api;
+    this.#freeformTools = identity.freeformTools ?? false;
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, ModelResponse> {
@@ -50,8 +55,9 @@ export class AiSdkModel implements Model {
       request.maxToolInputBytes,
     );
     try {
-      const { stream } = await this.languageModel.doStream(toCallOptions(request));
-      for await (const part of stream as AsyncIterable<LanguageModelV3StreamPart>) {
+      const tools = callTools(request.tools, { freeformTools: this.#freeformTools });
+      const { stream } = await this.languageModel.doStream(toCallOptions(request, tools));
+      for await (const part of wrapFreeformCalls(stream, tools.freeform) as AsyncIterable<LanguageModelV3StreamPart>) {
         if (part.type === "error") throw part.error;
         for (const event of assembler.push(part)) yield event;
       }

@@ -1,40 +1,81 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3ProviderTool,
+} from "@ai-sdk/provider";
 import type { ModelRequest, ModelTool } from "../model.js";
 import { MCP_TOOL_OPTIONS } from "../text-protocol/index.js";
+import { customTool, freeformToolChoice, withRawFreeformInputs } from "./freeform-calls.js";
 import { toPrompt } from "./to-prompt.js";
 
-/** Tool definitions in the AI SDK's shape, per tool list (a run passes the same list every call). */
-const functionToolCache = new WeakMap<readonly ModelTool[], LanguageModelV3FunctionTool[]>();
+/** What the model takes beyond function tools. */
+export interface ToolCapabilities {
+  /** Freeform (OpenAI `custom`) tools, sent as `openai.custom` provider tools. */
+  freeformTools: boolean;
+}
 
-function functionTools(tools: readonly ModelTool[]): LanguageModelV3FunctionTool[] {
-  let converted = functionToolCache.get(tools);
+/** A request's tools in the AI SDK's shape, and the names of those sent as freeform tools. */
+export interface CallTools {
+  tools: Array<LanguageModelV3FunctionTool | LanguageModelV3ProviderTool>;
+  freeform: ReadonlySet<string>;
+}
+
+/** Converted tool lists, per tool list (a run passes the same list every call) and per kind of model. */
+const toolCaches = {
+  withFreeform: new WeakMap<readonly ModelTool[], CallTools>(),
+  functionsOnly: new WeakMap<readonly ModelTool[], CallTools>(),
+};
+
+/** The request's tools for a model with these capabilities (a freeform tool is a function tool for a model without them). */
+export function callTools(tools: readonly ModelTool[], capabilities: ToolCapabilities): CallTools {
+  const cache = capabilities.freeformTools ? toolCaches.withFreeform : toolCaches.functionsOnly;
+  let converted = cache.get(tools);
   if (!converted) {
-    converted = tools.map((tool) => ({
-      type: "function",
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema as LanguageModelV3FunctionTool["inputSchema"],
-      // Read only by the text-protocol wrapper; providers ignore options under a key not theirs.
-      ...(tool.mcp && { providerOptions: { [MCP_TOOL_OPTIONS]: { ...tool.mcp } } }),
-    }));
-    functionToolCache.set(tools, converted);
+    const freeform = new Set<string>();
+    converted = {
+      tools: tools.map((tool) => {
+        if (capabilities.freeformTools && tool.freeform) {
+          freeform.add(tool.name);
+          return customTool({ ...tool, freeform: tool.freeform });
+        }
+        return functionTool(tool);
+      }),
+      freeform,
+    };
+    cache.set(tools, converted);
   }
   return converted;
 }
 
-/** A {@link ModelRequest} as AI SDK call options. */
-export function toCallOptions(request: ModelRequest): LanguageModelV3CallOptions {
-  const tools = functionTools(request.tools);
-  const settings = request.settings ?? {};
+function functionTool(tool: ModelTool): LanguageModelV3FunctionTool {
   return {
-    prompt: toPrompt(request.system, request.history),
-    tools: tools.length > 0 ? tools : undefined,
-    toolChoice: tools.length > 0 ? (settings.toolChoice ?? { type: "auto" }) : undefined,
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as LanguageModelV3FunctionTool["inputSchema"],
+    // Read only by the text-protocol wrapper; providers ignore options under a key not theirs.
+    ...(tool.mcp && { providerOptions: { [MCP_TOOL_OPTIONS]: { ...tool.mcp } } }),
+  };
+}
+
+/** A {@link ModelRequest} as AI SDK call options, with `tools` as {@link callTools} made them. */
+export function toCallOptions(request: ModelRequest, tools: CallTools): LanguageModelV3CallOptions {
+  const settings = request.settings ?? {};
+  const offered = tools.tools.length > 0;
+  const { toolChoice, providerOptions } = freeformToolChoice(
+    settings.toolChoice ?? { type: "auto" },
+    tools.freeform,
+    request.providerOptions,
+  );
+  return {
+    prompt: withRawFreeformInputs(toPrompt(request.system, request.history), tools.freeform),
+    tools: offered ? tools.tools : undefined,
+    toolChoice: offered ? toolChoice : undefined,
     ...(settings.temperature !== undefined && { temperature: settings.temperature }),
     ...(settings.topP !== undefined && { topP: settings.topP }),
     ...(settings.responseFormat && { responseFormat: settings.responseFormat }),
     maxOutputTokens: request.maxOutputTokens,
-    providerOptions: request.providerOptions,
+    providerOptions,
     abortSignal: request.signal,
   };
 }
