@@ -22,8 +22,8 @@ export interface GyreTerminalOptions {
 }
 
 /**
- * The real `gyre` in tmux terminals for one test file: a private tmux server, the build and
- * tmux checked before the first test, the terminal of a test closed after it (then
+ * The real `gyre` in tmux terminals for one test file: a private tmux server (kept up between
+ * tests), the build and tmux checked before the first test, the terminal of a test closed after it (then
  * `afterEachTest`, e.g. closing the file's mock LLM), the tmux server ended after the last.
  */
 export function gyreTerminals(label: string, afterEachTest?: () => Promise<void>) {
@@ -38,6 +38,7 @@ export function gyreTerminals(label: string, afterEachTest?: () => Promise<void>
     if (!existsSync(GYRE_CLI))
       throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
     execFileSync("tmux", ["-V"]);
+    TmuxTerminal.startServer(socket);
   });
   afterEach(async () => {
     kill();

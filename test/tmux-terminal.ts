@@ -54,6 +54,15 @@ export class TmuxTerminal {
     return new TmuxTerminal(options.socket, options.name);
   }
 
+  /**
+   * Starts a socket's server with a session of its own that outlives the tests' sessions: tmux
+   * exits once its last session is killed, and a test's `new-session` that reached the exiting
+   * server failed ("server exited unexpectedly").
+   */
+  static startServer(socket: string): void {
+    execFileSync("tmux", ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "keep", "sleep 86400"]);
+  }
+
   /** Ends every session of a socket's server (the tests' own, never the user's). */
   static killServer(socket: string): void {
     try {
