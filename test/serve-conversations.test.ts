@@ -1,12 +1,9 @@
 import OpenAI from "openai";
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
-import { openPostgresSessionStore } from "../src/sessions/index.js";
-import { serve } from "../src/server/index.js";
 import type { MockLLMServer } from "../src/testing/index.js";
 import { mockFault, mockTurn } from "../src/testing/index.js";
-import { openTestPostgresStore, TEST_DATABASE_URL } from "./sessions-postgres-helper.js";
-import { UPSTREAMS, upstreamBody, withServer } from "./serve-support.js";
+import { UPSTREAMS, upstreamBody, withServer, withTwoServersOnPostgres } from "./serve-support.js";
 
 const MODEL = "anthropic/claude-sonnet-4-5";
 
@@ -302,46 +299,28 @@ describe("gyre serve conversations", () => {
 
 describe("gyre serve conversations on PostgreSQL", () => {
   it("continues a conversation on a second instance, and loses none of two instances' concurrent items", async () => {
-    const { store: storeA, schema, cleanup } = await openTestPostgresStore();
-    const storeB = await openPostgresSessionStore({ connectionString: TEST_DATABASE_URL, schema });
     const script = { turns: [mockTurn.text("Heard on A."), mockTurn.text("Answered on B.")] };
-    try {
-      await withServer(
-        script,
-        async ({ client, mock }) => {
-          const serverB = await serve({ port: 0, env: { ...mock.env() }, sessionStore: storeB });
-          try {
-            const onA = client();
-            const onB = new OpenAI({ baseURL: `${serverB.url}/v1`, apiKey: "unused", maxRetries: 0 });
-            const { id } = await onA.conversations.create({});
-            await onA.responses.create({ model: MODEL, conversation: id, input: "Said to A." });
-            const second = await onB.responses.create({ model: MODEL, conversation: id, input: "Said to B." });
-            expect(second.output_text).toBe("Answered on B.");
-            expectInOrder(mock, 1, ["Said to A.", "Heard on A.", "Said to B."]);
+    await withTwoServersOnPostgres(script, async ({ mock, onA, onB }) => {
+      const { id } = await onA.conversations.create({});
+      await onA.responses.create({ model: MODEL, conversation: id, input: "Said to A." });
+      const second = await onB.responses.create({ model: MODEL, conversation: id, input: "Said to B." });
+      expect(second.output_text).toBe("Answered on B.");
+      expectInOrder(mock, 1, ["Said to A.", "Heard on A.", "Said to B."]);
 
-            const notes = Array.from({ length: 8 }, (_, i) => `note ${i}`);
-            await Promise.all(
-              notes.map((note, i) =>
-                (i % 2 === 0 ? onA : onB).conversations.items.create(id, { items: [{ role: "user", content: note }] }),
-              ),
-            );
-            const listed = await transcript(onB, id);
-            expect(listed.slice(0, 4)).toEqual([
-              "user: Said to A.",
-              "assistant: Heard on A.",
-              "user: Said to B.",
-              "assistant: Answered on B.",
-            ]);
-            expect(listed.slice(4).sort()).toEqual(notes.map((note) => `user: ${note}`));
-          } finally {
-            await serverB.close();
-          }
-        },
-        { sessionStore: storeA },
+      const notes = Array.from({ length: 8 }, (_, i) => `note ${i}`);
+      await Promise.all(
+        notes.map((note, i) =>
+          (i % 2 === 0 ? onA : onB).conversations.items.create(id, { items: [{ role: "user", content: note }] }),
+        ),
       );
-    } finally {
-      await storeB.close();
-      await cleanup();
-    }
+      const listed = await transcript(onB, id);
+      expect(listed.slice(0, 4)).toEqual([
+        "user: Said to A.",
+        "assistant: Heard on A.",
+        "user: Said to B.",
+        "assistant: Answered on B.",
+      ]);
+      expect(listed.slice(4).sort()).toEqual(notes.map((note) => `user: ${note}`));
+    });
   });
 });

@@ -3,12 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
-import { openPostgresSessionStore } from "../src/sessions/index.js";
-import { serve } from "../src/server/index.js";
 import { mockFault, mockTurn } from "../src/testing/index.js";
-import { openTestPostgresStore, TEST_DATABASE_URL } from "./sessions-postgres-helper.js";
-import { UPSTREAMS, upstreamBody, withServer } from "./serve-support.js";
-import OpenAI from "openai";
+import { UPSTREAMS, upstreamBody, withServer, withTwoServersOnPostgres } from "./serve-support.js";
 
 const lookupTool = {
   type: "function" as const,
@@ -149,47 +145,26 @@ describe.each(UPSTREAMS)("gyre serve call settings with the $name upstream", (up
 
 describe("gyre serve on PostgreSQL", () => {
   it("lets two instances on one database continue and delete each other's responses", async () => {
-    const { store: storeA, schema, cleanup } = await openTestPostgresStore();
-    const storeB = await openPostgresSessionStore({ connectionString: TEST_DATABASE_URL, schema });
     const script = {
       turns: [
         mockTurn.toolUse("lookup", { word: "tide" }, { id: "call_pg" }),
         mockTurn.text("Tide: the sea rising and falling."),
       ],
     };
-    try {
-      await withServer(
-        script,
-        async ({ client, mock }) => {
-          const serverB = await serve({ port: 0, env: { ...mock.env() }, sessionStore: storeB });
-          try {
-            const onB = new OpenAI({ baseURL: `${serverB.url}/v1`, apiKey: "unused", maxRetries: 0 });
-            const first = await client().responses.create({
-              model: "openai/gpt-5",
-              input: "Define tide.",
-              tools: [lookupTool],
-            });
-            expect(first.output).toMatchObject([{ type: "function_call", call_id: "call_pg" }]);
-            const second = await onB.responses.create({
-              model: "openai/gpt-5",
-              previous_response_id: first.id,
-              input: [{ type: "function_call_output", call_id: "call_pg", output: "tide: periodic sea level change" }],
-              tools: [lookupTool],
-            });
-            expect(second.output_text).toBe("Tide: the sea rising and falling.");
-            expect(JSON.stringify(upstreamBody(mock, 1))).toContain("periodic sea level change");
-            expect((await client().responses.retrieve(second.id)).output_text).toBe(second.output_text);
-            await onB.responses.delete(first.id);
-            await expect(client().responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
-          } finally {
-            await serverB.close();
-          }
-        },
-        { sessionStore: storeA },
-      );
-    } finally {
-      await storeB.close();
-      await cleanup();
-    }
+    await withTwoServersOnPostgres(script, async ({ mock, onA, onB }) => {
+      const first = await onA.responses.create({ model: "openai/gpt-5", input: "Define tide.", tools: [lookupTool] });
+      expect(first.output).toMatchObject([{ type: "function_call", call_id: "call_pg" }]);
+      const second = await onB.responses.create({
+        model: "openai/gpt-5",
+        previous_response_id: first.id,
+        input: [{ type: "function_call_output", call_id: "call_pg", output: "tide: periodic sea level change" }],
+        tools: [lookupTool],
+      });
+      expect(second.output_text).toBe("Tide: the sea rising and falling.");
+      expect(JSON.stringify(upstreamBody(mock, 1))).toContain("periodic sea level change");
+      expect((await onA.responses.retrieve(second.id)).output_text).toBe(second.output_text);
+      await onB.responses.delete(first.id);
+      await expect(onA.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
+    });
   });
 });

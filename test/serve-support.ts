@@ -1,6 +1,8 @@
 import OpenAI from "openai";
 import { type RunningServer, type ServeOptions, serve } from "../src/server/index.js";
+import { openPostgresSessionStore } from "../src/sessions/index.js";
 import { type MockLLMServer, type MockScript, startMockLLM } from "../src/testing/index.js";
+import { openTestPostgresStore, TEST_DATABASE_URL } from "./sessions-postgres-helper.js";
 
 /** The upstream formats the server is tested against, by the Gyre model string that selects each. */
 export const UPSTREAMS = [
@@ -40,4 +42,34 @@ export function upstreamBody(mock: MockLLMServer, index: number): Record<string,
   const request = mock.requests[index];
   if (!request) throw new Error(`the mock got no request ${index} (it got ${mock.requests.length})`);
   return request.body;
+}
+
+/**
+ * Two `gyre serve` instances on one PostgreSQL schema (as behind a load balancer), each with its
+ * own store connection, against one mock upstream, for the duration of `fn`.
+ */
+export async function withTwoServersOnPostgres<T>(
+  script: MockScript,
+  fn: (served: { mock: MockLLMServer; onA: OpenAI; onB: OpenAI }) => Promise<T>,
+): Promise<T> {
+  const { store: storeA, schema, cleanup } = await openTestPostgresStore();
+  const storeB = await openPostgresSessionStore({ connectionString: TEST_DATABASE_URL, schema });
+  try {
+    return await withServer(
+      script,
+      async ({ client, mock }) => {
+        const serverB = await serve({ port: 0, env: { ...mock.env() }, sessionStore: storeB });
+        try {
+          const onB = new OpenAI({ baseURL: `${serverB.url}/v1`, apiKey: "unused", maxRetries: 0 });
+          return await fn({ mock, onA: client(), onB });
+        } finally {
+          await serverB.close();
+        }
+      },
+      { sessionStore: storeA },
+    );
+  } finally {
+    await storeB.close();
+    await cleanup();
+  }
 }

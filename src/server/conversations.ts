@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { SDKMessage } from "../protocol/index.js";
 import { isGyreError } from "../errors/index.js";
+import { recordMessage } from "./record-message.js";
 import type { SessionStore } from "../sessions/index.js";
 import { RequestError } from "./errors.js";
 import type { OutputItem, StoredInputItem } from "./response-object.js";
@@ -111,15 +111,7 @@ export class SessionConversationStore implements ConversationStore {
   }
 
   #message(id: string, change: Change): SDKMessage {
-    return {
-      type: "user",
-      uuid: randomUUID(),
-      session_id: id,
-      message: { role: "user", content: [] },
-      parent_tool_use_id: null,
-      isSynthetic: true,
-      tool_use_result: { gyre_conversation: change },
-    };
+    return recordMessage(id, { gyre_conversation: change });
   }
 }
 

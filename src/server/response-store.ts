@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
-import type { SDKMessage } from "../protocol/index.js";
 import { isGyreError } from "../errors/index.js";
+import { recordMessage } from "./record-message.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { NumberedEvent } from "./event-log.js";
 import type { ResponseObject, StoredInputItem } from "./response-object.js";
@@ -46,15 +45,7 @@ export class SessionResponseStore implements ResponseStore {
 
   async save(record: StoredResponse, options: { first?: boolean } = {}): Promise<void> {
     const id = record.response.id;
-    const message: SDKMessage = {
-      type: "user",
-      uuid: randomUUID(),
-      session_id: id,
-      message: { role: "user", content: [] },
-      parent_tool_use_id: null,
-      isSynthetic: true,
-      tool_use_result: { gyre_response: record },
-    };
+    const message = recordMessage(id, { gyre_response: record });
     // A new version of a response that exists is one append; a new response is created with
     // its first version in one transaction.
     if (!options.first)
