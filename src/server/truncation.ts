@@ -16,6 +16,7 @@ export interface ContextBudget {
 /**
  * The budget of a request to `model`, when its context window is known: the window less the
  * answer's `max_output_tokens`, with the system prompt and the client's tools counted in.
+ * `max_output_tokens` that take the whole window leave nothing to fit: a 400 on that field.
  */
 export function contextBudget(
   model: Model,
@@ -25,6 +26,13 @@ export function contextBudget(
 ): ContextBudget | undefined {
   const window = model.info?.contextWindow;
   if (window === undefined) return undefined;
+  if (maxOutputTokens !== undefined && maxOutputTokens >= window)
+    throw new RequestError(
+      400,
+      `max_output_tokens (${maxOutputTokens}) leaves no room for the input in the model's context window (${window} tokens).`,
+      "invalid_value",
+      "max_output_tokens",
+    );
   const definitions = tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
