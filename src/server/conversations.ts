@@ -140,6 +140,33 @@ export function asConversationItem(item: StoredInputItem): ConversationItem {
   return { ...item, content, status: item.status ?? "completed" } as ConversationItem;
 }
 
+/**
+ * The items a request adds to a conversation (`adds(index)`; not references to its items) have
+ * ids new to it and to each other, else a 400 on the item: one taking an id the conversation
+ * has would be run, yet never kept in it, and a repeated id names two items.
+ */
+export function checkNewItemIds(
+  items: readonly { id: string }[],
+  known: ReadonlySet<string>,
+  adds: (index: number) => boolean,
+  param: string,
+): void {
+  const seen = new Set<string>();
+  for (const [index, { id }] of items.entries()) {
+    if (!adds(index)) continue;
+    if (known.has(id))
+      throw new RequestError(
+        400,
+        "Item already in conversation.",
+        "item_already_in_conversation",
+        `${param}[${index}].id`,
+      );
+    if (seen.has(id))
+      throw new RequestError(400, `Duplicate item found with id ${id}.`, "invalid_input", `${param}[${index}].id`);
+    seen.add(id);
+  }
+}
+
 /** A conversation that does not exist, or is another key's (which does not exist for this one). */
 export function conversationNotFound(id: string, param: string): RequestError {
   return new RequestError(404, `Conversation with id '${id}' not found.`, "not_found", param);
