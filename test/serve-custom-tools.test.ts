@@ -141,6 +141,28 @@ describe("custom tools with an OpenAI Responses upstream", () => {
     });
   });
 
+  it("forces a function named like one of OpenAI's hosted tools as that function, not the hosted tool", async () => {
+    const turns = ["web_search", "file_search"].map((name) => mockTurn.toolUse(name, { query: "gyre" }));
+    await withServer({ turns }, async ({ client, mock }) => {
+      for (const [index, name] of ["web_search", "file_search"].entries()) {
+        const search = { ...weatherTool, name, description: "The client's own search." };
+        const response = await client().responses.create({
+          model: "openai/gpt-5",
+          input: "Search.",
+          tools: [search],
+          tool_choice: { type: "function", name },
+        });
+        // Not { type: "web_search" }: that would ask for OpenAI's hosted search.
+        expect(upstreamBody(mock, index).tool_choice).toEqual({
+          type: "allowed_tools",
+          mode: "required",
+          tools: [{ type: "function", name }],
+        });
+        expect(response.output[0]).toMatchObject({ type: "function_call", name });
+      }
+    });
+  });
+
   it("sends a custom tool without a format as free text, and rejects a format OpenAI does not know", async () => {
     await withServer({ turns: [mockTurn.text("ok")] }, async ({ client, mock }) => {
       const openai = client();
