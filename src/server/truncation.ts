@@ -66,12 +66,16 @@ export function fitConversation(
     suffix[index] = (suffix[index + 1] ?? 0) + turnTokens(seed[index] as Turn);
   const whole = fixed + (suffix[0] ?? 0);
   if (whole <= budget.inputTokens) return conversation;
-  if (truncation === "disabled") throw tooLong(whole, budget.inputTokens);
+  if (truncation === "disabled") throw tooLong(whole, budget.inputTokens, 'Shorten it, or set truncation to "auto".');
   const keepFrom = seed.length - (conversation.pending.length > 0 ? 1 : 0);
   const note = estimateTextTokens(DROPPED_NOTE);
   const kept = (cut: number) => fixed + (suffix[cut] ?? 0) + note - orphanedOutputs(seed[cut]);
   for (let cut = 1; cut <= keepFrom; cut++) if (kept(cut) <= budget.inputTokens) return dropOldest(conversation, cut);
-  throw tooLong(kept(keepFrom), budget.inputTokens);
+  throw tooLong(
+    kept(keepFrom),
+    budget.inputTokens,
+    "Only earlier turns are dropped: shorten the instructions, the tools or the last user turn.",
+  );
 }
 
 /** The tokens of the outputs a turn starting after a cut loses: their calls were dropped before it. */
@@ -96,10 +100,10 @@ function turnTokens(turn: Turn): number {
   return turn.role === "user" ? estimateUserTokens(turn.content) : estimateAssistantTokens(turn.content);
 }
 
-function tooLong(tokens: number, limit: number): RequestError {
+function tooLong(tokens: number, limit: number, remedy: string): RequestError {
   return new RequestError(
     400,
-    `The input (about ${tokens} tokens) exceeds the model's context window (${limit} tokens for the input). Shorten it, or set truncation to "auto".`,
+    `The input (about ${tokens} tokens) exceeds the model's context window (${limit} tokens for the input). ${remedy}`,
     "context_length_exceeded",
     "input",
   );
