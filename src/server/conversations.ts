@@ -1,6 +1,6 @@
 import type { SDKMessage } from "../protocol/index.js";
 import { isGyreError } from "../errors/index.js";
-import { recordMessage } from "./record-message.js";
+import { recordMessage, recordMessages } from "./record-message.js";
 import type { SessionStore } from "../sessions/index.js";
 import { RequestError } from "./errors.js";
 import type { OutputItem, StoredInputItem } from "./response-object.js";
@@ -70,9 +70,9 @@ export class SessionConversationStore implements ConversationStore {
 
   async get(id: string): Promise<StoredConversation | undefined> {
     // Only a conversation's own session holds one (not a response's, nor any other session).
-    if (!CONVERSATION_ID.test(id) || !(await this.sessions.getSession(id))) return undefined;
+    if (!CONVERSATION_ID.test(id)) return undefined;
     let stored: StoredConversation | undefined;
-    for (const message of await this.sessions.getSessionMessages(id)) {
+    for (const message of (await recordMessages(this.sessions, id)) ?? []) {
       const change = changeOf(message);
       if (!change) continue;
       if ("created" in change) stored = { ...change.created, items: [] };
