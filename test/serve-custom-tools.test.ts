@@ -89,6 +89,24 @@ describe.each(UPSTREAMS)("custom tools through gyre serve with the $name upstrea
   });
 });
 
+describe("custom tool names", () => {
+  it("may not be another client tool's or a server tool's (400 on tools, nothing asked upstream)", async () => {
+    await withServer(
+      { turns: [mockTurn.text("never")] },
+      async ({ client, mock }) => {
+        const openai = client();
+        const named = (name: string) => ({ type: "custom", name, description: "Free text." }) as never;
+        for (const tools of [[named("get_weather"), weatherTool], [named("Read")]]) {
+          const error = await openai.responses.create({ model: "openai/gpt-5", input: "Hi", tools }).catch((e) => e);
+          expect(error).toMatchObject({ status: 400, param: "tools" });
+        }
+        expect(mock.requests).toHaveLength(0);
+      },
+      { tools: ["Read"] },
+    );
+  });
+});
+
 describe("custom tools with an OpenAI Responses upstream", () => {
   it("go to it as custom tools with their grammar; the call and its output go back as custom_tool_call items", async () => {
     const turns = [mockTurn.customToolCall("apply_patch", patch, { id: "call_patch" }), mockTurn.text("Patched.")];
