@@ -125,6 +125,39 @@ describe("gyre serve conversations", () => {
     });
   });
 
+  it("refuses an item id the conversation has, or one a request repeats: a conversation's ids stay unique", async () => {
+    await withServer({ turns: [mockTurn.text("never")] }, async ({ client, mock }) => {
+      const openai = client();
+      const { id } = await openai.conversations.create({ items: [{ type: "message", role: "user", content: "One." }] });
+      const [one] = (await openai.conversations.items.list(id)).data.map((item) => item.id);
+      const twice = [
+        { type: "message" as const, id: "msg_twice", role: "user" as const, content: "A." },
+        { type: "message" as const, id: "msg_twice", role: "user" as const, content: "B." },
+      ];
+      await expect(openai.conversations.items.create(id, { items: twice })).rejects.toMatchObject({
+        status: 400,
+        param: "items[1].id",
+      });
+      await expect(openai.conversations.create({ items: twice })).rejects.toMatchObject({
+        status: 400,
+        param: "items[1].id",
+      });
+      // A response's input item that takes an id of the conversation would be run, yet never kept in it.
+      await expect(
+        openai.responses.create({
+          model: MODEL,
+          conversation: id,
+          input: [{ type: "message", id: one!, role: "user", content: "Another text." }] as never,
+        }),
+      ).rejects.toMatchObject({ status: 400, param: "input[0].id" });
+      await expect(
+        openai.responses.create({ model: MODEL, conversation: id, input: twice as never }),
+      ).rejects.toMatchObject({ status: 400, param: "input[1].id" });
+      expect(mock.requests).toHaveLength(0);
+      expect(await transcript(openai, id)).toEqual(["user: One."]);
+    });
+  });
+
   it("updates metadata and deletes a conversation, which is then gone everywhere", async () => {
     await withServer({ turns: [] }, async ({ client }) => {
       const openai = client();

@@ -89,6 +89,24 @@ describe.each(UPSTREAMS)("custom tools through gyre serve with the $name upstrea
   });
 });
 
+describe("custom tool names", () => {
+  it("may not be another client tool's or a server tool's (400 on tools, nothing asked upstream)", async () => {
+    await withServer(
+      { turns: [mockTurn.text("never")] },
+      async ({ client, mock }) => {
+        const openai = client();
+        const named = (name: string) => ({ type: "custom", name, description: "Free text." }) as never;
+        for (const tools of [[named("get_weather"), weatherTool], [named("Read")]]) {
+          const error = await openai.responses.create({ model: "openai/gpt-5", input: "Hi", tools }).catch((e) => e);
+          expect(error).toMatchObject({ status: 400, param: "tools" });
+        }
+        expect(mock.requests).toHaveLength(0);
+      },
+      { tools: ["Read"] },
+    );
+  });
+});
+
 describe("custom tools with an OpenAI Responses upstream", () => {
   it("go to it as custom tools with their grammar; the call and its output go back as custom_tool_call items", async () => {
     const turns = [mockTurn.customToolCall("apply_patch", patch, { id: "call_patch" }), mockTurn.text("Patched.")];
@@ -138,6 +156,28 @@ describe("custom tools with an OpenAI Responses upstream", () => {
         tools: [{ type: "custom", name: "apply_patch" }],
       });
       expect(response.output[0]).toMatchObject({ type: "custom_tool_call", input: patch });
+    });
+  });
+
+  it("forces a function named like one of OpenAI's hosted tools as that function, not the hosted tool", async () => {
+    const turns = ["web_search", "file_search"].map((name) => mockTurn.toolUse(name, { query: "gyre" }));
+    await withServer({ turns }, async ({ client, mock }) => {
+      for (const [index, name] of ["web_search", "file_search"].entries()) {
+        const search = { ...weatherTool, name, description: "The client's own search." };
+        const response = await client().responses.create({
+          model: "openai/gpt-5",
+          input: "Search.",
+          tools: [search],
+          tool_choice: { type: "function", name },
+        });
+        // Not { type: "web_search" }: that would ask for OpenAI's hosted search.
+        expect(upstreamBody(mock, index).tool_choice).toEqual({
+          type: "allowed_tools",
+          mode: "required",
+          tools: [{ type: "function", name }],
+        });
+        expect(response.output[0]).toMatchObject({ type: "function_call", name });
+      }
     });
   });
 

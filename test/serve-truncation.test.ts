@@ -67,6 +67,24 @@ describe.each(UPSTREAMS)("truncation with the $name upstream", ({ name }) => {
     );
   });
 
+  it("refuses max_output_tokens that leave no room for input in the window, naming max_output_tokens", async () => {
+    await withServer(
+      { turns: [mockTurn.text("never")] },
+      async ({ client, mock }) => {
+        for (const truncation of ["auto", "disabled"] as const) {
+          const error = await rejection(
+            client().responses.create({ model, input: "hi", max_output_tokens: 5000, truncation }),
+          );
+          expect(error.status).toBe(400);
+          expect(error.error).toMatchObject({ code: "invalid_value", param: "max_output_tokens" });
+          expect(error.message).toContain("900");
+        }
+        expect(mock.requests).toHaveLength(0);
+      },
+      { pricing },
+    );
+  });
+
   it("disabled answers the upstream's own refusal as context_length_exceeded, whole and streamed", async () => {
     // A model Gyre knows no window of: only the upstream can tell.
     const unknown = `${name === "anthropic" ? "anthropic" : "openai"}/mock-model`;

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import type { AuthVariables } from "./auth.js";
 import {
   asConversationItem,
+  checkNewItemIds,
   type ConversationItem,
   type ConversationObject,
   type ConversationStore,
@@ -96,18 +97,16 @@ export function conversationRoutes(
 
 /**
  * Request items as a conversation keeps them, with ids; references resolve among its items.
- * An item that is in the conversation already is a 400, as OpenAI has it.
+ * An item that is in the conversation already, or an id given twice, is a 400, as OpenAI has it.
  */
 function newItems(
   input: readonly InputItem[],
   existing: readonly ConversationItem[],
   newId: (prefix: string) => string,
 ): ConversationItem[] {
-  const known = new Set(existing.map((item) => item.id));
-  // Output items read as input items (a reference copies one as it is).
+  // Output items read as input items (a reference copies one as it is, and is refused as already in it).
   const items = inputItems({ input: [...input] }, existing as StoredInputItem[], newId, "items");
-  if (items.some((item) => known.has(item.id)))
-    throw new RequestError(400, "Item already in conversation.", "item_already_in_conversation", "items");
+  checkNewItemIds(items, new Set(existing.map((item) => item.id)), () => true, "items");
   return items.map(asConversationItem);
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { SDKMessage } from "../protocol/index.js";
 import { MemorySessionStore } from "../sessions/index.js";
+import type { ResponseObject } from "./response-object.js";
 import { asConversationItem, type ConversationObject, SessionConversationStore } from "./conversations.js";
 import { SessionResponseStore } from "./response-store.js";
 
@@ -41,5 +43,24 @@ describe("SessionConversationStore", () => {
     await sessions.createSession({ id: responseId, cwd: "/", project: "p", model: "m" });
     expect(await store.get(responseId)).toBeUndefined();
     expect(await responses.get(ID)).toBeUndefined();
+  });
+
+  it("finds no conversation (and no response) deleted while it is read, on another instance", async () => {
+    // The delete lands between the look-up of the session and the read of its messages.
+    class DeletedMeanwhile extends MemorySessionStore {
+      override async getSessionMessages(id: string): Promise<SDKMessage[]> {
+        await this.deleteSession(id);
+        return super.getSessionMessages(id);
+      }
+    }
+    const sessions = new DeletedMeanwhile();
+    const store = new SessionConversationStore(sessions);
+    await store.create("owner-1", conversation, [message("msg_1", "one")]);
+    expect(await store.get(ID)).toBeUndefined();
+
+    const responses = new SessionResponseStore(sessions);
+    const response = { id: "resp_0123456789abcdef0123456789abcdef", model: "m" } as ResponseObject;
+    await responses.save({ owner: "owner-1", response, inputItems: [], runSessionId: "r" }, { first: true });
+    expect(await responses.get(response.id)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import type { SDKMessage } from "../protocol/index.js";
 import { isGyreError } from "../errors/index.js";
-import { recordMessage } from "./record-message.js";
+import { recordMessage, recordMessages } from "./record-message.js";
 import type { SessionStore } from "../sessions/index.js";
 import { RequestError } from "./errors.js";
 import type { OutputItem, StoredInputItem } from "./response-object.js";
@@ -70,9 +70,9 @@ export class SessionConversationStore implements ConversationStore {
 
   async get(id: string): Promise<StoredConversation | undefined> {
     // Only a conversation's own session holds one (not a response's, nor any other session).
-    if (!CONVERSATION_ID.test(id) || !(await this.sessions.getSession(id))) return undefined;
+    if (!CONVERSATION_ID.test(id)) return undefined;
     let stored: StoredConversation | undefined;
-    for (const message of await this.sessions.getSessionMessages(id)) {
+    for (const message of (await recordMessages(this.sessions, id)) ?? []) {
       const change = changeOf(message);
       if (!change) continue;
       if ("created" in change) stored = { ...change.created, items: [] };
@@ -138,6 +138,33 @@ export function asConversationItem(item: StoredInputItem): ConversationItem {
         ? [{ type: "output_text" as const, text: item.content, annotations: [], logprobs: [] }]
         : [{ type: "input_text" as const, text: item.content }];
   return { ...item, content, status: item.status ?? "completed" } as ConversationItem;
+}
+
+/**
+ * The items a request adds to a conversation (`adds(index)`; not references to its items) have
+ * ids new to it and to each other, else a 400 on the item: one taking an id the conversation
+ * has would be run, yet never kept in it, and a repeated id names two items.
+ */
+export function checkNewItemIds(
+  items: readonly { id: string }[],
+  known: ReadonlySet<string>,
+  adds: (index: number) => boolean,
+  param: string,
+): void {
+  const seen = new Set<string>();
+  for (const [index, { id }] of items.entries()) {
+    if (!adds(index)) continue;
+    if (known.has(id))
+      throw new RequestError(
+        400,
+        "Item already in conversation.",
+        "item_already_in_conversation",
+        `${param}[${index}].id`,
+      );
+    if (seen.has(id))
+      throw new RequestError(400, `Duplicate item found with id ${id}.`, "invalid_input", `${param}[${index}].id`);
+    seen.add(id);
+  }
 }
 
 /** A conversation that does not exist, or is another key's (which does not exist for this one). */

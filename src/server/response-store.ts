@@ -1,5 +1,5 @@
 import { isGyreError } from "../errors/index.js";
-import { recordMessage } from "./record-message.js";
+import { recordMessage, recordMessages } from "./record-message.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { NumberedEvent } from "./event-log.js";
 import type { ResponseObject, StoredInputItem } from "./response-object.js";
@@ -60,8 +60,8 @@ export class SessionResponseStore implements ResponseStore {
 
   async get(id: string): Promise<StoredResponse | undefined> {
     // Only a response's own session holds a record (not its run's, nor any other session).
-    if (!RESPONSE_ID.test(id) || !(await this.sessions.getSession(id))) return undefined;
-    const messages = await this.sessions.getSessionMessages(id);
+    if (!RESPONSE_ID.test(id)) return undefined;
+    const messages = (await recordMessages(this.sessions, id)) ?? [];
     for (const message of [...messages].reverse()) {
       if (message.type !== "user" || !message.isSynthetic) continue;
       const stored = (message.tool_use_result as { gyre_response?: StoredResponse } | undefined)?.gyre_response;

@@ -13,7 +13,13 @@ import type { McpTool, RequestTool } from "./request-schema.js";
 import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
 import { planTools, type ToolPlan } from "./client-tools.js";
 import { type Conversation, toConversation } from "./conversation.js";
-import { asConversationItem, type ConversationStore, conversationIdOf, conversationNotFound } from "./conversations.js";
+import {
+  asConversationItem,
+  checkNewItemIds,
+  type ConversationStore,
+  conversationIdOf,
+  conversationNotFound,
+} from "./conversations.js";
 import type { ServerMetrics } from "./metrics.js";
 import { chainItems, inputItems, previousNotFound } from "./input-items.js";
 import { OutputProjection, type StreamEventBody } from "./output-projection.js";
@@ -100,6 +106,11 @@ export async function prepareResponse(
     earlier = await chainItems(deps.responses, previous);
   }
   const items = inputItems(request, earlier, newId);
+  if (inConversation) {
+    const input = request.input;
+    const adds = (index: number) => typeof input === "string" || input?.[index]?.type !== "item_reference";
+    checkNewItemIds(items, inConversation.known, adds, "input");
+  }
   const whole = toConversation([...earlier, ...items]);
   const tools = planTools(request.tools ?? [], request.tool_choice ?? undefined);
   for (const [index, tool] of (request.tools ?? []).entries())

@@ -92,6 +92,21 @@ describe("fitConversation", () => {
     );
   });
 
+  it("tells a refused auto request what must fit, not to set truncation to auto", () => {
+    const long = conversation([answer("ok")], [{ type: "text", text: big("question") }]);
+    const refusal = (mode: "auto" | "disabled") => {
+      try {
+        fitConversation(long, budget(60), mode);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return expect.unreachable("the conversation should not fit");
+    };
+    expect(refusal("disabled")).toContain('set truncation to "auto"');
+    expect(refusal("auto")).not.toContain('set truncation to "auto"');
+    expect(refusal("auto")).toContain("last user turn");
+  });
+
   it("puts the note before the last user turn when every earlier turn goes", () => {
     const long = conversation([user(big("first")), answer(big("ok"))]);
     const fitted = fitConversation(long, budget(60), "auto");

@@ -16,6 +16,7 @@ export interface ContextBudget {
 /**
  * The budget of a request to `model`, when its context window is known: the window less the
  * answer's `max_output_tokens`, with the system prompt and the client's tools counted in.
+ * `max_output_tokens` that take the whole window leave nothing to fit: a 400 on that field.
  */
 export function contextBudget(
   model: Model,
@@ -25,6 +26,13 @@ export function contextBudget(
 ): ContextBudget | undefined {
   const window = model.info?.contextWindow;
   if (window === undefined) return undefined;
+  if (maxOutputTokens !== undefined && maxOutputTokens >= window)
+    throw new RequestError(
+      400,
+      `max_output_tokens (${maxOutputTokens}) leaves no room for the input in the model's context window (${window} tokens).`,
+      "invalid_value",
+      "max_output_tokens",
+    );
   const definitions = tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -58,12 +66,16 @@ export function fitConversation(
     suffix[index] = (suffix[index + 1] ?? 0) + turnTokens(seed[index] as Turn);
   const whole = fixed + (suffix[0] ?? 0);
   if (whole <= budget.inputTokens) return conversation;
-  if (truncation === "disabled") throw tooLong(whole, budget.inputTokens);
+  if (truncation === "disabled") throw tooLong(whole, budget.inputTokens, 'Shorten it, or set truncation to "auto".');
   const keepFrom = seed.length - (conversation.pending.length > 0 ? 1 : 0);
   const note = estimateTextTokens(DROPPED_NOTE);
   const kept = (cut: number) => fixed + (suffix[cut] ?? 0) + note - orphanedOutputs(seed[cut]);
   for (let cut = 1; cut <= keepFrom; cut++) if (kept(cut) <= budget.inputTokens) return dropOldest(conversation, cut);
-  throw tooLong(kept(keepFrom), budget.inputTokens);
+  throw tooLong(
+    kept(keepFrom),
+    budget.inputTokens,
+    "Only earlier turns are dropped: shorten the instructions, the tools or the last user turn.",
+  );
 }
 
 /** The tokens of the outputs a turn starting after a cut loses: their calls were dropped before it. */
@@ -88,10 +100,10 @@ function turnTokens(turn: Turn): number {
   return turn.role === "user" ? estimateUserTokens(turn.content) : estimateAssistantTokens(turn.content);
 }
 
-function tooLong(tokens: number, limit: number): RequestError {
+function tooLong(tokens: number, limit: number, remedy: string): RequestError {
   return new RequestError(
     400,
-    `The input (about ${tokens} tokens) exceeds the model's context window (${limit} tokens for the input). Shorten it, or set truncation to "auto".`,
+    `The input (about ${tokens} tokens) exceeds the model's context window (${limit} tokens for the input). ${remedy}`,
     "context_length_exceeded",
     "input",
   );

@@ -18,7 +18,20 @@ export interface ToolCapabilities {
 export interface CallTools {
   tools: Array<LanguageModelV3FunctionTool | LanguageModelV3ProviderTool>;
   freeform: ReadonlySet<string>;
+  /** Names a forced tool choice must name as `allowedTools` (see {@link freeformToolChoice}). */
+  forcedByAllowList: ReadonlySet<string>;
 }
+
+/** Names the AI SDK reads, in a forced tool choice, as OpenAI's hosted tool of that type (`{ type: "web_search" }`). */
+const HOSTED_CHOICE_NAMES = new Set([
+  "apply_patch",
+  "code_interpreter",
+  "file_search",
+  "image_generation",
+  "mcp",
+  "web_search",
+  "web_search_preview",
+]);
 
 /** Converted tool lists, per tool list (a run passes the same list every call) and per kind of model. */
 const toolCaches = {
@@ -41,6 +54,11 @@ export function callTools(tools: readonly ModelTool[], capabilities: ToolCapabil
         return functionTool(tool);
       }),
       freeform,
+      // A model that takes freeform tools is OpenAI's Responses API (or Azure's): its tool choice
+      // of a function named like a hosted tool would ask for the hosted tool.
+      forcedByAllowList: capabilities.freeformTools
+        ? new Set([...freeform, ...tools.flatMap((tool) => (HOSTED_CHOICE_NAMES.has(tool.name) ? [tool.name] : []))])
+        : freeform,
     };
     cache.set(tools, converted);
   }
@@ -64,7 +82,7 @@ export function toCallOptions(request: ModelRequest, tools: CallTools): Language
   const offered = tools.tools.length > 0;
   const { toolChoice, providerOptions } = freeformToolChoice(
     settings.toolChoice ?? { type: "auto" },
-    tools.freeform,
+    tools.forcedByAllowList,
     request.providerOptions,
   );
   return {

@@ -28,8 +28,9 @@ export function customTool(
 }
 
 /**
- * A tool choice that forces a freeform tool, as `allowedTools` of that one tool, required: the
- * AI SDK sends a forced tool of some names (`apply_patch`) as OpenAI's hosted tool of that type.
+ * A tool choice that forces one of `names` (freeform tools, and functions named like OpenAI's
+ * hosted tools) as `allowedTools` of that one tool, required: the AI SDK sends a forced tool of
+ * some names (`apply_patch`, `web_search`) as OpenAI's hosted tool of that type.
  * Azure's options are read under `azure` when there are any, else under `openai`.
  */
 export function freeformToolChoice(
