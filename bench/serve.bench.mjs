@@ -74,6 +74,46 @@ function memorySamples() {
     .map(([at, heap, rss]) => ({ at, heap: heap / MiB, rss: rss / MiB }));
 }
 
+/** A series' value in a Prometheus exposition (undefined when absent). */
+function seriesValue(text, series) {
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** The server's own event-loop delay and GC pauses (prom-client's collectors in /metrics) over a window. */
+async function runtimeWindow(serverUrl, work) {
+  const scrape = async () => (await fetch(`${serverUrl}/metrics`)).text();
+  const gc = (text) =>
+    text
+      .split("\n")
+      .filter((line) => /^nodejs_gc_duration_seconds_(sum|count)\{/.test(line))
+      .reduce(
+        (totals, line) => {
+          const value = Number(line.slice(line.lastIndexOf(" ") + 1));
+          if (line.startsWith("nodejs_gc_duration_seconds_sum")) totals.seconds += value;
+          else totals.count += value;
+          return totals;
+        },
+        { seconds: 0, count: 0 },
+      );
+  const before = gc(await scrape()); // this scrape also restarts the event-loop delay histogram
+  const started = performance.now();
+  const result = await work();
+  const elapsedMs = performance.now() - started;
+  const text = await scrape();
+  const after = gc(text);
+  const ms = (series) => (seriesValue(text, series) ?? NaN) * 1000;
+  return {
+    result,
+    loop: {
+      p50: ms("nodejs_eventloop_lag_p50_seconds"),
+      p99: ms("nodejs_eventloop_lag_p99_seconds"),
+      max: ms("nodejs_eventloop_lag_max_seconds"),
+    },
+    gc: { count: after.count - before.count, ms: (after.seconds - before.seconds) * 1000, elapsedMs },
+  };
+}
+
 async function control(mockUrl, path, body) {
   const response = await fetch(`${mockUrl}${path}`, { method: "POST", body: JSON.stringify(body ?? {}) });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
@@ -231,7 +271,8 @@ try {
   await control(mock.url, "/_mock/reset");
   const pacedBare = await pacedStreams(direct, pacedCount, rate);
   await control(mock.url, "/_mock/reset");
-  const pacedServed = await pacedStreams(through, pacedCount, rate);
+  const pacedWindow = await runtimeWindow(server.url, () => pacedStreams(through, pacedCount, rate));
+  const pacedServed = pacedWindow.result;
   await control(mock.url, "/_mock/reset");
   const totals = (results) => results.map((result) => result.totalMs ?? Infinity);
   const firsts = (results) => results.map((result) => result.firstByteMs ?? Infinity);
@@ -245,6 +286,11 @@ try {
     `  gyre serve adds to the whole stream: p50 ${ms(pacedAdded(50))}, p99 ${ms(pacedAdded(99))} ` +
       `(target < 5 ms at p99: ${pacedAdded(99) < 5 ? "met" : "MISSED"}); to the first byte: p50 ${ms(pacedFirstAdded(50))}, p99 ${ms(pacedFirstAdded(99))}; ` +
       `errors ${pacedServed.filter((result) => !result.ok || !result.done).length + pacedBare.filter((result) => !result.ok).length}`,
+  );
+  const { loop, gc } = pacedWindow;
+  console.log(
+    `  gyre serve's event loop meanwhile (/metrics): delay p50 ${ms(loop.p50)}, p99 ${ms(loop.p99)}, max ${ms(loop.max)}; ` +
+      `GC ${gc.count} pauses, ${ms(gc.ms)} in all (${((gc.ms / gc.elapsedMs) * 100).toFixed(1)}% of the ${(gc.elapsedMs / 1000).toFixed(0)} s)`,
   );
   await control(mock.url, "/_mock/script", quick);
   await control(mock.url, "/_mock/reset");

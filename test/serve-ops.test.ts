@@ -60,7 +60,7 @@ describe("gyre serve GET /metrics", () => {
       expect(sample(text, 'gyre_http_requests_total{route="/v1/responses/:id",method="GET",status="404"}')).toBe(1);
       expect(text).not.toContain("resp_nope");
       expect(sample(text, 'gyre_http_request_duration_seconds_count{route="/v1/responses"}')).toBe(2);
-      expect(sample(text, 'gyre_http_request_duration_seconds_bucket{route="/v1/responses",le="+Inf"}')).toBe(2);
+      expect(sample(text, 'gyre_http_request_duration_seconds_bucket{le="+Inf",route="/v1/responses"}')).toBe(2);
       expect(sample(text, 'gyre_tool_calls_total{tool="get_weather"}')).toBe(1);
       expect(sample(text, 'gyre_responses_total{model="openai/gpt-5",status="completed"}')).toBe(2);
       const usage = [first.usage!, second.usage!];

@@ -108,8 +108,8 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   const auth = authMiddleware(apiKeysOf(config, env), isLoopback);
   app.use("/v1/*", auth);
   // Same access as the API: a key when keys are configured, else loopback only.
-  app.get("/metrics", auth, (c) =>
-    c.body(deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
+  app.get("/metrics", auth, async (c) =>
+    c.body(await deps.metrics.render(), 200, { "content-type": deps.metrics.contentType }),
   );
   app.use(
     "/v1/*",
