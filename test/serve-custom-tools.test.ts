@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { mockTurn } from "../src/testing/index.js";
 import { offeredTools } from "./serve-mcp-support.js";
-import { UPSTREAMS, upstreamBody, withServer } from "./serve-support.js";
+import { upstreamBody, UPSTREAMS, weatherTool, withServer } from "./serve-support.js";
 
 const grammar = { type: "grammar", syntax: "lark", definition: 'start: "*** Begin Patch" /(.|\\n)*/ "*** End Patch"' };
 const applyPatch = {
@@ -12,13 +12,6 @@ const applyPatch = {
   name: "apply_patch",
   description: "Apply a patch to files.",
   format: grammar,
-};
-const weatherTool = {
-  type: "function" as const,
-  name: "get_weather",
-  description: "Weather of a city",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  strict: false,
 };
 // What Codex CLI sends besides its functions: hosted tools Gyre does not offer.
 const codexHostedTools = [

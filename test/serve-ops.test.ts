@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type MockTurn, mockTurn } from "../src/testing/index.js";
-import { withServer } from "./serve-support.js";
-
-const weatherTool = {
-  type: "function" as const,
-  name: "get_weather",
-  description: "Weather of a city",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  strict: false,
-};
+import { weatherTool, withServer } from "./serve-support.js";
 
 /** A series' value in a Prometheus text exposition, or undefined when it is absent. */
 function sample(text: string, series: string): number | undefined {

@@ -5,15 +5,8 @@ import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore, openSqliteSessionStore } from "../src/sessions/index.js";
 import { type MockTurn, mockTurn } from "../src/testing/index.js";
-import { UPSTREAMS, upstreamBody, withServer } from "./serve-support.js";
+import { upstreamBody, UPSTREAMS, weatherTool, withServer } from "./serve-support.js";
 
-const weatherTool = {
-  type: "function" as const,
-  name: "get_weather",
-  description: "Weather of a city",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  strict: false,
-};
 const timeTool = { ...weatherTool, name: "get_time", description: "Time in a city" };
 
 /** A 1x1 PNG. */

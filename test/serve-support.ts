@@ -10,6 +10,15 @@ export const UPSTREAMS = [
   { name: "openai-responses", model: "openai/gpt-5" },
 ] as const;
 
+/** A client function tool the tests offer (the model's calls come back to the client). */
+export const weatherTool = {
+  type: "function" as const,
+  name: "get_weather",
+  description: "Weather of a city",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  strict: false,
+};
+
 export interface Served {
   mock: MockLLMServer;
   server: RunningServer;

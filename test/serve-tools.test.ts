@@ -5,15 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createServer, loadServerConfig } from "../src/server/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { offeredTools } from "./serve-mcp-support.js";
-import { UPSTREAMS, upstreamBody, withServer } from "./serve-support.js";
+import { upstreamBody, UPSTREAMS, weatherTool, withServer } from "./serve-support.js";
 
-const weatherTool = {
-  type: "function" as const,
-  name: "get_weather",
-  description: "Weather of a city",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  strict: false,
-};
 const folders: string[] = [];
 afterAll(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
