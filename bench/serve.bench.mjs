@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
@@ -271,7 +271,11 @@ try {
   await control(mock.url, "/_mock/reset");
   const pacedBare = await pacedStreams(direct, pacedCount, rate);
   await control(mock.url, "/_mock/reset");
+  const pacedCpuBefore = [cpuMs(server.child.pid), cpuMs(mock.child.pid), cpuMs(process.pid)];
   const pacedWindow = await runtimeWindow(server.url, () => pacedStreams(through, pacedCount, rate));
+  const pacedCpu = [cpuMs(server.child.pid), cpuMs(mock.child.pid), cpuMs(process.pid)].map(
+    (value, index) => value - pacedCpuBefore[index],
+  );
   const pacedServed = pacedWindow.result;
   await control(mock.url, "/_mock/reset");
   const totals = (results) => results.map((result) => result.totalMs ?? Infinity);
@@ -292,6 +296,14 @@ try {
     `  gyre serve's event loop meanwhile (/metrics): delay p50 ${ms(loop.p50)}, p99 ${ms(loop.p99)}, max ${ms(loop.max)}; ` +
       `GC ${gc.count} pauses, ${ms(gc.ms)} in all (${((gc.ms / gc.elapsedMs) * 100).toFixed(1)}% of the ${(gc.elapsedMs / 1000).toFixed(0)} s)`,
   );
+  // Added latency is mostly waiting for a busy core: how busy each process kept one, and per response.
+  if (pacedCpu.every((value) => !Number.isNaN(value))) {
+    const cores = (cpu) => (cpu / gc.elapsedMs).toFixed(2);
+    console.log(
+      `  CPU over the run (cores busy, of ${availableParallelism()}): gyre serve ${cores(pacedCpu[0])} (${(pacedCpu[0] / pacedCount).toFixed(1)} ms per response), ` +
+        `the mock ${cores(pacedCpu[1])}, the load generator ${cores(pacedCpu[2])}`,
+    );
+  }
   await control(mock.url, "/_mock/script", quick);
   await control(mock.url, "/_mock/reset");
 

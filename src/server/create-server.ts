@@ -2,13 +2,13 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { resolveModel } from "../model/index.js";
 import { MemorySessionStore } from "../sessions/index.js";
 import { type AuthVariables, authMiddleware, socketIsLoopback } from "./auth.js";
 import { apiKeysOf, checkServerTools, type ServerConfig } from "./config.js";
 import { RequestError, toErrorResponse } from "./errors.js";
 import { type BackgroundRunner, InProcessRunner } from "./background.js";
 import { compactConversation } from "./compact.js";
+import { resolveOnce } from "./resolve-once.js";
 import { conversationRoutes } from "./conversation-routes.js";
 import { SessionConversationStore } from "./conversations.js";
 import type { EventLog, NumberedEvent } from "./event-log.js";
@@ -50,14 +50,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   const sessions = config.sessionStore ?? new MemorySessionStore();
   const models = config.models ?? [];
   const onlyListed = config.onlyListedModels ?? models.length > 0;
-  const resolve =
-    config.resolveModel ??
-    ((spec: string) =>
-      resolveModel(spec, {
-        env,
-        ...(config.providers && { providers: config.providers }),
-        ...(config.pricing && { pricing: config.pricing }),
-      }));
+  const resolve = config.resolveModel ?? resolveOnce(env, config);
   const deps: RunDependencies = {
     sessions,
     responses: new SessionResponseStore(sessions),

@@ -23,10 +23,12 @@ let processRegistry: Registry | undefined;
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
-    // 1 ms precision: the event-loop delay is what a stream's chunks wait, and it is a few ms.
+    // The delay is sampled every 10 ms (each sample is exact to the nanosecond): 100 samples a
+    // second give the percentiles, where sampling every 1 ms woke an idle server 1,000 times a
+    // second (3% of a core).
     collectDefaultMetrics({
       register: processRegistry,
-      eventLoopMonitoringPrecision: 1,
+      eventLoopMonitoringPrecision: 10,
       gcDurationBuckets: GC_BUCKETS,
     });
   }

@@ -39,7 +39,11 @@ const SSE_HEADERS = {
   connection: "keep-alive",
 };
 
-/** Stream SSE frames, waiting `chunkDelayMs` between them; stops if the client goes away. */
+/**
+ * Stream SSE frames, one every `chunkDelayMs`; stops if the client goes away. Frame i is due
+ * at i x chunkDelayMs from the first, as a model's tokens are: a late timer does not push
+ * the frames after it later, so the stream's pace does not depend on how busy this process is.
+ */
 export async function sendStream(
   res: ServerResponse,
   frames: string[],
@@ -48,8 +52,10 @@ export async function sendStream(
 ): Promise<void> {
   res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
+  const started = performance.now();
   for (const [index, frame] of frames.entries()) {
-    if (index > 0 && !(await sleep(chunkDelayMs, signal))) return;
+    const wait = started + index * chunkDelayMs - performance.now();
+    if (index > 0 && !(await sleep(wait, signal))) return;
     if (signal.aborted) return;
     res.write(frame);
   }

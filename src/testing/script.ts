@@ -96,7 +96,7 @@ export const MockTurn = z.object({
   usage: MockUsage.optional(),
   /** Wait before answering; a client abort meanwhile ends the wait. */
   delayMs: z.number().nonnegative().optional(),
-  /** Wait between stream events. */
+  /** Time between stream events, kept on a fixed schedule from the first (a late timer does not delay the rest). */
   chunkDelayMs: z.number().nonnegative().optional(),
   /** Attempt k at this turn gets `faults[k]` while k < faults.length; later attempts succeed. */
   faults: z.array(MockFault).optional(),
