@@ -22,7 +22,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new GyreError("config_error", "--port must be 0-65535");
   const config = values.config ? await loadServerConfig(values.config) : {};
-  const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath() });
+  const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath(), checkpoints: "background" });
   const server = await serve({ ...config, sessionStore, host: values.host, port });
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
   if (apiKeysOf(config, process.env).length === 0)

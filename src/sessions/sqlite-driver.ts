@@ -12,3 +12,8 @@ export function openDatabase(path: string, options?: BetterSqlite3.Options): Bet
   Driver ??= createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
   return new Driver(path, options);
 }
+
+/** Where the better-sqlite3 package's entry is, for a worker thread to require it there. */
+export function driverPath(): string {
+  return createRequire(import.meta.url).resolve("better-sqlite3");
+}

@@ -26,6 +26,7 @@ import {
   withSessionId,
 } from "./session-record.js";
 import { importSqliteDatabase } from "./sqlite-import.js";
+import { checkpointInBackground, type BackgroundCheckpoints } from "./sqlite-checkpoints.js";
 import { openDatabase } from "./sqlite-driver.js";
 import { SqliteLocks } from "./sqlite-lock.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
@@ -47,6 +48,13 @@ export interface SqliteSessionStoreOptions extends StoreClockOptions {
    * even a power cut loses an appended message, at several times the cost per append.
    */
   synchronous?: "full" | "normal";
+  /**
+   * `inline` (default): SQLite copies its write-ahead log into the database file in whichever
+   * commit fills it, a stall of milliseconds for that caller. `background`: a worker thread
+   * does it on a timer, so no commit waits for it (`gyre serve`, where every stream in
+   * flight would wait). Ignored for `:memory:`.
+   */
+  checkpoints?: "inline" | "background";
 }
 
 /**
@@ -65,7 +73,9 @@ export function openSqliteSessionStore(options: SqliteSessionStoreOptions = {}):
     db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     db.exec("PRAGMA busy_timeout = 10000");
     migrateSqlite(db);
-    return new SqliteSessionStore(db, path, options);
+    const checkpoints =
+      options.checkpoints === "background" && path !== ":memory:" ? checkpointInBackground(db, path) : undefined;
+    return new SqliteSessionStore(db, path, options, checkpoints);
   } catch (error) {
     db?.close();
     throw storeError(path, error);
@@ -101,9 +111,16 @@ export class SqliteSessionStore implements SessionStore {
   /** Sessions whose state stays decoded: a long-lived process (gyre serve) writes to ever new ones. */
   static readonly #KEPT_STATES = 256;
   readonly #listStatements = new Map<string, Statement<unknown[], SessionRow>>();
+  readonly #checkpoints: BackgroundCheckpoints | undefined;
 
   /** @internal */
-  constructor(db: Database.Database, path: string, options: SqliteSessionStoreOptions) {
+  constructor(
+    db: Database.Database,
+    path: string,
+    options: SqliteSessionStoreOptions,
+    checkpoints?: BackgroundCheckpoints,
+  ) {
+    this.#checkpoints = checkpoints;
     const statements = keepAlive(prepareStatements(db));
     this.#db = db;
     this.path = path;
@@ -280,6 +297,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     this.#locks.releaseAll();
+    await this.#checkpoints?.stop();
     if (this.#db.open) this.#db.close();
   }
 
