@@ -9,6 +9,10 @@
 //    same requests straight at the mock and through gyre serve: what Gyre adds to each stream, p50
 //    and p99. Target: under 5 ms added at p99. What is added is mostly waiting for a busy core, so
 //    the CPU each process used over the run is printed too (cores busy, and gyre serve's per response).
+//    Two floors, measured on the same streams: a bare Node.js streaming proxy (what one process
+//    adds by reading a socket and writing another), and a server that does nothing but stream each
+//    response through the AI SDK's OpenAI Responses model, as every Gyre model call does (DESIGN.md
+//    has provider wire formats go through the AI SDK's packages). Gyre cannot add less than that.
 // 2. 1,000 concurrent streams held open for 30 s (the mock sends one word a second): gyre serve's
 //    resident memory sampled during and after the ramp; memory per in-flight response; every
 //    stream must end with response.completed and [DONE]. Target: flat memory, no errors.
@@ -36,7 +40,12 @@ const children = [];
 
 /** Starts a gyre CLI command and resolves with the first URL it prints. */
 function start(args, env = {}, nodeFlags = []) {
-  const child = spawn(process.execPath, [...nodeFlags, gyre, ...args], {
+  return launch([...nodeFlags, gyre, ...args], env, args[0]);
+}
+
+/** Starts a Node.js process and resolves with the first URL it prints. */
+function launch(argv, env, name) {
+  const child = spawn(process.execPath, argv, {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -48,7 +57,7 @@ function start(args, env = {}, nodeFlags = []) {
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       if (url) done({ child, url: url.replace(/\/v1$/, "") });
     });
-    child.once("exit", (code) => fail(new Error(`gyre ${args[0]} exited ${code}`)));
+    child.once("exit", (code) => fail(new Error(`${name} exited ${code}`)));
   });
 }
 
@@ -278,10 +287,26 @@ try {
     (value, index) => value - pacedCpuBefore[index],
   );
   const pacedServed = pacedWindow.result;
-  await control(mock.url, "/_mock/reset");
+  // The floors: the same streams through a bare Node.js proxy, and through a server that only
+  // streams them with the AI SDK, each in its own process, as gyre serve is.
+  const floor = async (script) => {
+    const server = await launch([resolve(script)], { UPSTREAM_URL: mock.url }, script);
+    await streams(`${server.url}/v1/responses`, CONNECTIONS); // warm, as gyre serve was
+    await control(mock.url, "/_mock/reset");
+    const before = cpuMs(server.child.pid);
+    const results = await pacedStreams(`${server.url}/v1/responses`, pacedCount, rate);
+    const cpu = cpuMs(server.child.pid) - before;
+    server.child.kill("SIGTERM");
+    await control(mock.url, "/_mock/reset");
+    return { results, cpuPerResponse: cpu / pacedCount };
+  };
+  const floors = [
+    ["a bare Node.js streaming proxy (bench/stream-proxy.mjs)", await floor("bench/stream-proxy.mjs")],
+    ["the AI SDK alone, streaming each response (bench/ai-sdk-proxy.mjs)", await floor("bench/ai-sdk-proxy.mjs")],
+  ];
   const totals = (results) => results.map((result) => result.totalMs ?? Infinity);
   const firsts = (results) => results.map((result) => result.firstByteMs ?? Infinity);
-  const pacedAdded = (p) => percentile(totals(pacedServed), p) - percentile(totals(pacedBare), p);
+  const pacedAdded = (p, results = pacedServed) => percentile(totals(results), p) - percentile(totals(pacedBare), p);
   const pacedFirstAdded = (p) => percentile(firsts(pacedServed), p) - percentile(firsts(pacedBare), p);
   console.log(
     `${CONNECTIONS} streams in flight, each ~${streamSeconds} s (${PACED_WORDS} words, one per ${PACED_CHUNK_MS} ms), ` +
@@ -292,6 +317,11 @@ try {
       `(target < 5 ms at p99: ${pacedAdded(99) < 5 ? "met" : "MISSED"}); to the first byte: p50 ${ms(pacedFirstAdded(50))}, p99 ${ms(pacedFirstAdded(99))}; ` +
       `errors ${pacedServed.filter((result) => !result.ok || !result.done).length + pacedBare.filter((result) => !result.ok).length}`,
   );
+  for (const [name, { results, cpuPerResponse }] of floors)
+    console.log(
+      `  the floor, ${name} adds: p50 ${ms(pacedAdded(50, results))}, p99 ${ms(pacedAdded(99, results))}; ` +
+        `${cpuPerResponse.toFixed(1)} ms of CPU per response; errors ${results.filter((result) => !result.ok).length}`,
+    );
   const { loop, gc } = pacedWindow;
   console.log(
     `  gyre serve's event loop meanwhile (/metrics): delay p50 ${ms(loop.p50)}, p99 ${ms(loop.p99)}, max ${ms(loop.max)}; ` +
