@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -39,6 +39,16 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((done) => child.once("exit", (code) => done(code)));
 }
 
+/** The accept queue the kernel gave a listening TCP port (`ss`'s Send-Q of the LISTEN socket). */
+function listenBacklog(port: number): number {
+  const line = execFileSync("ss", ["-ltnH", `sport = :${port}`], { encoding: "utf8" }).trim();
+  const columns = line.split(/\s+/);
+  if (columns[0] !== "LISTEN") throw new Error(`no listening socket on port ${port}: ${line}`);
+  return Number(columns[2]);
+}
+
+const somaxconn = Number(readFileSync("/proc/sys/net/core/somaxconn", "utf8"));
+
 describe("gyre serve (the CLI)", () => {
   it("serves the config's models on 127.0.0.1 behind its API key, stores in --db, and stops on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gyre-serve-cli-"));
@@ -68,5 +78,30 @@ describe("gyre serve (the CLI)", () => {
         await store.close();
       }
     });
+  });
+
+  it("queues 2048 connections by default and --backlog of them when given (capped by the kernel)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gyre-serve-backlog-"));
+    const portOf = (url: string) => Number(new URL(url).port);
+    const standard = await startServe(["--db", join(dir, "a.db")], {});
+    expect(listenBacklog(portOf(standard.url))).toBe(Math.min(2048, somaxconn));
+    const chosen = await startServe(["--db", join(dir, "b.db"), "--backlog", "3000"], {});
+    expect(listenBacklog(portOf(chosen.url))).toBe(Math.min(3000, somaxconn));
+  });
+
+  it("refuses a --backlog that is not a count, before it listens", async () => {
+    for (const value of ["0", "-5", "many", "70000"]) {
+      const child = spawn(process.execPath, [CLI, "serve", "--port", "0", `--backlog=${value}`], {
+        env: cliEnv({}),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      children.push(child);
+      let output = "";
+      child.stdout?.on("data", (chunk) => (output += chunk));
+      child.stderr?.on("data", (chunk) => (output += chunk));
+      expect(await exitOf(child)).not.toBe(0);
+      expect(output).toContain("--backlog must be 1-65535");
+      expect(output).not.toContain("listening on");
+    }
   });
 });

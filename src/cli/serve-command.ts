@@ -4,7 +4,7 @@ import { apiKeysOf, loadServerConfig, serve } from "../server/index.js";
 import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
 
 /**
- * `gyre serve [--host 127.0.0.1] [--port 8080] [--config FILE]`: the Open Responses server,
+ * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE]`: the Open Responses server,
  * until SIGINT/SIGTERM. Responses are kept in the SQLite session store (`--db FILE`, default
  * Gyre's own database). Prints the URL it listens on.
  */
@@ -14,6 +14,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     options: {
       host: { type: "string", default: "127.0.0.1" },
       port: { type: "string", default: "8080" },
+      backlog: { type: "string" },
       config: { type: "string" },
       db: { type: "string" },
     },
@@ -21,9 +22,12 @@ export async function serveCommand(args: string[]): Promise<number> {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new GyreError("config_error", "--port must be 0-65535");
+  const backlog = values.backlog === undefined ? undefined : Number(values.backlog);
+  if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1 && backlog <= 65535))
+    throw new GyreError("config_error", "--backlog must be 1-65535");
   const config = values.config ? await loadServerConfig(values.config) : {};
   const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath(), checkpoints: "background" });
-  const server = await serve({ ...config, sessionStore, host: values.host, port });
+  const server = await serve({ ...config, sessionStore, host: values.host, port, ...(backlog && { backlog }) });
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
   if (apiKeysOf(config, process.env).length === 0)
     process.stderr.write(

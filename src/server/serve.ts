@@ -11,7 +11,15 @@ export interface ServeOptions extends ServerConfig {
   host?: string;
   /** Default 8080; 0 picks a free port. */
   port?: number;
+  /**
+   * Connections the kernel queues while the server is busy accepting (default 2048, as uvicorn
+   * and gunicorn; Node's own is 511). Linux caps it at `net.core.somaxconn`. A burst larger than
+   * the queue loses connections before the server sees them.
+   */
+  backlog?: number;
 }
+
+const DEFAULT_BACKLOG = 2048;
 
 /** A listening server. */
 export interface RunningServer {
@@ -34,7 +42,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
         new GyreError("config_error", `gyre serve: cannot listen on ${host}:${options.port ?? 8080}`, { cause: error }),
       ),
     );
-    server.listen(options.port ?? 8080, host, () => resolve());
+    server.listen({ port: options.port ?? 8080, host, backlog: options.backlog ?? DEFAULT_BACKLOG }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const shown = host.includes(":") ? `[${host}]` : host;
