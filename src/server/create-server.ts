@@ -1,3 +1,4 @@
+import { ServerResponse } from "node:http";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Context, MiddlewareHandler } from "hono";
@@ -19,7 +20,7 @@ import { parseBody, parseCreateRequest } from "./parse-request.js";
 import { CompactRequest } from "./request-schema.js";
 import { newId, prepareResponse, type RunDependencies, runResponse } from "./run-response.js";
 import { SessionResponseStore } from "./response-store.js";
-import { followLog, SseStream, sseResponse } from "./sse.js";
+import { followLog, SseStream } from "./sse.js";
 
 /** What a server's routes share with its WebSocket endpoint (see `attachWebSocket`). */
 export interface ServerParts {
@@ -135,7 +136,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
         // Runs apart from this request: the client may go away, stream or not.
         await runner.start(prepared, release);
         const log = runner.events(prepared.response.id);
-        if (request.stream && log) return sseResponse(followLog(log, -1, keepAliveMs));
+        if (request.stream && log) return followLog(log, -1, keepAliveMs, nodeResponseOf(c)).response();
         return c.json({ ...prepared.response, status: "queued" });
       }
     } catch (error) {
@@ -153,14 +154,14 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
       }
       return c.json(response);
     }
-    const sse = new SseStream(() => disconnect.abort(), keepAliveMs);
+    const sse = new SseStream(() => disconnect.abort(), keepAliveMs, nodeResponseOf(c));
     void runResponse(deps, prepared, (event) => sse.send(event), disconnect.signal)
       .catch((error: unknown) => sse.send({ type: "error", error: toErrorResponse(error).body.error }))
       .finally(() => {
         release();
         sse.close();
       });
-    return sseResponse(sse);
+    return sse.response();
   });
 
   app.post("/v1/responses/compact", async (c) => {
@@ -177,7 +178,8 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     if (!Number.isInteger(after) || after < -1)
       throw new RequestError(400, "starting_after is a sequence number.", "invalid_value", "starting_after");
     const log: EventLog | undefined = runner.events(stored.response.id);
-    return sseResponse(log ? followLog(log, after, keepAliveMs) : replay(stored.events ?? [], after));
+    const target = nodeResponseOf(c);
+    return (log ? followLog(log, after, keepAliveMs, target) : replay(stored.events ?? [], after, target)).response();
   });
 
   app.post("/v1/responses/:id/cancel", async (c) => {
@@ -217,11 +219,17 @@ async function jsonBody(request: Request): Promise<unknown> {
 }
 
 /** Stored events after `after`, as a finished stream. */
-function replay(events: readonly NumberedEvent[], after: number): SseStream {
-  const sse = new SseStream(() => {});
+function replay(events: readonly NumberedEvent[], after: number, target?: ServerResponse): SseStream {
+  const sse = new SseStream(() => {}, undefined, target);
   for (const event of events.slice(after + 1)) sse.send(event);
   sse.close();
   return sse;
+}
+
+/** The Node response behind a request, when the app runs on `@hono/node-server` (HTTP/1). */
+function nodeResponseOf(c: Context): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  return outgoing instanceof ServerResponse ? outgoing : undefined;
 }
 
 /** Counts every request by its route pattern (ids stay out of labels) and times it to its headers. */

@@ -1,7 +1,21 @@
+import type { ServerResponse } from "node:http";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { EventLog } from "./event-log.js";
 import type { StreamEventBody } from "./output-projection.js";
 
 const encoder = new TextEncoder();
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+};
+
+/** Where a stream's text goes: a web stream for any host, or straight to a Node response. */
+interface SseOutput {
+  write(text: string): void;
+  end(): void;
+}
 
 /**
  * A server-sent event stream of the spec's events: each numbered with a monotonically
@@ -13,10 +27,15 @@ const encoder = new TextEncoder();
  * `onCancel` runs when the client goes away before the end. While nothing is sent for
  * `keepAliveMs` (a server-side tool running, a slow upstream), a `: keep-alive` comment keeps
  * proxies and clients from timing the connection out; clients ignore comments.
+ *
+ * Given the Node response (`@hono/node-server`'s `c.env.outgoing`), it writes there directly:
+ * a web stream between the two costs a read and a write per event, measured at 0.6 ms per
+ * 44-event stream. Anywhere else its `body` is a web stream.
  */
 export class SseStream {
-  readonly body: ReadableStream<Uint8Array>;
-  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** The stream's bytes, unless it writes to a Node response. */
+  readonly body: ReadableStream<Uint8Array> | undefined;
+  readonly #output: SseOutput;
   #sequence = 0;
   #closed = false;
   #sentSinceTick = false;
@@ -26,17 +45,20 @@ export class SseStream {
   #flushScheduled = false;
   #wroteFirst = false;
 
-  constructor(onCancel: () => void, keepAliveMs?: number) {
-    this.body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.#controller = controller;
-      },
-      cancel: () => {
-        this.#closed = true;
-        clearInterval(this.#keepAlive);
-        onCancel();
-      },
-    });
+  constructor(onCancel: () => void, keepAliveMs?: number, target?: ServerResponse) {
+    const cancel = () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      clearInterval(this.#keepAlive);
+      onCancel();
+    };
+    if (target) {
+      this.#output = nodeOutput(target, cancel);
+    } else {
+      const web = webOutput(cancel);
+      this.body = web.body;
+      this.#output = web;
+    }
     if (keepAliveMs !== undefined && keepAliveMs > 0) {
       this.#keepAlive = setInterval(() => this.#tick(), keepAliveMs);
       this.#keepAlive.unref();
@@ -63,11 +85,7 @@ export class SseStream {
     if (this.#pending === "") return;
     const text = this.#pending;
     this.#pending = "";
-    try {
-      this.#controller.enqueue(encoder.encode(text));
-    } catch {
-      // The client went away meanwhile: nobody reads the stream any more.
-    }
+    this.#output.write(text);
   }
 
   /** Writes one event; one that has its `sequence_number` already (a replay) keeps it. */
@@ -87,25 +105,67 @@ export class SseStream {
     clearInterval(this.#keepAlive);
     this.#pending += "data: [DONE]\n\n";
     this.#flush();
-    this.#controller.close();
+    this.#output.end();
+  }
+
+  /** The HTTP response to return: the web stream's, or Hono's marker that it was written already. */
+  response(): Response {
+    return this.body ? new Response(this.body, { headers: SSE_HEADERS }) : RESPONSE_ALREADY_SENT;
   }
 }
 
-/** The events of `log` after `startingAfter`, then the live ones until it ends; leaving only stops following. */
-export function followLog(log: EventLog, startingAfter: number, keepAliveMs?: number): SseStream {
-  let stop = () => {};
-  const sse = new SseStream(() => stop(), keepAliveMs);
-  stop = log.follow(startingAfter, (event) => (event ? sse.send(event) : sse.close()));
-  return sse;
+function webOutput(cancel: () => void): SseOutput & { body: ReadableStream<Uint8Array> } {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({
+    start: (started) => {
+      controller = started;
+    },
+    cancel,
+  });
+  return {
+    body,
+    write(text) {
+      try {
+        controller.enqueue(encoder.encode(text));
+      } catch {
+        // The client went away meanwhile: nobody reads the stream any more.
+      }
+    },
+    end() {
+      try {
+        controller.close();
+      } catch {
+        // cancelled already
+      }
+    },
+  };
 }
 
-/** An HTTP response streaming `sse`. */
-export function sseResponse(sse: SseStream): Response {
-  return new Response(sse.body, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-    },
+function nodeOutput(res: ServerResponse, cancel: () => void): SseOutput {
+  res.writeHead(200, SSE_HEADERS);
+  res.on("close", () => {
+    if (!res.writableEnded) cancel();
   });
+  const open = () => !res.destroyed && !res.writableEnded;
+  return {
+    write(text) {
+      if (open()) res.write(text);
+    },
+    end() {
+      if (open()) res.end();
+    },
+  };
+}
+
+/** The events of `log` after `startingAfter`, then the live ones until it ends; leaving only stops following. */
+export function followLog(
+  log: EventLog,
+  startingAfter: number,
+  keepAliveMs?: number,
+  target?: ServerResponse,
+): SseStream {
+  let stop = () => {};
+  const sse = new SseStream(() => stop(), keepAliveMs, target);
+  stop = log.follow(startingAfter, (event) => (event ? sse.send(event) : sse.close()));
+  return sse;
 }
