@@ -27,7 +27,13 @@ export async function serveCommand(args: string[]): Promise<number> {
     throw new GyreError("config_error", "--backlog must be 1-65535");
   const config = values.config ? await loadServerConfig(values.config) : {};
   const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath(), checkpoints: "background" });
-  const server = await serve({ ...config, sessionStore, host: values.host, port, ...(backlog && { backlog }) });
+  const server = await serve({
+    ...config,
+    sessionStore,
+    host: values.host,
+    port,
+    ...(backlog !== undefined && { backlog }),
+  });
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
   if (apiKeysOf(config, process.env).length === 0)
     process.stderr.write(

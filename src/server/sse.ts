@@ -132,11 +132,7 @@ function webOutput(cancel: () => void): SseOutput & { body: ReadableStream<Uint8
       }
     },
     end() {
-      try {
-        controller.close();
-      } catch {
-        // cancelled already
-      }
+      controller.close(); // SseStream.close does not end a stream its reader cancelled
     },
   };
 }
