@@ -72,6 +72,7 @@ export {
   type AnyTool,
   type ClientTool,
   type DefineToolOptions,
+  type FileGuard,
   defineTool,
   type SideEffect,
   type Tool,

@@ -54,6 +54,8 @@ interface Approved {
   input: unknown;
   /** Hook context to hand the model with the result. */
   context: string[];
+  /** The real path the permission check judged, for the tool to verify what it opens. */
+  path: string | undefined;
 }
 
 const CONCURRENT = new Set(["none", "read-only"]);
@@ -163,6 +165,7 @@ async function runAll(
       tool: prepared.tool,
       input: decision.input,
       context: decision.context,
+      path: decision.path,
     };
     if (concurrent) {
       concurrentCalls.push(approved);
@@ -180,7 +183,7 @@ async function runOne(
   outcome: ToolsOutcome,
   queue: AsyncQueue<SDKMessage>,
 ): Promise<void> {
-  const { context } = input;
+  const { context, state } = input;
   const { call, tool } = approved;
   // Progress only for calls that take a while (see tool-progress.ts), measured on the run's clock.
   const progress = new ToolProgress({
@@ -209,6 +212,10 @@ async function runOne(
         sessionId: context.session.id,
         toolUseId: call.id,
         session: context.session,
+        files: {
+          ...(approved.path !== undefined && { approvedPath: approved.path }),
+          mayRead: (file) => state.permissions.mayRead(file, tool.name),
+        },
         reportProgress: (data) => progress.report(data),
         emit: (event) => {
           if (event.type === "progress") progress.report(event.data);

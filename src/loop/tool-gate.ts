@@ -20,7 +20,11 @@ export interface ToolGateConfig {
 export type GateState = Pick<RunState, "permissions" | "doomLoop">;
 
 export type GateDecision =
-  | { behavior: "allow"; input: unknown; context: string[] }
+  /**
+   * `path`: the real path of the file or search folder the permission policy judged, when the
+   * input that runs is the input it judged (see `FileGuard.approvedPath`).
+   */
+  | { behavior: "allow"; input: unknown; context: string[]; path?: string }
   | {
       behavior: "deny";
       message: string;
@@ -32,7 +36,7 @@ export type GateDecision =
   /** Nobody answers now: the run pauses with the call pending until the caller approves or denies it. */
   | { behavior: "defer"; reason: string; input: unknown };
 
-type Ask = { reason: string; suggestions?: PermissionUpdate[]; kind: "permission" | "doom_loop" };
+type Ask = { reason: string; suggestions?: PermissionUpdate[]; kind: "permission" | "doom_loop"; path?: string };
 
 /**
  * Decides whether one validated tool call runs, in Claude Code's order: doom-loop check,
@@ -131,14 +135,15 @@ export class ToolGate {
       cwd: this.config.cwd,
     });
     if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
+    const judged = verdict.path;
     if (hookDecision?.behavior === "defer") return { behavior: "defer", reason: hookDecision.reason, input: current };
     const ask: Ask | undefined =
       hookDecision?.behavior === "ask"
-        ? { kind: "permission", reason: hookDecision.reason }
+        ? { kind: "permission", reason: hookDecision.reason, path: judged }
         : hookDecision === undefined && verdict.behavior === "ask"
-          ? { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions }
+          ? { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions, path: judged }
           : undefined;
-    if (!ask) return { behavior: "allow", input: current, context };
+    if (!ask) return { behavior: "allow", input: current, context, ...(judged !== undefined && { path: judged }) };
     const asked = yield* this.#ask(state, tool, call, current, ask);
     return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
   }
@@ -168,7 +173,7 @@ export class ToolGate {
           const parsed = PermissionUpdate.safeParse(update);
           if (parsed.success) state.permissions.applyUpdate(parsed.data);
         }
-        return this.#allowWith(tool, decision.updatedInput ?? input);
+        return this.#allowWith(tool, decision.updatedInput ?? input, decision.updatedInput ? undefined : ask.path);
       }
       if (decision?.behavior === "deny") {
         return {
@@ -215,7 +220,7 @@ export class ToolGate {
         kind: ask.kind,
       });
       if (result.behavior === "defer") return { behavior: "defer", reason: result.message ?? ask.reason, input };
-      return this.answer(state, tool, input, result);
+      return this.answer(state, tool, input, result, ask.path);
     } catch (error) {
       // A permission callback that fails approves nothing; the caller is told, not only the model.
       const why = errorMessage(error);
@@ -224,16 +229,20 @@ export class ToolGate {
     }
   }
 
-  /** The decision a person's allow or deny makes: now from `canUseTool`, or later for a deferred call. */
+  /**
+   * The decision a person's allow or deny makes: now from `canUseTool`, or later for a deferred
+   * call. `path`: the real path the policy judged for `input` (kept only if the input stays).
+   */
   answer(
     state: GateState,
     tool: AnyTool,
     input: unknown,
     result: Exclude<PermissionResult, { behavior: "defer" }>,
+    path?: string,
   ): GateDecision {
     if (result.behavior === "allow") {
       for (const update of result.updatedPermissions ?? []) state.permissions.applyUpdate(update);
-      return this.#allowWith(tool, result.updatedInput ?? input);
+      return this.#allowWith(tool, result.updatedInput ?? input, result.updatedInput ? undefined : path);
     }
     return {
       behavior: "deny",
@@ -243,9 +252,10 @@ export class ToolGate {
     };
   }
 
-  #allowWith(tool: AnyTool, input: unknown): GateDecision {
+  #allowWith(tool: AnyTool, input: unknown, path: string | undefined): GateDecision {
     const parsed = tool.inputSchema.safeParse(input);
-    if (parsed.success) return { behavior: "allow", input: parsed.data, context: [] };
+    if (parsed.success)
+      return { behavior: "allow", input: parsed.data, context: [], ...(path !== undefined && { path }) };
     return {
       behavior: "deny",
       denial: false,

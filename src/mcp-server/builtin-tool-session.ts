@@ -102,6 +102,10 @@ export class BuiltinToolSession {
       sessionId: this.#session.id,
       toolUseId: call.id,
       session: this.#session,
+      files: {
+        ...(decision.path !== undefined && { approvedPath: decision.path }),
+        mayRead: (file) => this.#state.permissions.mayRead(file, prepared.tool.name),
+      },
       reportProgress: (data) => void progress.report(typeof data === "string" ? data : JSON.stringify(data)),
       emit: () => {},
     });

@@ -485,3 +485,47 @@ describe("protected paths", () => {
     expect(call(policy({ mode: "dontAsk", allow: ["Edit"] }), ...write).behavior).toBe("deny");
   });
 });
+
+describe("mayRead: one check per file a tool opens or lists", () => {
+  const deny = ["Read(./.env)", "Read(./sub/**)", "Grep(*.log)"];
+
+  it("refuses files and folders a Read deny or ask rule covers, as written or through a link", () => {
+    const p = policy({ deny, ask: ["Read(./private/**)"] });
+    expect(p.mayRead(path.join(ws, ".env"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "sub", "deep", "key.txt"))).toBe(false);
+    // The folder itself: everything in it is denied, so a listing leaves it out.
+    expect(p.mayRead(path.join(ws, "sub"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "private", "notes.md"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "src", "a.ts"))).toBe(true);
+    expect(p.mayRead(path.join(ws, "subway.txt"))).toBe(true);
+    // Relative to the workspace, as rules are.
+    expect(p.mayRead(".env")).toBe(false);
+  });
+
+  it("applies a rule for another tool of the family only to that tool", () => {
+    const p = policy({ deny });
+    expect(p.mayRead(path.join(ws, "build.log"), "Grep")).toBe(false);
+    expect(p.mayRead(path.join(ws, "build.log"), "Read")).toBe(true);
+    expect(p.mayRead(path.join(ws, ".env"), "Glob")).toBe(false);
+  });
+
+  it("follows links: a link to a denied file is denied, a link out to a denied real path too", () => {
+    const p = policy({ deny: [`Read(/${outside}/secret.txt)`] });
+    expect(p.mayRead(path.join(ws, "link-out", "secret.txt"))).toBe(false);
+    expect(p.mayRead(path.join(outside, "secret.txt"))).toBe(false);
+  });
+});
+
+describe("decisions carry the real path they judged", () => {
+  it("for file tools, as resolved through links; none for other tools or for a deny", () => {
+    const p = policy({ mode: "bypassPermissions", deny: ["Read(./.env)"] });
+    const file = path.join(ws, "link-out", "secret.txt");
+    expect(call(p, "Read", { file_path: file })).toMatchObject({
+      behavior: "allow",
+      path: path.join(outside, "secret.txt"),
+    });
+    expect(call(p, "Grep", { pattern: "x" })).toMatchObject({ behavior: "allow", path: ws });
+    expect(call(p, "Bash", { command: "ls" })).not.toHaveProperty("path");
+    expect(call(p, "Read", { file_path: path.join(ws, ".env") })).not.toHaveProperty("path");
+  });
+});

@@ -180,6 +180,29 @@ export class PermissionPolicy {
   /** Judge one tool call. */
   evaluate(request: PermissionRequest): PermissionDecision {
     const subject = classifyRequest(request, this.#cwd, this.#home);
+    const decision = this.#decide(request, subject);
+    if (subject.kind !== "file" || decision.behavior === "deny") return decision;
+    return { ...decision, path: subject.real };
+  }
+
+  /**
+   * Whether the rules let `toolName` (a tool of the Read family by default) read, or name, the
+   * file or folder at `file`: no deny or ask rule for that tool (`Read(...)` rules cover Read,
+   * Grep, Glob) matches it as written or as resolved, nor (for a folder) everything inside it. The one check every tool that reports file content or names
+   * applies to each file it found or opened (`ToolContext.files`): a search cannot ask about
+   * each file it meets, so what a rule would refuse or ask about is left out.
+   */
+  mayRead(file: string, toolName = "Read"): boolean {
+    const absolute = path.resolve(this.#cwd, file);
+    const real = resolveRealPath(absolute);
+    // `dir/-` stands for what a folder holds: `Read(./secrets/**)` hides the folder itself too.
+    const files = [...new Set([absolute, real])].flatMap((name) => [name, path.join(name, "-")]);
+    const blocks = (rule: CompiledRule) =>
+      rule.path !== undefined && ruleAppliesTo(rule.toolName, toolName) && matchesPathPattern(rule.path, files);
+    return !this.#rules.deny.some(blocks) && !this.#rules.ask.some(blocks);
+  }
+
+  #decide(request: PermissionRequest, subject: Subject): PermissionDecision {
     const deny = this.#findBlocking("deny", request, subject);
     if (deny) {
       return {

@@ -47,11 +47,15 @@ export interface RuleRef {
   source?: string;
 }
 
-/** The engine's verdict on one tool call. `ask` means: defer to `canUseTool` or the user. */
+/**
+ * The engine's verdict on one tool call. `ask` means: defer to `canUseTool` or the user.
+ * `path`: for a call on a file or a search folder, its real path as the verdict judged it (the
+ * tool verifies that what it opens is that file: `FileGuard.approvedPath`).
+ */
 export type PermissionDecision =
-  | { behavior: "allow"; updatedInput?: unknown; reason: string; rule?: RuleRef }
+  | { behavior: "allow"; updatedInput?: unknown; reason: string; rule?: RuleRef; path?: string }
   | { behavior: "deny"; message: string; interrupt?: boolean; rule?: RuleRef }
-  | { behavior: "ask"; reason: string; suggestions?: PermissionUpdate[]; rule?: RuleRef };
+  | { behavior: "ask"; reason: string; suggestions?: PermissionUpdate[]; rule?: RuleRef; path?: string };
 
 /**
  * The answer of a `canUseTool` callback (Claude Agent SDK's `PermissionResult`), plus `defer`

@@ -4,6 +4,7 @@ export { ToolRegistry, toJsonSchema } from "./registry.js";
 export type {
   AnyTool,
   ClientTool,
+  FileGuard,
   SideEffect,
   Tool,
   ToolContent,

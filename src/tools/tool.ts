@@ -24,6 +24,28 @@ export type ToolEvent =
       todos: Array<{ content: string; status: "pending" | "in_progress" | "completed"; activeForm: string }>;
     };
 
+/**
+ * What the run's permission check decided about the files of one call, for the tools that
+ * open, search or list files (`ToolContext.files`).
+ */
+export interface FileGuard {
+  /**
+   * The real path (symlinks followed) of the file or search folder the permission check judged
+   * for this call, resolved when it decided; undefined when no check judged a path (a call whose
+   * input an approver changed, a resumed approval). A file tool verifies that what it opened is
+   * this file, so that a folder renamed or swapped for a symlink after the check is refused,
+   * never followed.
+   */
+  approvedPath?: string;
+  /**
+   * Whether the run's `Read` rules let a tool read, or name, the file or folder at `file`
+   * (absolute): no deny or ask rule of the Read family matches it, as written or as resolved.
+   * Every tool that reports file content or names calls it for each file it found or opened,
+   * so a search of a folder leaves out what a rule denies inside it.
+   */
+  mayRead(file: string): boolean;
+}
+
 export interface ToolContext {
   /** Working directory of the run; relative paths in tool inputs are resolved against it. */
   cwd: string;
@@ -40,6 +62,11 @@ export interface ToolContext {
   reportProgress(data: unknown): void;
   /** Surface a structured event (e.g. the todo list) to the caller. */
   emit(event: ToolEvent): void;
+  /**
+   * The permission check's view of this call's files; absent when the tool runs outside a run's
+   * tool-call pipeline (then nothing is filtered or verified beyond what the tool does itself).
+   */
+  files?: FileGuard;
 }
 
 /** Content the model sees; strings are the common case. */
