@@ -1,3 +1,6 @@
+import { realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { HookCallback, HookCallbackResult, HookCallbacks } from "../hooks/index.js";
@@ -840,5 +843,42 @@ describe("a PermissionRequest hook's allow", () => {
     const { value } = await check(h, ledger, entry);
     expect(value.behavior).toBe("allow");
     expect(h.state.permissions.mode).toBe("acceptEdits");
+  });
+});
+
+describe("the real path an allow passes on to the tool (FileGuard.approvedPath)", () => {
+  const reader = defineTool({
+    name: "Read",
+    description: "Reads a file.",
+    inputSchema: z.object({ file_path: z.string() }),
+    readOnly: true,
+    execute: () => "",
+  });
+  const writer = defineTool({
+    name: "Write",
+    description: "Writes a file.",
+    inputSchema: z.object({ file_path: z.string(), content: z.string() }),
+    execute: () => "",
+  });
+  const check = async (h: Harness, tool: AnyTool, input: Record<string, unknown>) =>
+    (await drain(h.context.gate.check(h.state, tool, { id: "call-1", name: tool.name, input }, input))).value;
+
+  it("is the path the policy judged, when the input that runs is the one it judged", async () => {
+    const h = harness({ tools: [reader] });
+    const file = path.join(realpathSync(tmpdir()), "notes.txt");
+    expect(await check(h, reader, { file_path: file })).toMatchObject({ behavior: "allow", path: file });
+  });
+
+  it("survives an approver's plain allow, and is dropped when the approver changes the input", async () => {
+    const file = path.join(realpathSync(tmpdir()), "out.txt");
+    const plain = harness({ tools: [writer], canUseTool: async () => ({ behavior: "allow" }) });
+    expect(await check(plain, writer, { file_path: file, content: "" })).toMatchObject({ path: file });
+    const changed = harness({
+      tools: [writer],
+      canUseTool: async () => ({ behavior: "allow", updatedInput: { file_path: file, content: "x" } }),
+    });
+    const decision = await check(changed, writer, { file_path: file, content: "" });
+    expect(decision).toMatchObject({ behavior: "allow", input: { content: "x" } });
+    expect(decision).not.toHaveProperty("path");
   });
 });
