@@ -1,3 +1,4 @@
+import { takeProviderKeys } from "./provider-keys.js";
 import { runEntry } from "./run-entry.js";
 import { helpOf, USAGE } from "./help.js";
 import { asksForHelp, namesPrintMode, withoutPrintFlag } from "./interactive.js";
@@ -55,4 +56,6 @@ function help(command: string | undefined): number {
   return 0;
 }
 
+// Before anything can start a process or be read from /proc: see provider-keys.ts.
+takeProviderKeys();
 runEntry(() => main(process.argv.slice(2)));

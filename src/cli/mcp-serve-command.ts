@@ -4,6 +4,7 @@ import type { ServeConfig } from "../mcp-server/index.js";
 import { asksForHelp } from "./interactive.js";
 import { parseCommandArgs } from "./parse-command-args.js";
 import { AGENT_SETUP_OPTIONS, list, mcpServersOf, number, permissionMode } from "./run-options.js";
+import { providerEnvironment } from "./provider-keys.js";
 
 const USAGE = `Usage: gyre mcp serve [--http PORT] [--tools] [options of gyre run: --model, --max-turns,
   --max-budget-usd, --max-budget-tokens, --cwd, --permission-mode, --allowed-tools, --disallowed-tools,
@@ -39,6 +40,7 @@ export async function mcpServeCommand(args: string[]): Promise<number> {
   const { values } = parsed;
   const config: ServeConfig = {
     query: {
+      env: providerEnvironment(),
       model: values.model,
       fallbackModel: values["fallback-model"],
       maxTurns: number(values["max-turns"], "--max-turns"),

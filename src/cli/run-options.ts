@@ -4,6 +4,7 @@ import type { ParseArgsConfig } from "node:util";
 import { errorMessage, GyreError } from "../errors/index.js";
 import type { QueryOptions } from "../loop/index.js";
 import { PermissionMode } from "../protocol/index.js";
+import { providerEnvironment } from "./provider-keys.js";
 
 /** The flags that set up the agent, shared by `gyre run` and `gyre mcp serve`. */
 export const AGENT_SETUP_OPTIONS = {
@@ -84,6 +85,7 @@ export async function queryOptionsOf(
   const agents = text("agents");
   const settings = text("settings");
   return {
+    env: providerEnvironment(),
     model: text("model"),
     fallbackModel: text("fallback-model"),
     maxTurns: number(text("max-turns"), "--max-turns"),

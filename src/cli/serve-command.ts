@@ -2,6 +2,7 @@ import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { apiKeysOf, loadServerConfig, serve } from "../server/index.js";
 import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
+import { providerEnvironment } from "./provider-keys.js";
 
 /**
  * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE]`: the Open Responses server,
@@ -29,6 +30,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath(), checkpoints: "background" });
   const server = await serve({
     ...config,
+    env: providerEnvironment(),
     sessionStore,
     host: values.host,
     port,

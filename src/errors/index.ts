@@ -91,6 +91,12 @@ export type GyreErrorCode =
    */
   | "mcp_server_unavailable"
   /**
+   * `gyre serve` refused to connect to an `mcp` tool's server for a client: its name resolves
+   * to no address the server may reach (this machine's own, loopback, private, link-local…,
+   * or one outside `mcpAllowedHosts`), or it redirected there. The listing reports it.
+   */
+  | "mcp_url_refused"
+  /**
    * The run asked for the OS sandbox (`sandbox.enabled`, `gyre run --sandbox`) and it cannot
    * start: no bubblewrap (or socat, for allowed network domains), no user namespaces, not
    * Linux. Raised before any tool runs; the message says what to install or change. A run

@@ -58,6 +58,11 @@ export interface McpHttpServerConfig {
    * uses that header instead.
    */
   authProvider?: OAuthClientProvider;
+  /**
+   * The `fetch` every request to the server (and its OAuth endpoints) goes through. Default:
+   * the global one. `gyre serve` gives one that connects only to addresses it checked.
+   */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** A server reached over MCP's older HTTP+SSE transport. */
@@ -75,6 +80,11 @@ export interface McpSSEServerConfig {
    * uses that header instead.
    */
   authProvider?: OAuthClientProvider;
+  /**
+   * The `fetch` every request to the server (and its OAuth endpoints) goes through. Default:
+   * the global one. `gyre serve` gives one that connects only to addresses it checked.
+   */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** An in-process server, as `createSdkMcpServer` returns it. */

@@ -123,7 +123,11 @@ export function remoteTransport(
   config: McpHttpServerConfig | McpSSEServerConfig,
   authProvider: OAuthClientProvider | undefined = defaultAuthProvider(name, config),
 ): StreamableHTTPClientTransport | SSEClientTransport {
-  const options = { requestInit: { headers: config.headers }, ...(authProvider && { authProvider }) };
+  const options = {
+    requestInit: { headers: config.headers },
+    ...(authProvider && { authProvider }),
+    ...(config.fetch && { fetch: config.fetch }),
+  };
   return config.type === "http"
     ? new StreamableHTTPClientTransport(new URL(config.url), options)
     : new SSEClientTransport(new URL(config.url), options);

@@ -4,9 +4,16 @@ import { matchesCommand, matchesCommandText } from "./command-pattern.js";
 import type { CompiledRule } from "./compiled-rule.js";
 import { matchesPathPattern } from "./path-pattern.js";
 import { globMayMatchProtected, isProtectedPath, mentionsProtectedPath } from "./protected-paths.js";
+import { readsProcessState } from "./process-paths.js";
 import { expandHome, resolveRealPath } from "./resolve-path.js";
 import { programName, READ_ONLY_COMMANDS, WRAPPERS } from "./shell/command-kinds.js";
-import { type ShellAnalysis, type ShellCommand, type ShellRedirect, wordValues } from "./shell/shell-command.js";
+import {
+  type ShellAnalysis,
+  type ShellCommand,
+  type ShellRedirect,
+  type ShellWord,
+  wordValues,
+} from "./shell/shell-command.js";
 import { ruleAppliesTo } from "./tool-kinds.js";
 
 /** A Bash call as the rules see it. */
@@ -163,6 +170,74 @@ export function protectedWrite(call: BashCall): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Why the line may read another process's state through `/proc` (its environment holds API
+ * keys; see process-paths.ts): a path argument or an input redirection naming `/proc/<pid>/…`,
+ * `/proc/self/…`, `/proc` or `/` — as written, as a glob, after a `cd`, or through a symlink.
+ * Such a read is outside the workspace: asked about even under an allow rule.
+ */
+export function processStateRead(call: BashCall): string | undefined {
+  const directories = possibleDirectories(call);
+  const reads = call.analysis.redirects.filter((redirect) => !redirect.writes).map((redirect) => redirect.target);
+  for (const word of [...call.analysis.commands.flatMap((command) => command.words), ...reads]) {
+    const literal = word.literal;
+    if (!literal) continue;
+    for (const candidate of pathCandidates(literal.value)) {
+      const file = expandHome(candidate, call.home);
+      const bases = path.isAbsolute(file) ? [call.cwd] : directories;
+      if (bases.some((base) => namesProcessState(path.resolve(base, file), literal.glob, base)))
+        return `\`${word.raw}\` reads another process's state in /proc, outside the workspace`;
+    }
+  }
+  return undefined;
+}
+
+/** The argument itself, and the value of `--opt=value` and `-xVALUE`-style options. */
+function pathCandidates(value: string): string[] {
+  if (!value.startsWith("-")) return [value];
+  const at = value.indexOf("=");
+  if (at >= 0) return [value.slice(at + 1)];
+  const slash = value.indexOf("/");
+  return slash > 0 ? [value.slice(slash)] : [];
+}
+
+function namesProcessState(file: string, glob: boolean, base: string): boolean {
+  if (readsProcessState(file, glob)) return true;
+  if (glob || !mayBeLink(file, base)) return false;
+  return readsProcessState(resolveRealPath(file));
+}
+
+/** Whether a symlink may stand in the path: anything absolute, or a relative path whose first component is one. */
+function mayBeLink(file: string, base: string): boolean {
+  const relative = path.relative(base, file);
+  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return true;
+  const first = path.join(base, relative.split(path.sep)[0]!);
+  const stat = lstatSync(first, { throwIfNoEntry: false });
+  return stat !== undefined && (stat.isSymbolicLink() || first !== file);
+}
+
+/**
+ * Every folder a relative path of the line may be resolved from: the call's, and whatever the
+ * line's `cd`s may lead to, in any order; `/` when a `cd` goes where the text does not say.
+ */
+function possibleDirectories(call: BashCall): string[] {
+  const directories = new Set([call.cwd]);
+  for (const command of call.analysis.commands) {
+    if (!DIRECTORY_CHANGERS.has(command.words[0]?.literal?.value ?? "")) continue;
+    const isOption = (word: ShellWord) => word.literal?.value.startsWith("-") === true && word.literal.value !== "-";
+    const target = command.words.slice(1).find((word) => !isOption(word));
+    const value = target?.literal?.value;
+    const known = command.words[0]!.literal!.value !== "popd" && (target === undefined || (value && value !== "-"));
+    if (!known || target?.literal?.glob) return ["/"];
+    const next =
+      value === undefined
+        ? [call.home]
+        : [...directories].map((dir) => path.resolve(dir, expandHome(value, call.home)));
+    for (const directory of next) directories.add(directory);
+  }
+  return [...directories];
 }
 
 function protectedArgument(argv: string[], command: ShellCommand, call: BashCall): string | undefined {

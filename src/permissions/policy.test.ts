@@ -529,3 +529,70 @@ describe("decisions carry the real path they judged", () => {
     expect(call(p, "Read", { file_path: path.join(ws, ".env") })).not.toHaveProperty("path");
   });
 });
+
+describe("reads of other processes' state in /proc (issue 26, finding 5)", () => {
+  const readers = { allow: ["Bash(grep:*)", "Bash(cat:*)", "Bash(cd:*)", "Bash(ls:*)", "Read", "Grep", "Glob"] };
+
+  it.each([
+    "grep -a -o ANTHROPIC_API_KEY=.\\{20\\} /proc/[0-9]*/environ",
+    "cat /proc/1/environ",
+    "cat /proc/self/environ",
+    "cat /proc/thread-self/environ",
+    "cat /proc/1/task/1/environ",
+    "cat /proc/1/mem",
+    "cat /proc/1/cmdline",
+    "ls /proc/1/fd/",
+    "cat /proc/1/root/etc/passwd",
+    "cat /proc/1/cwd/.env",
+    "cat /proc/self/../1/environ",
+    "cat //proc//1/environ",
+    "cat /proc/./1/environ",
+    "cat /proc/*/environ",
+    "cat /*/1/environ",
+    "cat /p?oc/1/environ",
+    "cat '/proc/1/environ'",
+    "cat ../../../../../../../../proc/1/environ",
+    "cat ~/../../../../../../../proc/1/environ",
+    "grep -r KEY /proc",
+    "grep -ra KEY /",
+    "grep --file=/proc/1/environ x",
+    "grep -f/proc/1/environ x",
+    "grep KEY < /proc/1/environ",
+    "cd /proc && cat 1/environ",
+    "cd / && cat proc/1/environ",
+    "cd - && cat proc/1/environ",
+    "cd .. && cd .. && cd .. && cd .. && cd .. && cd .. && cd .. && cat proc/1/environ",
+    "cat /dev/fd/0",
+    "cat /proc/$PPID/environ",
+  ])("under allow rules, %j asks", (command) => {
+    expect(call(policy(readers), ...bash(command)).behavior).toBe("ask");
+  });
+
+  it.each(["cat /proc/cpuinfo", "grep MemTotal /proc/meminfo", "cat src/a.ts", "grep -r x .", "cd src && cat a.ts"])(
+    "under allow rules, %j is still allowed",
+    (command) => {
+      expect(call(policy(readers), ...bash(command)).behavior).toBe("allow");
+    },
+  );
+
+  it("follows a symlink in the workspace into /proc", () => {
+    symlinkSync("/proc/1", path.join(ws, "proc-link"));
+    expect(call(policy(readers), ...bash("cat proc-link/environ")).behavior).toBe("ask");
+    expect(call(policy(readers), "Read", { file_path: path.join(ws, "proc-link", "environ") }).behavior).toBe("ask");
+  });
+
+  it("Read, Grep and Glob ask for them too, whatever the allow rules; bypassPermissions does not ask", () => {
+    for (const [tool, input] of [
+      ["Read", { file_path: "/proc/1/environ" }],
+      ["Read", { file_path: "/proc/self/mem" }],
+      ["Grep", { pattern: "KEY", path: "/proc" }],
+      ["Grep", { pattern: "KEY", path: "/" }],
+      ["Glob", { pattern: "/proc/*/environ" }],
+      ["Glob", { pattern: "proc/*/environ", path: "/" }],
+    ] as const) {
+      expect(call(policy(readers), tool, input).behavior, `${tool} ${JSON.stringify(input)}`).toBe("ask");
+      expect(call(policy({ mode: "bypassPermissions" }), tool, input).behavior).toBe("allow");
+    }
+    expect(call(policy(readers), "Read", { file_path: "/proc/cpuinfo" }).behavior).toBe("allow");
+  });
+});

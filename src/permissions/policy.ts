@@ -1,10 +1,17 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import type { SideEffect } from "../tools/index.js";
-import { blockingUncertainty, findBlockingBashRule, matchAllowBashRules, protectedWrite } from "./bash-rules.js";
+import {
+  blockingUncertainty,
+  findBlockingBashRule,
+  matchAllowBashRules,
+  processStateRead,
+  protectedWrite,
+} from "./bash-rules.js";
 import { type CompiledRule, compileRule, describeRule, ruleRef } from "./compiled-rule.js";
 import type { PermissionMode } from "./mode.js";
 import { matchesPathPattern } from "./path-pattern.js";
+import { readsProcessState } from "./process-paths.js";
 import { isProtectedPath } from "./protected-paths.js";
 import { expandHome, isInside, resolveRealPath } from "./resolve-path.js";
 import { formatRule, parseRule, type SourcedRule } from "./rule.js";
@@ -231,6 +238,10 @@ export class PermissionPolicy {
     if (subject.kind === "bash" && this.#sandboxedBash?.(request.input)) {
       return allow("the command runs inside the sandbox (autoAllowBashIfSandboxed)");
     }
+    if (this.#mode !== "bypassPermissions") {
+      const reason = processStateReason(subject);
+      if (reason) return this.#ask(reason, request, subject, undefined, []);
+    }
     if (subject.kind === "file" && request.sideEffect === "mutating" && !this.#inWorkspace(subject.real)) {
       const scoped = this.#rules.allow.find((rule) => rule.path && this.#matchesFile(rule, request, subject));
       if (scoped) return allow(`${request.toolName} is allowed by ${describeRule(scoped)}`, scoped);
@@ -405,4 +416,16 @@ const PERMISSIVENESS: Record<PermissionMode, number> = {
 
 function isReadOnly(sideEffect: SideEffect): boolean {
   return sideEffect === "none" || sideEffect === "read-only";
+}
+
+/**
+ * Why the call may read another process's state through `/proc` (its environment holds API
+ * keys): outside the workspace whatever the allow rules say. Inside the sandbox (checked
+ * before) `/proc` shows the sandbox's own processes only.
+ */
+function processStateReason(subject: Subject): string | undefined {
+  if (subject.kind === "bash") return processStateRead(subject.call);
+  if (subject.kind === "file" && subject.files.some((file) => readsProcessState(file)))
+    return `${subject.real} is another process's state in /proc, outside the workspace`;
+  return undefined;
 }

@@ -53,8 +53,9 @@ export interface ServerConfigFile {
   /** The OS sandbox for `Bash` (Claude Code's `sandbox` settings shape, see `query()`'s `sandbox`). */
   sandbox?: SandboxSettings;
   /**
-   * Hosts (`host`, `*.domain`, with an optional `:port`) that requests' `mcp` tools may connect
-   * to. Default: any public host, and never a loopback, private or link-local address.
+   * Hosts (`host`, `*.domain`, an address, with an optional `:port`) that requests' `mcp` tools
+   * may connect to; an address also allows any name that resolves to it. Default: any public
+   * host, and never an address of this machine, nor a loopback, private or link-local one.
    */
   mcpAllowedHosts?: string[];
   /** Seconds between SSE keep-alive comments while nothing else is sent (default 15). */
@@ -93,6 +94,12 @@ export interface ServerConfig extends ServerConfigFile {
   env?: Env;
   /** Resolve `model` yourself (tests, custom providers); default: Gyre's resolution with `env`. */
   resolveModel?: (spec: string) => Promise<Model>;
+  /**
+   * How requests' `mcp` tools' host names are resolved (a custom resolver, tests); default: the
+   * system's (`dns.lookup`). Each name is resolved once per response, and its connections go
+   * to the address that was checked.
+   */
+  mcpLookup?: (hostname: string) => Promise<string[]>;
   /** Whether a request without a key comes from this machine; default: by its socket address. */
   isLoopback?: (request: Request) => boolean;
   /** Working directory of runs (default `process.cwd()`). */

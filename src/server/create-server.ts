@@ -71,6 +71,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     cwd: config.workspace ?? config.cwd ?? process.cwd(),
     metrics: new ServerMetrics(),
     ...(config.mcpAllowedHosts && { mcpAllowedHosts: config.mcpAllowedHosts }),
+    ...(config.mcpLookup && { mcpLookup: config.mcpLookup }),
     ...(config.tools?.length && {
       builtin: {
         tools: config.tools,

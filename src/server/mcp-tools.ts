@@ -1,6 +1,8 @@
 import { connectMcpServers, type McpServerConfig, mcpCallLimits } from "../mcp/index.js";
 import { type AnyTool, ToolRegistry } from "../tools/index.js";
 import type { CallKind } from "./call-kinds.js";
+import type { McpHostGuard } from "./mcp-hosts.js";
+import { pinnedFetch } from "./pinned-fetch.js";
 import type { McpTool } from "./request-schema.js";
 import type { OutputItem } from "./response-object.js";
 
@@ -18,19 +20,23 @@ export interface ResponseMcp {
  * Connects the request's `mcp` tools (streamable HTTP) through `src/mcp` and lists their
  * tools. Only `allowed_tools` reach the model; a tool that `require_approval` covers is marked
  * as changing the world, so the permission check asks for it and the server defers the call
- * until the client approves. A server that cannot be reached is listed with its error.
+ * until the client approves. A server that cannot be reached is listed with its error. Every
+ * connection goes through `hosts`: to the address it checked, never elsewhere (pinned-fetch.ts).
  */
 export async function connectRequestMcp(
   servers: readonly McpTool[],
   cwd: string,
   signal: AbortSignal,
+  hosts: McpHostGuard,
 ): Promise<ResponseMcp> {
   if (servers.length === 0) return { tools: [], kinds: new Map(), listings: [], close: async () => {} };
+  const pinned = pinnedFetch(hosts);
   const configs: Record<string, McpServerConfig> = {};
   for (const server of servers)
     configs[server.server_label] = {
       type: "http",
       url: server.server_url,
+      fetch: pinned.fetch,
       ...(server.headers && { headers: server.headers }),
     };
   const mcp = await connectMcpServers(configs, { cwd, signal, limits: mcpCallLimits({}) });
@@ -67,7 +73,7 @@ export async function connectRequestMcp(
       tools.push(approval ? { ...tool, sideEffect: "mutating" } : tool);
     }
   }
-  return { tools, kinds, listings, close: () => mcp.close() };
+  return { tools, kinds, listings, close: () => mcp.close().finally(() => pinned.close()) };
 }
 
 function isAllowed(server: McpTool, tool: string): boolean {

@@ -1,10 +1,9 @@
-import { lookup } from "node:dns/promises";
+import { networkInterfaces } from "node:os";
 import { BlockList, isIP } from "node:net";
-import { isAllowedHost } from "../sandbox/index.js";
-import { RequestError } from "./errors.js";
 
-// Loopback, private, link-local, carrier-grade NAT and unspecified ranges: the operator's own
-// network, which a client must not reach through the server (SSRF) unless the operator says so.
+// Loopback, private, link-local, carrier-grade NAT, unspecified, multicast and broadcast
+// ranges: the operator's own network, which a client must not reach through the server (SSRF)
+// unless the operator says so. The machine's own addresses are added at each check.
 const INTERNAL = new BlockList();
 for (const [network, prefix] of [
   ["0.0.0.0", 8],
@@ -14,6 +13,8 @@ for (const [network, prefix] of [
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
   ["192.168.0.0", 16],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
 ] as const)
   INTERNAL.addSubnet(network, prefix, "ipv4");
 for (const [network, prefix] of [
@@ -21,12 +22,32 @@ for (const [network, prefix] of [
   ["::1", 128],
   ["fc00::", 7],
   ["fe80::", 10],
+  ["ff00::", 8],
 ] as const)
   INTERNAL.addSubnet(network, prefix, "ipv6");
 
-function isInternalAddress(address: string): boolean {
-  const mapped = ipv4Mapped(address.toLowerCase()) ?? address;
-  return INTERNAL.check(mapped, isIP(mapped) === 6 ? "ipv6" : "ipv4");
+/**
+ * Whether the server must not connect to `address` for a client: an internal range (see
+ * above) or any address of one of this machine's interfaces (a service listening on
+ * `0.0.0.0` answers on all of them, public ones included). IPv4-mapped IPv6 counts as IPv4.
+ */
+export function isRefusedAddress(address: string): boolean {
+  const plain = canonicalAddress(address);
+  if (INTERNAL.check(plain, isIP(plain) === 6 ? "ipv6" : "ipv4")) return true;
+  return ownAddresses().has(plain);
+}
+
+/** An address as compared: lower case, without an IPv6 zone, an IPv4-mapped one as IPv4. */
+export function canonicalAddress(address: string): string {
+  const lower = address.toLowerCase().replace(/%.*$/, "");
+  return ipv4Mapped(lower) ?? lower;
+}
+
+function ownAddresses(): Set<string> {
+  const own = new Set<string>();
+  for (const entries of Object.values(networkInterfaces()))
+    for (const entry of entries ?? []) own.add(canonicalAddress(entry.address));
+  return own;
 }
 
 /** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`, `::ffff:7f00:1`). */
@@ -39,42 +60,4 @@ function ipv4Mapped(address: string): string | undefined {
   const high = Number.parseInt(match[1], 16);
   const low = Number.parseInt(match[2], 16);
   return [high >> 8, high & 255, low >> 8, low & 255].join(".");
-}
-
-/**
- * Refuses an `mcp` tool's `server_url` the server must not connect to for a client. With
- * `allowedHosts` (the config's `mcpAllowedHosts`), only those hosts; without, any host whose
- * addresses are all public. (A name that resolves differently at connect time is not caught
- * here: operators who need that guarantee list their hosts.)
- */
-export async function checkMcpUrl(
-  serverUrl: string,
-  allowedHosts: readonly string[] | undefined,
-  param: string,
-): Promise<void> {
-  const url = new URL(serverUrl);
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  if (allowedHosts) {
-    if (isAllowedHost(host, port, allowedHosts)) return;
-    throw new RequestError(
-      400,
-      `server_url ${url.host} is not among the MCP hosts this server may reach.`,
-      "invalid_value",
-      param,
-    );
-  }
-  let addresses: string[];
-  try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  } catch (error) {
-    throw new RequestError(400, `server_url host ${host} does not resolve.`, "invalid_value", param, error);
-  }
-  if (addresses.some(isInternalAddress))
-    throw new RequestError(
-      400,
-      `server_url ${url.host} is an internal address; the operator may allow it with mcpAllowedHosts.`,
-      "invalid_value",
-      param,
-    );
 }

@@ -8,7 +8,8 @@ import { errorMessage } from "../errors/index.js";
 import { CONTEXT_EXCEEDED, contextExceeded, RequestError } from "./errors.js";
 import type { CallKind } from "./call-kinds.js";
 import { connectRequestMcp, type ResponseMcp } from "./mcp-tools.js";
-import { checkMcpUrl } from "./mcp-url.js";
+import { checkMcpUrls } from "./mcp-check.js";
+import { McpHostGuard, type McpLookup } from "./mcp-hosts.js";
 import type { McpTool, RequestTool } from "./request-schema.js";
 import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
 import { planTools, type ToolPlan } from "./client-tools.js";
@@ -43,6 +44,8 @@ export interface RunDependencies {
   builtin?: BuiltinToolsConfig;
   /** Hosts requests' `mcp` tools may reach (default: public ones only). */
   mcpAllowedHosts?: readonly string[];
+  /** How `mcp` tools' host names are resolved (default: the system resolver). */
+  mcpLookup?: McpLookup;
 }
 
 export interface BuiltinToolsConfig {
@@ -67,6 +70,8 @@ export interface PreparedResponse {
   listed: ReadonlySet<string>;
   /** The conversation the response belongs to, and the ids of the items it had when the response began. */
   inConversation?: { id: string; known: ReadonlySet<string> };
+  /** The hosts the request's `mcp` tools were checked against, and the addresses they are held to. */
+  mcpHosts: McpHostGuard;
 }
 
 export function newId(prefix: string): string {
@@ -113,8 +118,8 @@ export async function prepareResponse(
   }
   const whole = toConversation([...earlier, ...items]);
   const tools = planTools(request.tools ?? [], request.tool_choice ?? undefined);
-  for (const [index, tool] of (request.tools ?? []).entries())
-    if (isMcpTool(tool)) await checkMcpUrl(tool.server_url, deps.mcpAllowedHosts, `tools[${index}].server_url`);
+  const mcpHosts = new McpHostGuard(deps.mcpAllowedHosts, deps.mcpLookup);
+  await checkMcpUrls(request.tools ?? [], mcpHosts);
   const taken = tools.tools.find((tool) => deps.builtin?.tools.includes(tool.name));
   if (taken)
     throw new RequestError(
@@ -147,6 +152,7 @@ export async function prepareResponse(
     failures,
     listed,
     ...(inConversation && { inConversation }),
+    mcpHosts,
   };
 }
 
@@ -199,7 +205,7 @@ export async function runResponse(
   let result: SDKResultMessage | undefined;
   try {
     const servers = (request.tools ?? []).filter(isMcpTool);
-    mcp = await connectRequestMcp(servers, deps.cwd, abortController.signal);
+    mcp = await connectRequestMcp(servers, deps.cwd, abortController.signal, prepared.mcpHosts);
     for (const listing of mcp.listings)
       if (!prepared.listed.has(listing.serverLabel) || listing.error)
         projection.listTools(listing.serverLabel, listing.tools, listing.error);

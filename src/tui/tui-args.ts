@@ -3,6 +3,7 @@ import type { QueryOptions } from "../loop/index.js";
 import { GyreError } from "../errors/index.js";
 import { takeBareResume } from "../cli/resume-flag.js";
 import { list, mcpServersOf, permissionMode } from "../cli/run-options.js";
+import { providerEnvironment } from "../cli/provider-keys.js";
 
 /** What `gyre [prompt] [options]` starts with: the loop's options and the first prompt, if any. */
 export interface TuiStart {
@@ -42,6 +43,7 @@ export async function parseTuiArgs(args: string[]): Promise<TuiStart> {
   });
   const cwd = values.cwd ?? process.cwd();
   const options: QueryOptions = {
+    env: providerEnvironment(),
     model: values.model,
     permissionMode: permissionMode(values["permission-mode"]),
     resume: values.resume,
