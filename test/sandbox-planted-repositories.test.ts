@@ -1,12 +1,11 @@
-import { execSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { afterAll, describe, expect, it } from "vitest";
 import { defineTool, type QueryOptions, type SDKMessage as Message } from "../src/index.js";
 import { type MockScript, mockTurn } from "../src/testing/index.js";
 import { FORMATS, runQuery, toolResults, withMock } from "./helpers.js";
+import { hostGit, plantedWorkspace, plantIn } from "./planted-repositories-support.js";
 
 // Issue 26, findings 2, 3 and 7: nothing a sandboxed command plants in the workspace runs
 // when the user's git works there afterwards, and the sandbox leaves no folders of its own.
@@ -16,51 +15,11 @@ const made: string[] = [];
 afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
-
-/** A workspace (a repository with one commit when `repository`), a remote to fetch from, and a folder for markers. */
-export function workspace(repository: boolean) {
-  const cwd = mkdtempSync(join(tmpdir(), "gyre-planted-ws-"));
-  const outside = mkdtempSync("/var/tmp/gyre-planted-out-");
-  made.push(cwd, outside);
-  const git = (args: string, dir = cwd) =>
-    execSync(`git -c user.name=t -c user.email=t@t ${args}`, { cwd: dir, stdio: "pipe", encoding: "utf8" });
-  const remote = join(outside, "remote");
-  mkdirSync(remote);
-  git("init -q", remote);
-  git("commit -q --allow-empty -m remote", remote);
-  if (repository) {
-    git("init -q");
-    writeFileSync(join(cwd, "a.txt"), "a");
-    git("add a.txt");
-    git("commit -qm first");
-  }
-  return { cwd, outside, remote, git };
-}
-
-/**
- * The host's git as a user runs it in `dir` after the run: status, a commit and a fetch. Their
- * failures do not matter (a repository set aside is no repository any more); what they run does.
- */
-export function hostGit(dir: string, remote: string): void {
-  const run = (args: string[]) =>
-    spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, stdio: "ignore" });
-  run(["status"]);
-  writeFileSync(join(dir, "host-change.txt"), String(Math.random()));
-  run(["add", "host-change.txt"]);
-  run(["commit", "-qm", "host"]);
-  run(["fetch", "-q", remote, "+refs/heads/*:refs/remotes/r/*"]);
-}
-
-/** Shell text that makes git run `touch <marker>`: in the repository's config (an fsmonitor) and as hooks. */
-export function plantIn(gitDir: string, marker: string): string {
-  const hook = `printf '#!/bin/sh\\ntouch ${marker}\\n'`;
-  return [
-    `git --git-dir=${gitDir} config core.fsmonitor 'touch ${marker}; false'`,
-    `mkdir -p ${gitDir}/hooks`,
-    ...["pre-commit", "reference-transaction"].map((name) => `${hook} > ${gitDir}/hooks/${name}`),
-    `chmod +x ${gitDir}/hooks/*`,
-  ].join(" && ");
-}
+const workspace = (repository: boolean) => {
+  const planted = plantedWorkspace(repository);
+  made.push(planted.cwd, planted.outside);
+  return planted;
+};
 
 async function sandboxed(script: MockScript, cwd: string, options: QueryOptions = {}): Promise<Message[]> {
   return withMock(script, (server) =>
