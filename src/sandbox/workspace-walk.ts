@@ -18,7 +18,11 @@ const BARE_SHAPE = ["HEAD", "objects", "refs"];
 
 /** What a folder holds that matters here, as of its last listing. */
 interface Listing {
-  stamp: string;
+  /** The folder's inode and times (in nanoseconds) when it was listed. */
+  ino: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  /** The folders in it, as full paths. */
   folders: string[];
   hasGit: boolean;
   bareShaped: boolean;
@@ -47,7 +51,7 @@ export class WorkspaceWalk {
 
   /** The spots found now, the workspace directories' first; `truncated` when a bound stopped the walk. */
   spots(): { spots: RepositorySpot[]; truncated: boolean } {
-    const seen = new Map<string, Listing>();
+    const seen = new Set<string>();
     const spots: RepositorySpot[] = [];
     let truncated = false;
     for (const root of this.#roots) {
@@ -57,28 +61,28 @@ export class WorkspaceWalk {
         const dir = queue[at] as string;
         const listing = this.#list(dir);
         if (!listing) continue;
-        seen.set(dir, listing);
+        seen.add(dir);
         if (listing.hasGit) spots.push({ dir, kind: "dot-git" });
         if (listing.bareShaped) spots.push({ dir, kind: "bare" });
         if (dir !== root && NOT_ENTERED.has(path.basename(dir))) continue;
-        for (const name of listing.folders) {
+        for (const folder of listing.folders) {
           if (queue.length >= MAX_WALKED_FOLDERS) truncated = true;
-          else queue.push(path.join(dir, name));
+          else queue.push(folder);
         }
       }
     }
     // Forget folders that are gone, so the cache does not grow with what commands removed.
-    this.#listings.clear();
-    for (const [dir, listing] of seen) this.#listings.set(dir, listing);
+    if (seen.size < this.#listings.size)
+      for (const dir of this.#listings.keys()) if (!seen.has(dir)) this.#listings.delete(dir);
     return { spots, truncated };
   }
 
   #list(dir: string): Listing | undefined {
     const stats = lstatOrNone(dir);
     if (!stats?.isDirectory()) return undefined;
-    const stamp = `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+    const { ino, mtimeNs, ctimeNs } = stats;
     const cached = this.#listings.get(dir);
-    if (cached?.stamp === stamp) return cached;
+    if (cached && cached.ino === ino && cached.mtimeNs === mtimeNs && cached.ctimeNs === ctimeNs) return cached;
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -86,16 +90,20 @@ export class WorkspaceWalk {
       return undefined;
     }
     const names = new Set(entries.map((entry) => entry.name));
-    return {
-      stamp,
+    const listing = {
+      ino,
+      mtimeNs,
+      ctimeNs,
       hasGit: names.has(".git"),
       bareShaped: BARE_SHAPE.every((name) => names.has(name)),
       // A `.git` is never entered (the folders git keeps there are its own: hooks, modules, …), nor
       // one set aside (.git-sandboxed, gitlinks.ts): git uses neither unless someone works inside.
       folders: entries
         .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !entry.name.startsWith(".git-sandboxed"))
-        .map((entry) => entry.name),
+        .map((entry) => path.join(dir, entry.name)),
     };
+    this.#listings.set(dir, listing);
+    return listing;
   }
 }
 
