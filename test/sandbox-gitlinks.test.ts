@@ -96,10 +96,15 @@ describe("sandboxed Bash: repositories at submodule paths", () => {
     expect(existsSync(join(cwd, "vendor/sub/.git"))).toBe(false);
     expect(readFileSync(join(cwd, "vendor/sub/.git-sandboxed"), "utf8")).toBe(`gitdir: ${cwd}/.stash/evil/.git\n`);
     expect(text).toContain("vendor/sub/.git, a repository created by a sandboxed command at a submodule path");
-    expect(violations(messages)[0]?.violations.map((v) => v.target)).toEqual([join(cwd, "vendor/sub/.git")]);
+    // The repository it names, planted elsewhere in the workspace, is set aside too (planted-repositories.ts).
+    expect(violations(messages)[0]?.violations.map((v) => v.target)).toEqual([
+      join(cwd, "vendor/sub/.git"),
+      join(cwd, ".stash/evil/.git"),
+    ]);
     git("status");
     expect(existsSync(marker)).toBe(false);
     renameSync(join(cwd, "vendor/sub/.git-sandboxed"), join(cwd, "vendor/sub/.git"));
+    renameSync(join(cwd, ".stash/evil/.git-sandboxed"), join(cwd, ".stash/evil/.git"));
     git("status");
     expect(existsSync(marker)).toBe(true);
   });

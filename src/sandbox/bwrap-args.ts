@@ -70,8 +70,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     ].map((folder) => bind(folder, !isBelowAny(folder, policy.denyWrite), 1)),
     ...policy.writable.flatMap((dir) => protectedPathsIn(dir)).map((file) => bind(file, false, 2)),
     ...policy.nestedRepositories.flatMap((dir) => protectedPathsIn(dir, true)).map((file) => bind(file, false, 2)),
-    ...policy.writable.flatMap((dir) => missingProtectedFolders(dir)).map(emptyFolder),
-    ...policy.nestedRepositories.flatMap((dir) => missingProtectedFolders(dir, true)).map(emptyFolder),
+    ...emptyFolderTargets(policy).map(emptyFolder),
     ...policy.denyWrite.map((file) => bind(file, false, 2)),
     ...policy.denyRead.map((file) => hide(file, layout.deniedFile, holdsMounts(file, layout))),
   ];
@@ -105,6 +104,17 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
     "GYRE_SANDBOX",
     "1",
     ...proxyEnvironment(layout.proxySocket),
+  ];
+}
+
+/**
+ * Protected folders missing from the workspace (`.claude/`, `.git/hooks/`, …): an empty read-only
+ * folder is mounted at each, for which bubblewrap creates the folder on the host (see mount-points.ts).
+ */
+export function emptyFolderTargets(policy: SandboxPolicy): string[] {
+  return [
+    ...policy.writable.flatMap((dir) => missingProtectedFolders(dir)),
+    ...policy.nestedRepositories.flatMap((dir) => missingProtectedFolders(dir, true)),
   ];
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -105,7 +105,17 @@ export function missingProtectedFiles(dirs: readonly string[], repositories: rea
     ...dirs.flatMap((dir) => [".mcp.json", ".claude.json", ...git].map((name) => path.join(dir, name))),
     ...repositories.flatMap((dir) => git.map((name) => path.join(dir, name))),
   ];
-  return files.filter((file) => !existsSync(file) && isDirectory(path.dirname(file)));
+  // lstat: a dangling link (`.git/commondir -> ../later.txt`) is there, and git follows it once its target appears.
+  return files.filter((file) => !lstatOrNone(file) && isDirectory(path.dirname(file)));
+}
+
+/** lstat without throwing (a missing path, or a file where a folder of the path was: ENOTDIR). */
+export function lstatOrNone(file: string) {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 function isDirectory(dir: string): boolean {

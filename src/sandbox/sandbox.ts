@@ -1,12 +1,15 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { CommandSandbox, SandboxViolation } from "../tools/builtin/index.js";
+import type { CommandSandbox, SandboxViolation, SandboxWatch } from "../tools/builtin/index.js";
 import { findSandboxPrograms, type SandboxPrograms } from "./availability.js";
-import { type BwrapLayout, bwrapArgs, PROXY_PORT } from "./bwrap-args.js";
+import { type BwrapLayout, bwrapArgs, emptyFolderTargets, PROXY_PORT } from "./bwrap-args.js";
+import { CommandWatch, type WatchedSandbox } from "./command-watch.js";
 import { EnvFileWatch } from "./env-files.js";
 import { GitlinkGuard } from "./gitlinks.js";
-import { missingProtectedFiles } from "./paths.js";
+import { MountPoints } from "./mount-points.js";
+import { lstatOrNone, missingProtectedFiles } from "./paths.js";
+import { PlantedRepositoryGuard } from "./planted-repositories.js";
 import { isExcluded, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { RelayNamespace } from "./relay-namespace.js";
@@ -40,16 +43,23 @@ export class OsSandbox implements CommandSandbox {
   #denyReadMissing: string[];
   readonly #envFiles: EnvFileWatch;
   readonly #gitlinks: GitlinkGuard;
+  readonly #repositories: PlantedRepositoryGuard;
+  readonly #mountPoints = new MountPoints();
+  /** The watches of ended commands whose findings wait for a report: the close reports them. */
+  readonly #held = new Set<CommandWatch>();
+  readonly #watched: WatchedSandbox;
 
   private constructor(
     readonly policy: SandboxPolicy,
     programs: SandboxPrograms,
     folder: string,
     gitlinks: GitlinkGuard,
+    repositories: PlantedRepositoryGuard,
     network: { proxy: FilteringProxy; relay: RelayNamespace | undefined } | undefined,
   ) {
     this.#programs = programs;
     this.#gitlinks = gitlinks;
+    this.#repositories = repositories;
     this.#folder = folder;
     this.#proxy = network?.proxy;
     this.#relay = network?.relay;
@@ -68,6 +78,7 @@ export class OsSandbox implements CommandSandbox {
       ...(this.#seccomp && { seccompFd: SECCOMP_FD }),
     };
     this.#args = bwrapArgs(this.#layout);
+    this.#watched = this.#watchedSandbox();
   }
 
   /**
@@ -105,7 +116,8 @@ export class OsSandbox implements CommandSandbox {
         policy.allowUnsandboxedCommands,
       );
       const network = needsNetwork ? await startNetwork(programs, folder, policy.allowedDomains) : undefined;
-      return new OsSandbox(policy, programs, folder, await pendingGitlinks, network);
+      const repositories = new PlantedRepositoryGuard(policy.writable, policy.allowUnsandboxedCommands);
+      return new OsSandbox(policy, programs, folder, await pendingGitlinks, repositories, network);
     } catch (error) {
       rmSync(folder, { recursive: true, force: true });
       throw error;
@@ -122,7 +134,9 @@ export class OsSandbox implements CommandSandbox {
   }
 
   wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
-    return this.#wrapWith(this.#currentArgs(), file, args, cwd);
+    const current = this.#currentArgs();
+    this.#mountPoints.starting(emptyFolderTargets(this.#layout.policy));
+    return this.#wrapWith(current, file, args, cwd);
   }
 
   /**
@@ -138,6 +152,9 @@ export class OsSandbox implements CommandSandbox {
   ): { file: string; args: string[] } {
     const readable = serverFolders(file, args, cwd, searchPath);
     const current = this.#currentArgs();
+    // A server runs until the run closes: its mount points stay until then.
+    this.#mountPoints.begin(true);
+    this.#mountPoints.starting(emptyFolderTargets(this.#layout.policy));
     const bwrap = readable.length === 0 ? current : bwrapArgs({ ...this.#layout, readable });
     return this.#wrapWith(bwrap, file, args, cwd);
   }
@@ -155,18 +172,39 @@ export class OsSandbox implements CommandSandbox {
     return { file: "/bin/sh", args: ["-c", opener, this.#seccomp, file0 ?? this.#programs.bwrap, ...args0] };
   }
 
-  watch(cwd: string): { finish(output: string): SandboxViolation[] } {
-    const blocked = this.#proxy?.blocked;
-    const from = blocked?.length ?? 0;
-    const missing = missingProtectedFiles(this.policy.writable, this.policy.nestedRepositories);
+  watch(cwd: string): SandboxWatch {
+    this.#mountPoints.begin();
+    return new CommandWatch(this.#watched, cwd);
+  }
+
+  /**
+   * Undo what sandboxed commands set up for the host to run, of every command so far (a
+   * background one's too): protected files created, repositories planted at submodule paths
+   * (gitlinks.ts) and anywhere in the workspace (planted-repositories.ts).
+   */
+  #settle(missing: readonly string[]): SandboxViolation[] {
+    return [...removeCreated(missing), ...this.#gitlinks.check(), ...this.#repositories.check()];
+  }
+
+  #watchedSandbox(): WatchedSandbox {
     return {
-      finish: (output) => [
-        ...removeCreated(missing),
-        // Of every command so far, a background one's too: the first finish after it catches it.
-        ...this.#gitlinks.check(),
+      missingFiles: () => missingProtectedFiles(this.policy.writable, this.policy.nestedRepositories),
+      settle: (missing) => this.#settle(missing),
+      blockedCount: () => this.#proxy?.blocked.length ?? 0,
+      blocked: (output, from, cwd) => {
+        const blocked = this.#proxy?.blocked ?? [];
         // The layout's policy, read now: it hides the denied paths that appeared since the run started.
-        ...findViolations(output, blocked?.slice(from) ?? [], this.#layout.policy, this.temporaryDirectory, cwd),
-      ],
+        const violations = findViolations(
+          output,
+          blocked.slice(from),
+          this.#layout.policy,
+          this.temporaryDirectory,
+          cwd,
+        );
+        return { violations, to: blocked.length };
+      },
+      ended: () => this.#mountPoints.ended(),
+      holding: (watch, held) => (held ? this.#held.add(watch) : this.#held.delete(watch)),
     };
   }
 
@@ -180,7 +218,11 @@ export class OsSandbox implements CommandSandbox {
     this.#relay?.close();
     await this.#proxy?.close();
     rmSync(this.#folder, { recursive: true, force: true });
-    return this.#gitlinks.check();
+    const held = [...this.#held].flatMap((watch) => watch.takeHeld());
+    this.#held.clear();
+    const found = this.#settle([]);
+    this.#mountPoints.removeOurs();
+    return [...held, ...found];
   }
 }
 
@@ -190,7 +232,8 @@ export class OsSandbox implements CommandSandbox {
  */
 function removeCreated(missing: readonly string[]): SandboxViolation[] {
   return missing.flatMap((file) => {
-    if (!existsSync(file)) return [];
+    // lstat: a dangling link counts (git follows it once its target appears).
+    if (!lstatOrNone(file)) return [];
     rmSync(file, { recursive: true, force: true });
     return [
       {

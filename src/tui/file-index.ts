@@ -24,7 +24,19 @@ function gitFiles(cwd: string): Promise<string[] | undefined> {
   return new Promise((resolve) => {
     execFile(
       "git",
-      ["ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+      // Nothing of the repository's config may run here: a sandboxed background command may have planted it.
+      [
+        "--no-pager",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "ls-files",
+        "--cached",
+        "--others",
+        "--exclude-standard",
+        "-z",
+      ],
       { cwd, maxBuffer: 64 * 1024 * 1024, timeout: 5000 },
       (error, stdout) => resolve(error ? undefined : stdout.split("\0").filter(Boolean)),
     );

@@ -32,7 +32,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
   ];
 }
 
-export type { BashToolsOptions, CommandSandbox, SandboxViolation } from "./bash/index.js";
+export type { BashToolsOptions, CommandSandbox, SandboxViolation, SandboxWatch } from "./bash/index.js";
 export type { GrepToolOptions } from "./grep/index.js";
 export { findRipgrep } from "./grep/index.js";
 export { LOOP_CONTROL_TOOLS, type LoopControlToolName, loopControlTools } from "./loop-control.js";

@@ -1,6 +1,6 @@
 import type { ToolSession } from "../../tool-session.js";
 import type { CommandExit, CommandProcess, StartCommandOptions } from "./command-process.js";
-import type { CommandSandbox, SandboxViolation } from "./command-sandbox.js";
+import type { SandboxViolation, SandboxWatch } from "./command-sandbox.js";
 import { OutputCapture } from "./output-capture.js";
 import type { StopReport } from "./process-tree.js";
 import { type SpillDirectory, spillDirectoryOf } from "./spill-directory.js";
@@ -37,7 +37,7 @@ class Shell implements BackgroundShell {
   readonly startedAt = new Date();
   readonly ended: Promise<void>;
   #stopping: Promise<StopReport> | undefined;
-  #watch: { finish(output: string): SandboxViolation[] } | undefined;
+  readonly #watch: SandboxWatch | undefined;
 
   constructor(
     readonly id: string,
@@ -45,23 +45,22 @@ class Shell implements BackgroundShell {
     readonly description: string | undefined,
     readonly output: OutputCapture,
     readonly process: CommandProcess,
-    readonly sandbox?: { sandbox: CommandSandbox; cwd: string },
+    watch: SandboxWatch | undefined,
   ) {
-    this.#watch = sandbox?.sandbox.watch(sandbox.cwd);
+    this.#watch = watch;
     process.onOutput((text) => output.append(text));
     this.ended = process.exited.then((exit) => {
       if (exit.startError) output.append(`Failed to start the shell: ${exit.startError}\n`);
       output.close();
       this.exit = exit;
       if (this.status === "running") this.status = exit.exitCode === 0 ? "completed" : "failed";
+      // What it planted is undone as it ends, not at the next read of its output (which may never come).
+      watch?.end();
     });
   }
 
   takeViolations(output: string): SandboxViolation[] {
-    if (!this.#watch || !this.sandbox) return [];
-    const violations = this.#watch.finish(output);
-    this.#watch = this.sandbox.sandbox.watch(this.sandbox.cwd);
-    return violations;
+    return this.#watch?.report(output) ?? [];
   }
 
   /**
@@ -105,9 +104,16 @@ export class BackgroundShells {
     const id = `bash_${this.#next++}`;
     const spills = this.#spills;
     const output = new OutputCapture({ openSpill: () => spills?.create(id, options.maxOutputFileBytes) });
-    const process = await startCommand({ ...options, background: true });
-    const confined = options.sandbox && { sandbox: options.sandbox, cwd: options.cwd };
-    const shell = new Shell(id, options.command, options.description, output, process, confined);
+    // Watched from before it starts: the sandbox counts the commands that run.
+    const watch = options.sandbox?.watch(options.cwd);
+    let process: CommandProcess;
+    try {
+      process = await startCommand({ ...options, background: true });
+    } catch (error) {
+      watch?.end();
+      throw error;
+    }
+    const shell = new Shell(id, options.command, options.description, output, process, watch);
     this.#shells.set(id, shell);
     return shell;
   }

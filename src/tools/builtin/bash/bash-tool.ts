@@ -91,8 +91,14 @@ async function run(
     progressIntervalMs: options.progressIntervalMs,
     onProgress: (progress) => context.reportProgress(progress),
   });
-  const result = formatForeground(await calls.track(running), timeoutMs);
-  return withSandboxReport(result, input, options, watch, context);
+  let outcome;
+  try {
+    outcome = await calls.track(running);
+  } catch (error) {
+    watch?.end();
+    throw error;
+  }
+  return withSandboxReport(formatForeground(outcome, timeoutMs), input, options, watch, context);
 }
 
 async function runInBackground(

@@ -1,6 +1,6 @@
 import type { ToolContext, ToolResult } from "../../tool.js";
 import type { BashToolsOptions } from "./bash-options.js";
-import type { CommandSandbox, SandboxViolation } from "./command-sandbox.js";
+import type { CommandSandbox, SandboxWatch } from "./command-sandbox.js";
 
 /** Added to Bash's description when commands run sandboxed. */
 export const SANDBOX_DESCRIPTION = `- Commands run in a sandbox: they can read the system, write only inside the working directory, the additional directories and $TMPDIR, and reach only the allowed network hosts (through a proxy set in HTTP_PROXY/HTTPS_PROXY). When the sandbox blocks something, the result says what.`;
@@ -21,7 +21,7 @@ export function withSandboxReport(
   result: ToolResult,
   input: Input,
   options: BashToolsOptions,
-  watch: { finish(output: string): SandboxViolation[] } | undefined,
+  watch: SandboxWatch | undefined,
   context: ToolContext,
 ): ToolResult {
   const notes: string[] = [];

@@ -126,7 +126,7 @@ describe("Bash tool family schemas", () => {
       allowsUnsandboxed: true,
       wrap: (file, args) => ({ file, args: [...args] }),
       temporaryDirectory: "/tmp",
-      watch: () => ({ finish: () => [] }),
+      watch: () => ({ finish: () => [], end: () => {}, report: () => [] }),
     };
     const [plain] = bashTools();
     const [sandboxed] = bashTools({ sandbox });
