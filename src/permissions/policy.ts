@@ -188,18 +188,23 @@ export class PermissionPolicy {
   /**
    * Whether the rules let `toolName` (a tool of the Read family by default) read, or name, the
    * file or folder at `file`: no deny or ask rule for that tool (`Read(...)` rules cover Read,
-   * Grep, Glob) matches it as written or as resolved, nor (for a folder) everything inside it. The one check every tool that reports file content or names
-   * applies to each file it found or opened (`ToolContext.files`): a search cannot ask about
-   * each file it meets, so what a rule would refuse or ask about is left out.
+   * Grep, Glob) matches it as written or as resolved, nor (for a folder) everything inside it.
+   * The one check every tool that reports file content or names applies to each file it found
+   * or opened (`ToolContext.files`): a search cannot ask about each file it meets, so what a
+   * rule would refuse or ask about is left out.
    */
   mayRead(file: string, toolName = "Read"): boolean {
+    const patterns = [...this.#rules.deny, ...this.#rules.ask].flatMap((rule) =>
+      rule.path !== undefined && ruleAppliesTo(rule.toolName, toolName) ? [rule.path] : [],
+    );
+    // Without a path rule for the tool nothing is refused: no file system look-up (a search
+    // calls this for every folder and file it reports).
+    if (patterns.length === 0) return true;
     const absolute = path.resolve(this.#cwd, file);
     const real = resolveRealPath(absolute);
     // `dir/-` stands for what a folder holds: `Read(./secrets/**)` hides the folder itself too.
     const files = [...new Set([absolute, real])].flatMap((name) => [name, path.join(name, "-")]);
-    const blocks = (rule: CompiledRule) =>
-      rule.path !== undefined && ruleAppliesTo(rule.toolName, toolName) && matchesPathPattern(rule.path, files);
-    return !this.#rules.deny.some(blocks) && !this.#rules.ask.some(blocks);
+    return !patterns.some((pattern) => matchesPathPattern(pattern, files));
   }
 
   #decide(request: PermissionRequest, subject: Subject): PermissionDecision {
