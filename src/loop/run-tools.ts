@@ -214,7 +214,7 @@ async function runOne(
         session: context.session,
         files: {
           ...(approved.path !== undefined && { approvedPath: approved.path }),
-          mayRead: (file) => state.permissions.mayRead(file, tool.name),
+          mayRead: (file, real) => state.permissions.mayRead(file, tool.name, real),
         },
         reportProgress: (data) => progress.report(data),
         emit: (event) => {

@@ -42,18 +42,28 @@ export function compilePathPattern(content: string, context: PathPatternContext)
     pattern = content;
   }
   if (pattern === "/") pattern = "/**";
-  return { base, realBase: resolveRealPath(base), matcher: ignore().add(pattern) };
+  const normalized = path.resolve(base);
+  return { base: normalized, realBase: resolveRealPath(normalized), matcher: ignore().add(pattern) };
 }
 
-/** Whether any of the absolute `files` matches the pattern (tried against the base and its real path). */
+/**
+ * Whether any of the absolute, normalised `files` matches the pattern (tried against the base
+ * and its real path). Only files below a base can match; their path relative to it is a slice,
+ * not `path.relative` (which resolves both paths again: a search asks this for every file).
+ */
 export function matchesPathPattern(pattern: PathPattern, files: readonly string[]): boolean {
-  for (const base of new Set([pattern.base, pattern.realBase])) {
-    for (const file of files) {
-      const relative = path.relative(base, file);
-      if (relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`)) continue;
-      if (path.isAbsolute(relative) || !ignore.isPathValid(relative)) continue;
-      if (pattern.matcher.ignores(relative)) return true;
-    }
+  const { base, realBase } = pattern;
+  return (
+    matchesBelow(pattern.matcher, base, files) || (realBase !== base && matchesBelow(pattern.matcher, realBase, files))
+  );
+}
+
+function matchesBelow(matcher: Ignore, base: string, files: readonly string[]): boolean {
+  const prefix = base.endsWith(path.sep) ? base : base + path.sep;
+  for (const file of files) {
+    if (!file.startsWith(prefix) || file.length === prefix.length) continue;
+    const relative = file.slice(prefix.length);
+    if (ignore.isPathValid(relative) && matcher.ignores(relative)) return true;
   }
   return false;
 }

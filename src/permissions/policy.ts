@@ -191,9 +191,10 @@ export class PermissionPolicy {
    * Grep, Glob) matches it as written or as resolved, nor (for a folder) everything inside it.
    * The one check every tool that reports file content or names applies to each file it found
    * or opened (`ToolContext.files`): a search cannot ask about each file it meets, so what a
-   * rule would refuse or ask about is left out.
+   * rule would refuse or ask about is left out. `real`: the real path of `file` when the caller
+   * resolved it already (a search resolves each folder once, not each file).
    */
-  mayRead(file: string, toolName = "Read"): boolean {
+  mayRead(file: string, toolName = "Read", real?: string): boolean {
     const patterns = [...this.#rules.deny, ...this.#rules.ask].flatMap((rule) =>
       rule.path !== undefined && ruleAppliesTo(rule.toolName, toolName) ? [rule.path] : [],
     );
@@ -201,9 +202,9 @@ export class PermissionPolicy {
     // calls this for every folder and file it reports).
     if (patterns.length === 0) return true;
     const absolute = path.resolve(this.#cwd, file);
-    const real = resolveRealPath(absolute);
+    const resolved = real ?? resolveRealPath(absolute);
     // `dir/-` stands for what a folder holds: `Read(./secrets/**)` hides the folder itself too.
-    const files = [...new Set([absolute, real])].flatMap((name) => [name, path.join(name, "-")]);
+    const files = [...new Set([absolute, resolved])].flatMap((name) => [name, path.join(name, "-")]);
     return !patterns.some((pattern) => matchesPathPattern(pattern, files));
   }
 

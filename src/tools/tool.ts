@@ -41,9 +41,11 @@ export interface FileGuard {
    * Whether the run's `Read` rules let a tool read, or name, the file or folder at `file`
    * (absolute): no deny or ask rule of the Read family matches it, as written or as resolved.
    * Every tool that reports file content or names calls it for each file it found or opened,
-   * so a search of a folder leaves out what a rule denies inside it.
+   * so a search of a folder leaves out what a rule denies inside it. `real`: the file's real
+   * path when the caller has resolved it already (a search knows it from its folder's), so
+   * that it is not looked up again for every file.
    */
-  mayRead(file: string): boolean;
+  mayRead(file: string, real?: string): boolean;
 }
 
 export interface ToolContext {

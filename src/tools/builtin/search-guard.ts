@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { basename, dirname, join, relative, isAbsolute } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import type { FileGuard } from "../tool.js";
 
 /**
@@ -10,7 +10,10 @@ import type { FileGuard } from "../tool.js";
  * `glob` or pattern of the call. Nothing is said about what was left out: a note that appears
  * only when a denied file matched would tell whether it holds the pattern.
  *
- * One guard per call: it remembers the real path of each folder it has seen.
+ * One guard per call: it resolves the search root once, when the first file is judged (after
+ * the search), so a root swapped for a link since the permission check judged it is caught.
+ * A folder below the root swapped for a link while the walk is in it is not: that needs a walk
+ * that opens each folder without following links, which ripgrep does not offer.
  */
 export class SearchGuard {
   readonly #files: FileGuard | undefined;
@@ -28,32 +31,46 @@ export class SearchGuard {
    * (`Read(./secrets/**)`). Only saves work: each file found is still judged by `mayReport`.
    */
   mayEnter(folder: string): boolean {
-    return this.#files?.mayRead(folder) ?? true;
+    const guard = this.#files;
+    if (guard === undefined) return true;
+    const absolute = folder.length > 1 && folder.endsWith(sep) ? folder.slice(0, -1) : folder;
+    const real = this.#realFile(absolute);
+    return real !== undefined && guard.mayRead(absolute, real);
   }
 
   /** Whether `file` (absolute, as the search reached it) may be named or shown in the output. */
   mayReport(file: string): boolean {
     const guard = this.#files;
     if (guard === undefined) return true;
+    const real = this.#realFile(file);
+    if (real === undefined) return false;
     const approved = guard.approvedPath;
-    if (approved !== undefined) {
-      const real = this.#realPath(file);
-      if (real === undefined || !isWithin(real, approved)) return false;
-    }
-    return guard.mayRead(file);
+    if (approved !== undefined && !isWithin(real, approved)) return false;
+    return guard.mayRead(file, real);
   }
 
   /**
-   * The real path of a file a search found. The walks (ripgrep's and ours) skip symlinks below
-   * the root, so it is the real path of its folder plus its name: one look-up per folder, not
-   * per file. The root itself may be a link, and is resolved whole.
+   * The real path of a file a search found: the root's real path (resolved once: the root may
+   * be a link) plus the file's path below it, since the walks (ripgrep's and ours) never follow
+   * a link below the root. A file outside the root (a Glob pattern with `../`) is resolved
+   * through its folder, once per folder.
    */
-  #realPath(file: string): string | undefined {
-    if (file === this.#root) return realPathOrUndefined(file);
-    const folder = dirname(file);
+  #realFile(file: string): string | undefined {
+    const root = this.#root;
+    if (file === root) return this.#realFolder(root);
+    const prefix = root.endsWith(sep) ? root : root + sep;
+    if (file.startsWith(prefix)) {
+      const realRoot = this.#realFolder(root);
+      // Both are normalised: a slice and a concatenation, not path functions, for every file.
+      return realRoot === undefined ? undefined : withName(realRoot, file.slice(prefix.length));
+    }
+    const folder = this.#realFolder(dirname(file));
+    return folder === undefined ? undefined : join(folder, basename(file));
+  }
+
+  #realFolder(folder: string): string | undefined {
     if (!this.#realFolders.has(folder)) this.#realFolders.set(folder, realPathOrUndefined(folder));
-    const real = this.#realFolders.get(folder);
-    return real === undefined ? undefined : join(real, basename(file));
+    return this.#realFolders.get(folder);
   }
 }
 
@@ -65,7 +82,11 @@ function realPathOrUndefined(path: string): string | undefined {
   }
 }
 
+function withName(folder: string, name: string): string {
+  return folder.endsWith(sep) ? folder + name : folder + sep + name;
+}
+
+/** Whether `path` is `folder` or inside it (both absolute and normalised). */
 function isWithin(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel));
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
 }
