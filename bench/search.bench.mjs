@@ -38,7 +38,7 @@ const READ_RULES = ["Read(./.env)", "Read(**/*.pem)", "Read(./secrets/**)", "Rea
 function guardedContext(toolName, input, rules) {
   const policy = new PermissionPolicy({ cwd: repo, deny: rules });
   const decision = policy.evaluate({ toolName, input, sideEffect: "read-only", cwd: repo });
-  const files = { approvedPath: decision.path, mayRead: (file, real) => policy.mayRead(file, toolName, real) };
+  const files = { approvedPath: decision.path, mayRead: (file, found) => policy.mayRead(file, toolName, found) };
   return () => ({ ...context(), files });
 }
 

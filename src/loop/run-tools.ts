@@ -214,7 +214,7 @@ async function runOne(
         session: context.session,
         files: {
           ...(approved.path !== undefined && { approvedPath: approved.path }),
-          mayRead: (file, real) => state.permissions.mayRead(file, tool.name, real),
+          mayRead: (file, found) => state.permissions.mayRead(file, tool.name, found),
         },
         reportProgress: (data) => progress.report(data),
         emit: (event) => {

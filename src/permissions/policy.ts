@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import path from "node:path";
-import type { SideEffect } from "../tools/index.js";
+import type { FoundPath, SideEffect } from "../tools/index.js";
 import { blockingUncertainty, findBlockingBashRule, matchAllowBashRules, protectedWrite } from "./bash-rules.js";
 import { type CompiledRule, compileRule, describeRule, ruleRef } from "./compiled-rule.js";
 import type { PermissionMode } from "./mode.js";
@@ -191,10 +191,10 @@ export class PermissionPolicy {
    * Grep, Glob) matches it as written or as resolved, nor (for a folder) everything inside it.
    * The one check every tool that reports file content or names applies to each file it found
    * or opened (`ToolContext.files`): a search cannot ask about each file it meets, so what a
-   * rule would refuse or ask about is left out. `real`: the real path of `file` when the caller
-   * resolved it already (a search resolves each folder once, not each file).
+   * rule would refuse or ask about is left out. `found`: what the caller knows of `file` already
+   * (a search resolves its root once, not each file, and knows files from folders).
    */
-  mayRead(file: string, toolName = "Read", real?: string): boolean {
+  mayRead(file: string, toolName = "Read", found?: FoundPath): boolean {
     const patterns = [...this.#rules.deny, ...this.#rules.ask].flatMap((rule) =>
       rule.path !== undefined && ruleAppliesTo(rule.toolName, toolName) ? [rule.path] : [],
     );
@@ -202,9 +202,10 @@ export class PermissionPolicy {
     // calls this for every folder and file it reports).
     if (patterns.length === 0) return true;
     const absolute = path.resolve(this.#cwd, file);
-    const resolved = real ?? resolveRealPath(absolute);
+    const resolved = found?.real ?? resolveRealPath(absolute);
+    const names = resolved === absolute ? [absolute] : [absolute, resolved];
     // `dir/-` stands for what a folder holds: `Read(./secrets/**)` hides the folder itself too.
-    const files = [...new Set([absolute, resolved])].flatMap((name) => [name, path.join(name, "-")]);
+    const files = found?.isFile === true ? names : names.flatMap((name) => [name, path.join(name, "-")]);
     return !patterns.some((pattern) => matchesPathPattern(pattern, files));
   }
 

@@ -35,7 +35,7 @@ export class SearchGuard {
     if (guard === undefined) return true;
     const absolute = folder.length > 1 && folder.endsWith(sep) ? folder.slice(0, -1) : folder;
     const real = this.#realFile(absolute);
-    return real !== undefined && guard.mayRead(absolute, real);
+    return real !== undefined && guard.mayRead(absolute, { real });
   }
 
   /** Whether `file` (absolute, as the search reached it) may be named or shown in the output. */
@@ -46,7 +46,7 @@ export class SearchGuard {
     if (real === undefined) return false;
     const approved = guard.approvedPath;
     if (approved !== undefined && !isWithin(real, approved)) return false;
-    return guard.mayRead(file, real);
+    return guard.mayRead(file, { real, isFile: true });
   }
 
   /**
