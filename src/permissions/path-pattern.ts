@@ -6,6 +6,8 @@ import { resolveRealPath } from "./resolve-path.js";
 export interface PathPattern {
   base: string;
   realBase: string;
+  /** The gitignore lines `matcher` was built from, relative to `base`. */
+  lines: readonly string[];
   matcher: Ignore;
 }
 
@@ -43,7 +45,7 @@ export function compilePathPattern(content: string, context: PathPatternContext)
   }
   if (pattern === "/") pattern = "/**";
   const normalized = path.resolve(base);
-  return { base: normalized, realBase: resolveRealPath(normalized), matcher: ignore().add(pattern) };
+  return { base: normalized, realBase: resolveRealPath(normalized), lines: [pattern], matcher: ignore().add(pattern) };
 }
 
 /**
@@ -66,4 +68,28 @@ function matchesBelow(matcher: Ignore, base: string, files: readonly string[]): 
     if (ignore.isPathValid(relative) && matcher.ignores(relative)) return true;
   }
   return false;
+}
+
+/**
+ * Patterns that match when any of `patterns` does, with those of one base merged into one
+ * matcher: one look-up per file and base instead of one per rule (a search checks every file
+ * it found). A negated line (`!…`) would undo the others' matches in a shared matcher, so a
+ * pattern with one keeps a matcher of its own.
+ */
+export function mergePathPatterns(patterns: readonly PathPattern[]): PathPattern[] {
+  const merged = new Map<string, PathPattern>();
+  const alone: PathPattern[] = [];
+  for (const pattern of patterns) {
+    if (pattern.lines.some((line) => /(^|\n)\s*!/.test(line))) {
+      alone.push(pattern);
+      continue;
+    }
+    const key = `${pattern.base}\0${pattern.realBase}`;
+    const known = merged.get(key);
+    merged.set(key, known ? { ...known, lines: [...known.lines, ...pattern.lines] } : pattern);
+  }
+  const combined = [...merged.values()].map((pattern) =>
+    pattern.lines.length === 1 ? pattern : { ...pattern, matcher: ignore().add([...pattern.lines]) },
+  );
+  return [...combined, ...alone];
 }

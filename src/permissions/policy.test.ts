@@ -518,6 +518,44 @@ describe("mayRead: one check per file a tool opens or lists", () => {
     expect(policy({ deny: ["Bash(rm:*)", "Edit(./x)"] }).mayRead(path.join(ws, "x"))).toBe(true);
   });
 
+  it("sees rules added, removed or replaced after a check, also through a narrowed view", () => {
+    const p = policy({ deny: ["Read(./.env)"] });
+    const view = p.narrowedTo("plan");
+    const key = path.join(ws, "key.pem");
+    expect(view.mayRead(key)).toBe(true);
+    p.applyUpdate({
+      type: "addRules",
+      behavior: "deny",
+      destination: "session",
+      rules: [{ toolName: "Read", ruleContent: "*.pem" }],
+    });
+    expect(view.mayRead(key)).toBe(false);
+    expect(p.mayRead(path.join(ws, ".env"))).toBe(false);
+    p.applyUpdate({
+      type: "removeRules",
+      behavior: "deny",
+      destination: "session",
+      rules: [{ toolName: "Read", ruleContent: "*.pem" }],
+    });
+    expect(view.mayRead(key)).toBe(true);
+    p.applyUpdate({
+      type: "replaceRules",
+      behavior: "deny",
+      destination: "session",
+      rules: [{ toolName: "Read", ruleContent: "key.pem" }],
+    });
+    expect(p.mayRead(key)).toBe(false);
+    expect(p.mayRead(path.join(ws, ".env"))).toBe(true);
+  });
+
+  it("merges rules of one base without letting a negated one undo the others", () => {
+    const p = policy({ deny: ["Read(./.env)", "Read(*.pem)", "Read(!*.pem)", "Read(./sub/**)"] });
+    expect(p.mayRead(path.join(ws, ".env"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "a", "b.pem"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "sub", "x"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "x"))).toBe(true);
+  });
+
   it("judges a path known to be a file as a file: a folder rule does not hide a file of that name", () => {
     const p = policy({ deny: ["Read(./build/**)"] });
     const build = path.join(ws, "build");

@@ -6,6 +6,7 @@ import { type CompiledRule, compileRule, describeRule, ruleRef } from "./compile
 import type { PermissionMode } from "./mode.js";
 import { matchesPathPattern } from "./path-pattern.js";
 import { isProtectedPath } from "./protected-paths.js";
+import { ReadBlockers } from "./read-blockers.js";
 import { expandHome, isInside, resolveRealPath } from "./resolve-path.js";
 import { formatRule, parseRule, type SourcedRule } from "./rule.js";
 import { loadShellParser } from "./shell/parser.js";
@@ -75,6 +76,7 @@ export class PermissionPolicy {
   #rules: Record<RuleBehavior, CompiledRule[]> = { allow: [], deny: [], ask: [] };
   #directories: string[] = [];
   readonly #warnings: RuleWarning[] = [];
+  readonly #readBlockers = new ReadBlockers();
 
   constructor(options: PermissionPolicyOptions) {
     this.#cwd = path.resolve(options.cwd);
@@ -195,9 +197,7 @@ export class PermissionPolicy {
    * (a search resolves its root once, not each file, and knows files from folders).
    */
   mayRead(file: string, toolName = "Read", found?: FoundPath): boolean {
-    const patterns = [...this.#rules.deny, ...this.#rules.ask].flatMap((rule) =>
-      rule.path !== undefined && ruleAppliesTo(rule.toolName, toolName) ? [rule.path] : [],
-    );
+    const patterns = this.#readBlockers.patterns(this.#rules, toolName);
     // Without a path rule for the tool nothing is refused: no file system look-up (a search
     // calls this for every folder and file it reports).
     if (patterns.length === 0) return true;
