@@ -157,4 +157,13 @@ describe("Read refuses a file that the rules deny once it is opened", () => {
     expect(results[0]?.text).toMatch(/Permission to use Read has been denied/);
     expect(results[0]?.text).not.toContain("env-value");
   });
+
+  it("a file named like a denied folder is still read: the check judges it as the file it is", async () => {
+    writeFileSync(path.join(ws, "sub2"), "plain file\n");
+    const results = await replay("js", [["Read", { file_path: path.join(ws, "sub2") }]], {
+      disallowedTools: [...DENY, "Read(./sub2/**)"],
+    });
+    expect(results[0]?.error).toBe(false);
+    expect(results[0]?.text).toContain("plain file");
+  });
 });

@@ -86,7 +86,7 @@ async function readForModel(input: ReadInput, context: ToolContext): Promise<Too
   }
   try {
     // The Read rules judge the file opened too, not only the path the permission check saw.
-    if (context.files?.mayRead(realPath) === false) {
+    if (context.files?.mayRead(realPath, { real: realPath, isFile: true }) === false) {
       throw new GyreError("tool_error", `Permission to use Read has been denied by the Read rules for ${path}.`, {
         toolName: "Read",
       });
