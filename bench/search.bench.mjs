@@ -10,6 +10,7 @@ import { globOptions, skippedFolders } from "../dist/tools/builtin/glob-run.js";
 import { globTool } from "../dist/tools/builtin/glob-tool.js";
 import { grepTool } from "../dist/tools/builtin/grep/index.js";
 import { ToolSession } from "../dist/tools/index.js";
+import { PermissionPolicy } from "../dist/permissions/index.js";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = 6;
@@ -25,6 +26,21 @@ const context = () => ({
   reportProgress() {},
   emit() {},
 });
+
+/** Read deny rules of the kinds settings have (a file, a name anywhere, a folder, outside). */
+const READ_RULES = ["Read(./.env)", "Read(**/*.pem)", "Read(./secrets/**)", "Read(~/.ssh/**)"];
+
+/**
+ * A tool context as the tool-call pipeline gives it (ToolContext.files): the policy's judged
+ * path and its per-file Read check, here with `rules` as deny rules. The policy and its
+ * decision are made before the timing starts: they were there before the per-file check.
+ */
+function guardedContext(toolName, input, rules) {
+  const policy = new PermissionPolicy({ cwd: repo, deny: rules });
+  const decision = policy.evaluate({ toolName, input, sideEffect: "read-only", cwd: repo });
+  const files = { approvedPath: decision.path, mayRead: (file, found) => policy.mayRead(file, toolName, found) };
+  return () => ({ ...context(), files });
+}
 
 /** Medians of two ways to do the same work, run alternately so load changes hit both alike. */
 async function medians(first, second, runs = RUNS) {
@@ -66,6 +82,23 @@ async function benchGrep(pattern, path) {
   const where = `"${pattern}" in ${path}`;
   line(`grep tool/rg ${where}`, viaTool, rgTime, "rg");
   line(`grep js fallback/rg ${where}`, viaJs, rgTime2, "rg");
+  // The permission check of each file found (issue 26): the same search with and without it.
+  for (const [name, tool] of [
+    ["rg", rgTool],
+    ["js", jsTool],
+  ]) {
+    for (const [label, rules] of [
+      ["no rules", []],
+      [`${READ_RULES.length} Read rules`, READ_RULES],
+    ]) {
+      const checkedContext = guardedContext("Grep", input, rules);
+      const [guarded, bare] = await medians(
+        () => tool.execute(input, checkedContext()),
+        () => tool.execute(input, context()),
+      );
+      line(`grep ${name} checked (${label})/unchecked ${where}`, guarded, bare, "unchecked", "checked");
+    }
+  }
 }
 
 async function benchGlob(pattern, path) {
@@ -84,6 +117,19 @@ async function benchGlob(pattern, path) {
     GLOB_RUNS,
   );
   line(`glob fast crawl/tinyglobby "${pattern}" in ${path}`, crawl, direct2, "tinyglobby", "crawl");
+  for (const [label, rules] of [
+    ["no rules", []],
+    [`${READ_RULES.length} Read rules`, READ_RULES],
+  ]) {
+    const input = { pattern, path };
+    const checkedContext = guardedContext("Glob", input, rules);
+    const [guarded, bare] = await medians(
+      () => tool.execute(input, checkedContext()),
+      () => tool.execute(input, context()),
+      GLOB_RUNS,
+    );
+    line(`glob checked (${label})/unchecked "${pattern}" in ${path}`, guarded, bare, "unchecked", "checked");
+  }
 }
 
 const started = performance.now();

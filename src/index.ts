@@ -73,6 +73,7 @@ export {
   type ClientTool,
   type DefineToolOptions,
   type FileGuard,
+  type FoundPath,
   defineTool,
   type SideEffect,
   type Tool,

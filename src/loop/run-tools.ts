@@ -214,7 +214,7 @@ async function runOne(
         session: context.session,
         files: {
           ...(approved.path !== undefined && { approvedPath: approved.path }),
-          mayRead: (file) => state.permissions.mayRead(file, tool.name),
+          mayRead: (file, found) => state.permissions.mayRead(file, tool.name, found),
         },
         reportProgress: (data) => progress.report(data),
         emit: (event) => {

@@ -104,7 +104,7 @@ export class BuiltinToolSession {
       session: this.#session,
       files: {
         ...(decision.path !== undefined && { approvedPath: decision.path }),
-        mayRead: (file) => this.#state.permissions.mayRead(file, prepared.tool.name),
+        mayRead: (file, found) => this.#state.permissions.mayRead(file, prepared.tool.name, found),
       },
       reportProgress: (data) => void progress.report(typeof data === "string" ? data : JSON.stringify(data)),
       emit: () => {},

@@ -6,6 +6,8 @@ import { resolveRealPath } from "./resolve-path.js";
 export interface PathPattern {
   base: string;
   realBase: string;
+  /** The gitignore lines `matcher` was built from, relative to `base`. */
+  lines: readonly string[];
   matcher: Ignore;
 }
 
@@ -42,18 +44,52 @@ export function compilePathPattern(content: string, context: PathPatternContext)
     pattern = content;
   }
   if (pattern === "/") pattern = "/**";
-  return { base, realBase: resolveRealPath(base), matcher: ignore().add(pattern) };
+  const normalized = path.resolve(base);
+  return { base: normalized, realBase: resolveRealPath(normalized), lines: [pattern], matcher: ignore().add(pattern) };
 }
 
-/** Whether any of the absolute `files` matches the pattern (tried against the base and its real path). */
+/**
+ * Whether any of the absolute, normalised `files` matches the pattern (tried against the base
+ * and its real path). Only files below a base can match; their path relative to it is a slice,
+ * not `path.relative` (which resolves both paths again: a search asks this for every file).
+ */
 export function matchesPathPattern(pattern: PathPattern, files: readonly string[]): boolean {
-  for (const base of new Set([pattern.base, pattern.realBase])) {
-    for (const file of files) {
-      const relative = path.relative(base, file);
-      if (relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`)) continue;
-      if (path.isAbsolute(relative) || !ignore.isPathValid(relative)) continue;
-      if (pattern.matcher.ignores(relative)) return true;
-    }
+  const { base, realBase } = pattern;
+  return (
+    matchesBelow(pattern.matcher, base, files) || (realBase !== base && matchesBelow(pattern.matcher, realBase, files))
+  );
+}
+
+function matchesBelow(matcher: Ignore, base: string, files: readonly string[]): boolean {
+  const prefix = base.endsWith(path.sep) ? base : base + path.sep;
+  for (const file of files) {
+    if (!file.startsWith(prefix) || file.length === prefix.length) continue;
+    const relative = file.slice(prefix.length);
+    if (ignore.isPathValid(relative) && matcher.ignores(relative)) return true;
   }
   return false;
+}
+
+/**
+ * Patterns that match when any of `patterns` does, with those of one base merged into one
+ * matcher: one look-up per file and base instead of one per rule (a search checks every file
+ * it found). A negated line (`!…`) would undo the others' matches in a shared matcher, so a
+ * pattern with one keeps a matcher of its own.
+ */
+export function mergePathPatterns(patterns: readonly PathPattern[]): PathPattern[] {
+  const merged = new Map<string, PathPattern>();
+  const alone: PathPattern[] = [];
+  for (const pattern of patterns) {
+    if (pattern.lines.some((line) => /(^|\n)\s*!/.test(line))) {
+      alone.push(pattern);
+      continue;
+    }
+    const key = `${pattern.base}\0${pattern.realBase}`;
+    const known = merged.get(key);
+    merged.set(key, known ? { ...known, lines: [...known.lines, ...pattern.lines] } : pattern);
+  }
+  const combined = [...merged.values()].map((pattern) =>
+    pattern.lines.length === 1 ? pattern : { ...pattern, matcher: ignore().add([...pattern.lines]) },
+  );
+  return [...combined, ...alone];
 }

@@ -509,6 +509,63 @@ describe("mayRead: one check per file a tool opens or lists", () => {
     expect(p.mayRead(path.join(ws, ".env"), "Glob")).toBe(false);
   });
 
+  it("takes the real path a caller resolved instead of looking it up, and needs none without rules", () => {
+    const p = policy({ deny: [`Read(/${outside}/secret.txt)`] });
+    // As a search passes them: the path as found, and its real path from its folder's.
+    const real = path.join(outside, "secret.txt");
+    expect(p.mayRead(path.join(ws, "elsewhere.txt"), "Grep", { real, isFile: true })).toBe(false);
+    expect(p.mayRead(path.join(ws, "elsewhere.txt"), "Grep", { real: path.join(ws, "elsewhere.txt") })).toBe(true);
+    expect(policy({ deny: ["Bash(rm:*)", "Edit(./x)"] }).mayRead(path.join(ws, "x"))).toBe(true);
+  });
+
+  it("sees rules added, removed or replaced after a check, also through a narrowed view", () => {
+    const p = policy({ deny: ["Read(./.env)"] });
+    const view = p.narrowedTo("plan");
+    const key = path.join(ws, "key.pem");
+    expect(view.mayRead(key)).toBe(true);
+    p.applyUpdate({
+      type: "addRules",
+      behavior: "deny",
+      destination: "session",
+      rules: [{ toolName: "Read", ruleContent: "*.pem" }],
+    });
+    expect(view.mayRead(key)).toBe(false);
+    expect(p.mayRead(path.join(ws, ".env"))).toBe(false);
+    p.applyUpdate({
+      type: "removeRules",
+      behavior: "deny",
+      destination: "session",
+      rules: [{ toolName: "Read", ruleContent: "*.pem" }],
+    });
+    expect(view.mayRead(key)).toBe(true);
+    p.applyUpdate({
+      type: "replaceRules",
+      behavior: "deny",
+      destination: "session",
+      rules: [{ toolName: "Read", ruleContent: "key.pem" }],
+    });
+    expect(p.mayRead(key)).toBe(false);
+    expect(p.mayRead(path.join(ws, ".env"))).toBe(true);
+  });
+
+  it("merges rules of one base without letting a negated one undo the others", () => {
+    const p = policy({ deny: ["Read(./.env)", "Read(*.pem)", "Read(!*.pem)", "Read(./sub/**)"] });
+    expect(p.mayRead(path.join(ws, ".env"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "a", "b.pem"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "sub", "x"))).toBe(false);
+    expect(p.mayRead(path.join(ws, "x"))).toBe(true);
+  });
+
+  it("judges a path known to be a file as a file: a folder rule does not hide a file of that name", () => {
+    const p = policy({ deny: ["Read(./build/**)"] });
+    const build = path.join(ws, "build");
+    expect(p.mayRead(build)).toBe(false); // may be the folder
+    expect(p.mayRead(build, "Read", { real: build, isFile: true })).toBe(true);
+    expect(p.mayRead(path.join(build, "out.js"), "Read", { real: path.join(build, "out.js"), isFile: true })).toBe(
+      false,
+    );
+  });
+
   it("follows links: a link to a denied file is denied, a link out to a denied real path too", () => {
     const p = policy({ deny: [`Read(/${outside}/secret.txt)`] });
     expect(p.mayRead(path.join(ws, "link-out", "secret.txt"))).toBe(false);

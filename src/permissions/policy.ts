@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import path from "node:path";
-import type { SideEffect } from "../tools/index.js";
+import type { FoundPath, SideEffect } from "../tools/index.js";
 import {
   blockingUncertainty,
   findBlockingBashRule,
@@ -13,6 +13,7 @@ import type { PermissionMode } from "./mode.js";
 import { matchesPathPattern } from "./path-pattern.js";
 import { readsProcessState } from "./process-paths.js";
 import { isProtectedPath } from "./protected-paths.js";
+import { ReadBlockers } from "./read-blockers.js";
 import { expandHome, isInside, resolveRealPath } from "./resolve-path.js";
 import { formatRule, parseRule, type SourcedRule } from "./rule.js";
 import { loadShellParser } from "./shell/parser.js";
@@ -82,6 +83,7 @@ export class PermissionPolicy {
   #rules: Record<RuleBehavior, CompiledRule[]> = { allow: [], deny: [], ask: [] };
   #directories: string[] = [];
   readonly #warnings: RuleWarning[] = [];
+  readonly #readBlockers = new ReadBlockers();
 
   constructor(options: PermissionPolicyOptions) {
     this.#cwd = path.resolve(options.cwd);
@@ -195,18 +197,23 @@ export class PermissionPolicy {
   /**
    * Whether the rules let `toolName` (a tool of the Read family by default) read, or name, the
    * file or folder at `file`: no deny or ask rule for that tool (`Read(...)` rules cover Read,
-   * Grep, Glob) matches it as written or as resolved, nor (for a folder) everything inside it. The one check every tool that reports file content or names
-   * applies to each file it found or opened (`ToolContext.files`): a search cannot ask about
-   * each file it meets, so what a rule would refuse or ask about is left out.
+   * Grep, Glob) matches it as written or as resolved, nor (for a folder) everything inside it.
+   * The one check every tool that reports file content or names applies to each file it found
+   * or opened (`ToolContext.files`): a search cannot ask about each file it meets, so what a
+   * rule would refuse or ask about is left out. `found`: what the caller knows of `file` already
+   * (a search resolves its root once, not each file, and knows files from folders).
    */
-  mayRead(file: string, toolName = "Read"): boolean {
+  mayRead(file: string, toolName = "Read", found?: FoundPath): boolean {
+    const patterns = this.#readBlockers.patterns(this.#rules, toolName);
+    // Without a path rule for the tool nothing is refused: no file system look-up (a search
+    // calls this for every folder and file it reports).
+    if (patterns.length === 0) return true;
     const absolute = path.resolve(this.#cwd, file);
-    const real = resolveRealPath(absolute);
+    const resolved = found?.real ?? resolveRealPath(absolute);
+    const names = resolved === absolute ? [absolute] : [absolute, resolved];
     // `dir/-` stands for what a folder holds: `Read(./secrets/**)` hides the folder itself too.
-    const files = [...new Set([absolute, real])].flatMap((name) => [name, path.join(name, "-")]);
-    const blocks = (rule: CompiledRule) =>
-      rule.path !== undefined && ruleAppliesTo(rule.toolName, toolName) && matchesPathPattern(rule.path, files);
-    return !this.#rules.deny.some(blocks) && !this.#rules.ask.some(blocks);
+    const files = found?.isFile === true ? names : names.flatMap((name) => [name, path.join(name, "-")]);
+    return !patterns.some((pattern) => matchesPathPattern(pattern, files));
   }
 
   #decide(request: PermissionRequest, subject: Subject): PermissionDecision {

@@ -5,6 +5,7 @@ export type {
   AnyTool,
   ClientTool,
   FileGuard,
+  FoundPath,
   SideEffect,
   Tool,
   ToolContent,

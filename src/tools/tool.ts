@@ -41,9 +41,22 @@ export interface FileGuard {
    * Whether the run's `Read` rules let a tool read, or name, the file or folder at `file`
    * (absolute): no deny or ask rule of the Read family matches it, as written or as resolved.
    * Every tool that reports file content or names calls it for each file it found or opened,
-   * so a search of a folder leaves out what a rule denies inside it.
+   * so a search of a folder leaves out what a rule denies inside it. `found`: what the caller
+   * knows of the path already (a search knows both from its walk), so that nothing is looked
+   * up again for every file.
    */
-  mayRead(file: string): boolean;
+  mayRead(file: string, found?: FoundPath): boolean;
+}
+
+/** What a search knows of a path it found: its real path, and whether it is a file. */
+export interface FoundPath {
+  /** The real path (symlinks followed). */
+  real: string;
+  /**
+   * True for a file: only the path itself is judged. Otherwise it may be a folder, hidden too
+   * when a rule covers all it holds (`Read(./secrets/**)` hides `secrets`).
+   */
+  isFile?: boolean;
 }
 
 export interface ToolContext {

@@ -73,4 +73,21 @@ describe("which mentions may be attached", () => {
     expect(typed.attached).toEqual(["ok.txt", join("..", outside.split("/").pop() ?? "", "key")]);
     expect(JSON.stringify(typed.content)).not.toContain("hunter2");
   });
+
+  it("lists a mentioned folder without the names a Read rule denies", async () => {
+    const { mentionGate } = await import("./mention-gate.js");
+    const cwd = mkdtempSync(join(tmpdir(), "gyre-mention-gate-"));
+    mkdirSync(join(cwd, "keys"));
+    writeFileSync(join(cwd, ".env"), "TOKEN=hunter2\n");
+    writeFileSync(join(cwd, "ok.txt"), "fine\n");
+    writeFileSync(join(cwd, "keys", "id_rsa"), "PRIVATE\n");
+    const refuse = await mentionGate({ disallowedTools: ["Read(./.env)", "Read(./keys/**)"] }, cwd, ["./"]);
+    const { content, attached } = await attachMentions("look at @./", cwd, { refuse });
+    expect(attached).toEqual(["."]);
+    // The folder `keys` is named (its files are not); `.env` is not named at all.
+    expect(content).toEqual([
+      { type: "text", text: "look at @./" },
+      { type: "text", text: "Listing of the folder ./ (attached with @.):\nkeys/\nok.txt" },
+    ]);
+  });
 });

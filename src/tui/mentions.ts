@@ -1,5 +1,6 @@
+import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { errorMessage } from "../errors/index.js";
 import type { UserContentBlock } from "../protocol/index.js";
 import { readTool } from "../tools/builtin/index.js";
@@ -39,7 +40,7 @@ export interface AttachedPrompt {
  * with Read's own message), a folder as a listing. Mentions of paths that do not exist stay
  * plain text (`@someone`); a file that cannot be read is named in `problems` and the model
  * is told why it is missing. `refuse` keeps a path out (a deny rule, say): it stays text and
- * is named in `problems`.
+ * is named in `problems`; the entries of a mentioned folder that it refuses are not listed.
  */
 export async function attachMentions(
   prompt: string,
@@ -65,7 +66,7 @@ export async function attachMentions(
       try {
         blocks.push(
           ...(kind.isDirectory()
-            ? await folderBlocks(path, shown)
+            ? await folderBlocks(path, shown, (entry) => options.refuse?.(entry, mention))
             : await fileBlocks(path, shown, cwd, session, options.signal)),
         );
         attached.push(shown);
@@ -104,8 +105,16 @@ async function fileBlocks(
   return typeof content === "string" ? [header, { type: "text", text: content }] : [header, ...content];
 }
 
-async function folderBlocks(path: string, shown: string): Promise<UserContentBlock[]> {
-  const entries = await readdir(path, { withFileTypes: true });
+/** A folder's listing, without the entries `refuse` keeps out (a name a Read rule denies is not sent either). */
+async function folderBlocks(
+  path: string,
+  shown: string,
+  refuse: (entry: string) => string | undefined | Promise<string | undefined>,
+): Promise<UserContentBlock[]> {
+  const entries: Dirent[] = [];
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    if ((await refuse(join(path, entry.name))) === undefined) entries.push(entry);
+  }
   const names = entries
     .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
     .sort()

@@ -9,6 +9,11 @@ export interface CrawlOptions {
   modifiedTimes?: boolean;
   /** How long folders are read synchronously before the walk goes asynchronous (default 2 ms). */
   syncBudgetMs?: number;
+  /**
+   * Whether to descend into a folder (absolute, ending in `/`); false skips it and all it holds
+   * (one the permission rules hide entirely).
+   */
+  mayEnter?: (folder: string) => boolean;
 }
 
 export interface CrawlResult {
@@ -51,6 +56,7 @@ export function crawlGlob(
     root,
     signal: options.signal,
     modifiedTimes: options.modifiedTimes ?? false,
+    mayEnter: options.mayEnter,
     result: { paths: [], times: [] },
   };
   const deadline = performance.now() + (options.syncBudgetMs ?? DEFAULT_SYNC_BUDGET_MS);
@@ -64,6 +70,7 @@ interface Walk {
   root: string;
   signal: AbortSignal | undefined;
   modifiedTimes: boolean;
+  mayEnter: ((folder: string) => boolean) | undefined;
   /** `result.times` trails `result.paths` until `readTimes` catches up. */
   result: CrawlResult;
 }
@@ -139,7 +146,8 @@ function collect(walk: Walk, folder: string, entries: Dirent[], found: (subfolde
       if (path !== undefined) result.paths.push(path);
     } else if (entry.isDirectory()) {
       const subfolder = `${folder}${entry.name}/`;
-      if (!plan.skipsFolder(entry.name, subfolder, rootLength)) found(subfolder);
+      if (plan.skipsFolder(entry.name, subfolder, rootLength)) continue;
+      if (walk.mayEnter?.(subfolder) !== false) found(subfolder);
     }
   }
 }

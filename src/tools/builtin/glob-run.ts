@@ -1,4 +1,4 @@
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { glob } from "tinyglobby";
 import { GyreError } from "../../errors/index.js";
 import type { ToolContext, ToolResult } from "../tool.js";
@@ -6,6 +6,7 @@ import { crawlGlob } from "./glob-crawl.js";
 import { modifiedTimes, newestFirst } from "./glob-order.js";
 import type { GlobInput } from "./glob-tool.js";
 import { resolveSearchRoot } from "./grep/search-root.js";
+import { SearchGuard } from "./search-guard.js";
 
 /** One Glob call: the search and its listing, newest-modified first, at most `maxResults` paths. */
 export async function runGlob(input: GlobInput, context: ToolContext, maxResults: number): Promise<ToolResult> {
@@ -14,7 +15,9 @@ export async function runGlob(input: GlobInput, context: ToolContext, maxResults
     throw new GyreError("tool_error", `Path is not a directory: ${input.path}`, { toolName: "Glob" });
   }
   const pattern = isAbsolute(input.pattern) ? relative(root.path, input.pattern) : input.pattern;
-  const matches = await findFiles(pattern, root.path, context.signal);
+  const guard = new SearchGuard(context.files, root.path);
+  // Left out before ordering and counting, so neither the list nor "more matched" tells of them.
+  const matches = permitted(await findFiles(pattern, root.path, context.signal, guard), root.path, guard);
   const prefix = root.display === "" ? "" : root.display.endsWith("/") ? root.display : `${root.display}/`;
   const shown = newestFirst(matches.paths, matches.times, maxResults).map((path) => prefix + path);
   const more = matches.paths.length - shown.length;
@@ -62,9 +65,23 @@ interface Matches {
  * The files under `root` that `pattern` matches, relative to `root`, with their modification
  * times: our own crawl when it reproduces tinyglobby exactly, else tinyglobby itself.
  */
-async function findFiles(pattern: string, root: string, signal: AbortSignal): Promise<Matches> {
-  const crawl = crawlGlob(pattern, root, skippedFolders(pattern), { signal, modifiedTimes: true });
+async function findFiles(pattern: string, root: string, signal: AbortSignal, guard: SearchGuard): Promise<Matches> {
+  const mayEnter = (folder: string) => guard.mayEnter(folder);
+  const crawl = crawlGlob(pattern, root, skippedFolders(pattern), { signal, modifiedTimes: true, mayEnter });
   if (crawl !== undefined) return crawl;
   const paths = await glob(pattern, { cwd: root, ...globOptions(pattern), signal });
   return { paths, times: modifiedTimes(paths, root) };
+}
+
+/** The matches the guard lets the call report (paths relative to `root`), with their times. */
+function permitted(matches: Matches, root: string, guard: SearchGuard): Matches {
+  const paths: string[] = [];
+  const times: number[] = [];
+  for (let i = 0; i < matches.paths.length; i++) {
+    const path = matches.paths[i] as string;
+    if (!guard.mayReport(resolve(root, path))) continue;
+    paths.push(path);
+    times.push(matches.times[i] ?? 0);
+  }
+  return { paths, times };
 }

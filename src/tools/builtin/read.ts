@@ -85,6 +85,12 @@ async function readForModel(input: ReadInput, context: ToolContext): Promise<Too
     throw await fileAccessError(error, path, context.cwd, "Read", "read");
   }
   try {
+    // The Read rules judge the file opened too, not only the path the permission check saw.
+    if (context.files?.mayRead(realPath, { real: realPath, isFile: true }) === false) {
+      throw new GyreError("tool_error", `Permission to use Read has been denied by the Read rules for ${path}.`, {
+        toolName: "Read",
+      });
+    }
     const stats = await handle.stat();
     if (stats.isDirectory()) throw isDirectoryError(path, "Read");
     const header = await readHeader(handle, Math.min(stats.size, SNIFF_BYTES));

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { GyreError } from "../../../errors/index.js";
 import type { ToolContext, ToolResult } from "../../tool.js";
+import { SearchGuard } from "../search-guard.js";
 import { findRipgrep } from "./find-ripgrep.js";
 import { formatResults } from "./format.js";
 import { DEFAULT_HEAD_LIMIT, type GrepInput, splitGlobs } from "./input.js";
@@ -18,6 +19,7 @@ export async function runGrep(input: GrepInput, context: ToolContext, options: G
   const root = resolveSearchRoot(input.path, context.cwd, "Grep");
   const mode = input.output_mode ?? "files_with_matches";
   const around = input["-C"] ?? input.context ?? 0;
+  const guard = new SearchGuard(context.files, root.path);
   const request: SearchRequest = {
     pattern: input.pattern,
     root: root.path,
@@ -32,8 +34,10 @@ export async function runGrep(input: GrepInput, context: ToolContext, options: G
     before: mode === "content" ? (input["-B"] ?? around) : 0,
     after: mode === "content" ? (input["-A"] ?? around) : 0,
     signal: context.signal,
+    mayEnter: (folder) => guard.mayEnter(folder),
   };
-  const files = await backend.search(request);
+  // Left out before ordering and paging, so no count, total or page boundary reflects them.
+  const files = (await backend.search(request)).filter((file) => guard.mayReport(resolve(context.cwd, file.path)));
   const ordered = mode === "files_with_matches" ? newestFirst(files, context.cwd) : byPath(files);
   const content = formatResults(ordered, {
     mode,

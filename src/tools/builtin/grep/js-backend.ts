@@ -66,6 +66,7 @@ export function jsBackend(): SearchBackend {
             isDir,
           };
           if (!filter.accepts(entry, rules)) continue;
+          if (isDir && request.mayEnter?.(entry.path) === false) continue;
           if (isDir) stack.push({ path: entry.path, display: entry.display, rules });
           else visitFile(entry.path, entry.display);
           if (performance.now() - sliceStart > SLICE_MS) {

@@ -28,6 +28,11 @@ export interface SearchRequest {
   before: number;
   after: number;
   signal: AbortSignal;
+  /**
+   * Whether the walk may descend into a folder (absolute) at all: false for one the permission
+   * rules hide entirely. A backend may skip it or not; what it finds is filtered per file anyway.
+   */
+  mayEnter?: (folder: string) => boolean;
 }
 
 /** A printed line of a file: a match or a context line. */
