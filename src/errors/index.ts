@@ -56,7 +56,8 @@ export type GyreErrorCode =
   | "model_bad_request"
   /**
    * A built-in tool failed (a missing file, an edit that does not match, a failed atomic
-   * write, a bad search root). The loop shows it to the model as an `is_error` result.
+   * write, a bad search root, a path that changed while Read, Write or Edit opened it). The
+   * loop shows it to the model as an `is_error` result.
    */
   | "tool_error"
   /** The reason a tool call's signal aborts when the call runs past its timeout. */

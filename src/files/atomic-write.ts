@@ -1,19 +1,29 @@
 import { randomBytes } from "node:crypto";
-import type { Stats } from "node:fs";
-import { type FileHandle, lstat, open, readlink, rename, stat, unlink } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { constants, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { errorMessage, fsErrorCode, GyreError } from "../errors/index.js";
+import { type FolderUse, HeldFolder } from "./held-folder.js";
+import { pathChangedError } from "./path-changed.js";
+import { realTargetOf } from "./real-target.js";
 
 export interface AtomicWriteOptions {
   /** The tool named in errors (`Write`, `Edit`). */
   toolName: string;
   /** The path as the caller knows it, for messages (default: `path`). */
   displayPath?: string;
+  /**
+   * The real path to replace, symlinks already followed (a tool passes what its permission
+   * check approved, `FileGuard.approvedPath`): the bytes go to exactly that file, and a path
+   * that no longer leads there is refused. Default: where `path` leads now, through symlinks.
+   */
+  realPath?: string;
+  /** Make the folders above the file that do not exist, each inside the one before it. */
+  createFolders?: boolean;
 }
 
-/** Symlinks followed before giving up, as the kernel's own limit (`ELOOP`). */
-const MAX_SYMLINKS = 40;
 const NAME_MAX_BYTES = 255;
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
 /**
  * Replaces the file at `path` with `bytes` so that any failure or crash leaves either the
@@ -21,6 +31,11 @@ const NAME_MAX_BYTES = 255;
  * (`.<name>.gyre-<random>.tmp`), which is fsynced and renamed over the target; then the folder
  * is fsynced (best effort: not every platform can open a folder).
  *
+ * - Where it writes: the real path of `path` (or `options.realPath`). Its folder is held open
+ *   and verified to be that folder (see {@link HeldFolder}), and the temp file is created,
+ *   renamed and, on failure, removed in that folder, so a folder renamed or swapped for a
+ *   symlink meanwhile never makes the write, or its temp file, land anywhere else: a path that
+ *   changed is refused (a `GyreError`), never followed to its new target.
  * - A symlink at `path` is followed: the file it points to is replaced, the link stays.
  * - An existing file keeps its mode and owner; a file it cannot give the same owner is refused,
  *   as is a file without write permission. A new file gets mode 0666 less the umask.
@@ -34,60 +49,82 @@ const NAME_MAX_BYTES = 255;
  * Returns the new file's stats.
  */
 export async function atomicWriteFile(path: string, bytes: Uint8Array, options: AtomicWriteOptions): Promise<Stats> {
-  const shown = options.displayPath ?? path;
-  let stage: Stage = "check";
-  let target = path;
-  let original: Stats | undefined;
-  let tempPath: string | undefined;
-  let handle: FileHandle | undefined;
+  const use: FolderUse = { shown: options.displayPath ?? path, toolName: options.toolName, action: "written" };
+  const progress: Progress = { stage: "check", folder: dirname(options.realPath ?? path), original: undefined };
+  let folder: HeldFolder | undefined;
   try {
-    ({ target, original } = await followSymlinks(path));
-    if (original) await assertReplaceable(target, original, shown, options.toolName);
-    stage = "create";
-    ({ tempPath, handle } = await createTempFile(target, original));
-    stage = "write";
-    if (original) await keepOwnerAndMode(handle, original, shown, options.toolName);
-    await handle.writeFile(bytes);
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await rename(tempPath, target);
+    const target = options.realPath ?? (await realTargetOf(path));
+    progress.folder = dirname(target);
+    folder = await HeldFolder.open(progress.folder, use, { create: options.createFolders ?? false });
+    return await replaceInFolder(folder, basename(target), bytes, use, progress);
   } catch (error) {
-    if (handle) await handle.close().catch(() => {});
-    if (tempPath) await unlink(tempPath).catch(() => {});
-    throw writeError(error, { shown, folder: dirname(target), original, toolName: options.toolName, stage });
+    throw writeError(error, { ...progress, shown: use.shown, toolName: use.toolName });
+  } finally {
+    await folder?.close();
   }
-  await syncFolder(dirname(target));
-  return stat(target);
 }
 
 type Stage = "check" | "create" | "write";
 
-/** The file `path` leads to through any symlinks (even a dangling one), and its stats if it exists. */
-async function followSymlinks(path: string): Promise<{ target: string; original: Stats | undefined }> {
-  let target = path;
-  for (let hops = 0; hops <= MAX_SYMLINKS; hops++) {
-    let stats: Stats;
-    try {
-      stats = await lstat(target);
-    } catch (error) {
-      if (fsErrorCode(error) === "ENOENT") return { target, original: undefined };
-      throw error;
-    }
-    if (!stats.isSymbolicLink()) return { target, original: stats };
-    target = resolve(dirname(target), await readlink(target));
-  }
-  throw Object.assign(new Error(`too many symbolic links at ${path}`), { code: "ELOOP" });
+/** How far a write got, for its error message. */
+interface Progress {
+  stage: Stage;
+  folder: string;
+  original: Stats | undefined;
 }
 
-/** Creates a new temp file beside `target`; `wx` never opens someone else's file. */
-async function createTempFile(target: string, original: Stats | undefined) {
+/** The temp file's dance, every step inside `folder`. */
+async function replaceInFolder(
+  folder: HeldFolder,
+  name: string,
+  bytes: Uint8Array,
+  use: FolderUse,
+  progress: Progress,
+): Promise<Stats> {
+  const original = await lstatIfExists(folder, name, use);
+  progress.original = original;
+  if (original) await assertReplaceable(folder, name, original, use);
+  progress.stage = "create";
+  const { temp, handle } = await createTempFile(folder, name, original);
+  let written: Stats;
+  try {
+    progress.stage = "write";
+    if (original) await keepOwnerAndMode(handle, original, use.shown, use.toolName);
+    await handle.writeFile(bytes);
+    await handle.sync();
+    written = await handle.stat();
+    await handle.close();
+    await folder.rename(temp, name);
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await folder.unlink(temp).catch(() => {});
+    throw error;
+  }
+  await folder.sync();
+  return written;
+}
+
+/** What is at `name` now, if anything; a symlink there was put there after the path was resolved. */
+async function lstatIfExists(folder: HeldFolder, name: string, use: FolderUse): Promise<Stats | undefined> {
+  let stats: Stats;
+  try {
+    stats = await folder.lstat(name);
+  } catch (error) {
+    if (fsErrorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+  if (stats.isSymbolicLink()) throw pathChangedError(use, join(folder.path, name), "written");
+  return stats;
+}
+
+/** Creates a new temp file beside the target; `O_EXCL` never opens someone else's file (nor follows a link). */
+async function createTempFile(folder: HeldFolder, name: string, original: Stats | undefined) {
   // Private until its owner and mode are set; a new file's mode is left to the umask, as writeFile does.
   const mode = original ? 0o600 : 0o666;
   for (let attempt = 0; ; attempt++) {
-    const tempPath = join(dirname(target), tempFileName(basename(target)));
+    const temp = tempFileName(name);
     try {
-      return { tempPath, handle: await open(tempPath, "wx", mode) };
+      return { temp, handle: await folder.openFile(temp, CREATE_NEW, mode) };
     } catch (error) {
       if (fsErrorCode(error) !== "EEXIST" || attempt >= 3) throw error;
     }
@@ -121,27 +158,15 @@ async function keepOwnerAndMode(handle: FileHandle, original: Stats, shown: stri
   await handle.chmod(original.mode & 0o7777);
 }
 
-/** Makes the rename itself durable. Not every platform can open a folder (Windows), hence best effort. */
-async function syncFolder(folder: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(folder, "r");
-    await handle.sync();
-  } catch {
-    // The data is already durable; only the new name might not survive a power cut.
-  } finally {
-    await handle?.close().catch(() => {});
-  }
-}
-
 /**
  * Only a regular file the process may write is replaced: the rename would otherwise turn a
  * device or FIFO into a plain file, and ignore a file's read-only bit. Opening it for writing
  * (without truncating) asks exactly what writing in place would have asked: effective ids,
  * ACLs, read-only attributes; root may still write.
  */
-async function assertReplaceable(target: string, original: Stats, shown: string, toolName: string) {
-  if (original.isDirectory()) throw Object.assign(new Error(`${target} is a directory`), { code: "EISDIR" });
+async function assertReplaceable(folder: HeldFolder, name: string, original: Stats, use: FolderUse) {
+  const { shown, toolName } = use;
+  if (original.isDirectory()) throw Object.assign(new Error(`${shown} is a directory`), { code: "EISDIR" });
   if (!original.isFile()) {
     throw new GyreError(
       "tool_error",
@@ -149,7 +174,7 @@ async function assertReplaceable(target: string, original: Stats, shown: string,
       { toolName },
     );
   }
-  await (await open(target, "r+")).close();
+  await (await folder.openFile(name, constants.O_RDWR)).close();
 }
 
 interface ErrorContext {

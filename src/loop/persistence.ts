@@ -1,8 +1,8 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { accessSync, closeSync, constants, existsSync, openSync, readSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { GyreError } from "../errors/index.js";
+import { fsErrorCode, GyreError } from "../errors/index.js";
+import { openVerified, realTargetOf } from "../files/index.js";
 import type { HistoryEntry, PendingToolCall, SDKMessage } from "../protocol/index.js";
 import {
   conversationFromMessages,
@@ -178,7 +178,7 @@ export class Persistence {
         if (typeof path === "string" && caller !== undefined && this.#session !== undefined) {
           const { store } = await this.#session;
           const filePath = resolve(context.cwd, path);
-          const before = await contentOf(filePath);
+          const before = await contentOf(filePath, context.files?.approvedPath);
           if (before !== undefined) await store.saveCheckpoint(this.sessionId, caller, filePath, before);
         }
         return execute.call(tool, input, context);
@@ -306,11 +306,29 @@ export function toHistory(messages: readonly SDKMessage[], pending?: ReadonlySet
   );
 }
 
-/** The file's bytes; null when it does not exist; undefined when unreadable (no checkpoint: the tool will fail too). */
-async function contentOf(filePath: string): Promise<Buffer | null | undefined> {
+/**
+ * The bytes of the file the call will change, read as the tools read it: exactly the file its
+ * permission check approved (else where the path leads now), through its verified folder, so a
+ * folder swapped meanwhile never puts another file's content in the session. Null when it does
+ * not exist; undefined when it cannot be read, is not a regular file, or the path changed (no
+ * checkpoint: the tool fails too).
+ */
+async function contentOf(filePath: string, approvedPath: string | undefined): Promise<Buffer | null | undefined> {
   try {
-    return await readFile(filePath);
+    const realPath = approvedPath ?? (await realTargetOf(filePath));
+    const handle = await openVerified(realPath, CHECKPOINT_READ, {
+      accept: (kind) => {
+        if (!kind.isFile()) throw new Error("not a regular file");
+      },
+    });
+    try {
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
+    return fsErrorCode(error) === "ENOENT" ? null : undefined;
   }
 }
+
+const CHECKPOINT_READ = { shown: "the file to checkpoint", toolName: "checkpoint", action: "read" } as const;

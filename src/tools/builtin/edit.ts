@@ -1,18 +1,18 @@
-import { mkdir, stat } from "node:fs/promises";
-import { dirname } from "node:path";
 import { z } from "zod";
 import { GyreError } from "../../errors/index.js";
+import { realTargetOf } from "../../files/index.js";
 import { defineTool } from "../define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "../tool.js";
 import { editSnippet, replaceExact } from "./edit-replace.js";
-import { assertUnchangedSinceRead, recordFileState } from "./file-state.js";
-import { fsErrorCode, realPathOf, resolveToolPath } from "./paths.js";
-import { fileAccessError, isDirectoryError } from "./paths-errors.js";
+import { assertUnchangedSinceRead, type OpenedFile, recordFileState } from "./file-state.js";
+import { resolveToolPath } from "./paths.js";
+import { fileAccessError } from "./paths-errors.js";
 import {
   encodeTextFile,
   type LoadedTextFile,
   loadTextFile,
   NEW_FILE_FORMAT,
+  openExistingFile,
   unencodableError,
   writeAndSnapshot,
 } from "./write-text-file.js";
@@ -57,16 +57,15 @@ async function editForModel(input: EditInput, context: ToolContext): Promise<Too
     throw editError("No changes to make: old_string and new_string are exactly the same.");
   }
   try {
-    const realPath = await realPathOf(path);
-    const existing = await stat(realPath).catch((error: unknown) => {
-      if (fsErrorCode(error) === "ENOENT" && input.old_string === "") return undefined;
-      throw error;
-    });
-    if (!existing) return await createWithEdit(path, realPath, input.new_string, context);
-    if (existing.isDirectory()) throw isDirectoryError(path, "Edit");
-    await assertUnchangedSinceRead(context.session, realPath, "Edit");
-    const file = await loadTextFile(realPath, "Edit");
-    if (!file) throw editError(`${path} is a binary file; Edit changes text files only.`);
+    // The file the permission check approved, else where the path leads now: both halves, the
+    // read and the write, go exactly there through its folder held open (see openVerified).
+    const realPath = context.files?.approvedPath ?? (await realTargetOf(path));
+    const existing = await openExistingFile(realPath, path, "Edit");
+    if (!existing) {
+      if (input.old_string !== "") throw Object.assign(new Error(`${path} does not exist`), { code: "ENOENT" });
+      return await createWithEdit(path, realPath, input.new_string, context);
+    }
+    const file = await loadForEdit(existing, realPath, path, context);
     const edited = applyEdit(file, input, path);
     const encoded = encodeTextFile(edited.text, file.format);
     if (!encoded.ok) throw unencodableError(path, file.format, encoded.character, "Edit");
@@ -86,6 +85,23 @@ async function editForModel(input: EditInput, context: ToolContext): Promise<Too
     };
   } catch (error) {
     throw await fileAccessError(error, path, context.cwd, "Edit", "write");
+  }
+}
+
+/** The file's text, once it is known this session read it as it is now (closes `existing`). */
+async function loadForEdit(
+  existing: OpenedFile,
+  realPath: string,
+  path: string,
+  context: ToolContext,
+): Promise<LoadedTextFile> {
+  try {
+    await assertUnchangedSinceRead(context.session, realPath, "Edit", existing);
+    const file = await loadTextFile(existing, realPath, "Edit");
+    if (!file) throw editError(`${path} is a binary file; Edit changes text files only.`);
+    return file;
+  } finally {
+    await existing.handle.close();
   }
 }
 
@@ -121,10 +137,13 @@ async function createWithEdit(
   content: string,
   context: ToolContext,
 ): Promise<ToolResult> {
-  await mkdir(dirname(realPath), { recursive: true });
   const encoded = encodeTextFile(content, NEW_FILE_FORMAT);
   if (!encoded.ok) throw unencodableError(path, NEW_FILE_FORMAT, encoded.character, "Edit");
-  const written = await writeAndSnapshot(realPath, encoded.bytes, { toolName: "Edit", displayPath: path });
+  const written = await writeAndSnapshot(realPath, encoded.bytes, {
+    toolName: "Edit",
+    displayPath: path,
+    createFolders: true,
+  });
   recordFileState(context.session, realPath, written);
   return { content: `File created successfully at: ${path}`, data: { filePath: path, replacements: 0 } };
 }

@@ -1,7 +1,15 @@
 import { createHash } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { GyreError } from "../../errors/index.js";
 import type { ToolSession } from "../tool-session.js";
+import { readWhole } from "./read-whole.js";
+
+/** A file opened (and verified, see `openVerified`) by a tool, with its stats as opened. */
+export interface OpenedFile {
+  handle: FileHandle;
+  stats: Stats;
+}
 
 /** What Gyre knew about a file when a tool last read or wrote it in this session. */
 export interface FileSnapshot {
@@ -34,12 +42,13 @@ export function sha256(bytes: Buffer): string {
 /**
  * Refuse to change an existing file unless this session read it and it has not changed on
  * disk since. A changed mtime or size counts as a change, unless the whole file was seen
- * before and its bytes still hash the same.
+ * before and its bytes still hash the same. `file` is the file at `realPath`, opened.
  */
 export async function assertUnchangedSinceRead(
   session: ToolSession,
   realPath: string,
   toolName: string,
+  file: OpenedFile,
 ): Promise<void> {
   const known = fileStates(session).get(realPath);
   if (!known) {
@@ -47,10 +56,10 @@ export async function assertUnchangedSinceRead(
       toolName,
     });
   }
-  const now = await stat(realPath);
+  const now = file.stats;
   if (now.mtimeMs === known.mtimeMs && now.size === known.size) return;
   if (known.sha256 !== undefined && now.size === known.size && now.size <= REHASH_LIMIT_BYTES) {
-    if (sha256(await readFile(realPath)) === known.sha256) return;
+    if (sha256(await readWhole(file.handle, now.size)) === known.sha256) return;
   }
   throw new GyreError(
     "tool_error",

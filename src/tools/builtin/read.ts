@@ -1,7 +1,9 @@
-import { type FileHandle, open, readFile, realpath, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { extname } from "node:path";
 import { z } from "zod";
 import { GyreError } from "../../errors/index.js";
+import { openVerified } from "../../files/index.js";
 import { defineTool } from "../define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "../tool.js";
 import { recordFileState, sha256 } from "./file-state.js";
@@ -12,6 +14,7 @@ import { IMAGE_EXTENSIONS, imageBlock, MAX_IMAGE_BYTES, sniffImage } from "./rea
 import { lineIndexFor } from "./read-line-index.js";
 import { type LineWindow, lineWindowFromText, readLineWindow } from "./read-lines.js";
 import { describeWindow, READ_LIMITS } from "./read-output.js";
+import { readWhole } from "./read-whole.js";
 
 export const ReadInput = z.object({
   file_path: z.string().describe("The absolute path to the file to read"),
@@ -76,14 +79,23 @@ async function readForModel(input: ReadInput, context: ToolContext): Promise<Too
   let handle: FileHandle;
   let realPath: string;
   try {
-    realPath = await realpath(path);
-    // Opening a FIFO would block until a writer appears; devices and sockets are no files either.
-    const kind = await stat(realPath);
-    if (!kind.isFile() && !kind.isDirectory()) throw notRegularFile(path);
-    handle = await open(realPath, "r");
+    // The file the permission check approved, else where the path leads now; opened so that a
+    // folder swapped meanwhile is refused, never followed (see openVerified).
+    realPath = context.files?.approvedPath ?? (await realpath(path));
+    handle = await openVerified(
+      realPath,
+      { shown: path, toolName: "Read", action: "read" },
+      {
+        // Opening a FIFO would wait for a writer, a device may act on being opened: neither is a file.
+        accept: (kind) => {
+          if (!kind.isFile() && !kind.isDirectory()) throw notRegularFile(path);
+        },
+      },
+    );
   } catch (error) {
     throw await fileAccessError(error, path, context.cwd, "Read", "read");
   }
+  // From here `handle` is the file at `realPath`, verified: everything is read through it.
   try {
     // The Read rules judge the file opened too, not only the path the permission check saw.
     if (context.files?.mayRead(realPath, { real: realPath, isFile: true }) === false) {
@@ -93,12 +105,13 @@ async function readForModel(input: ReadInput, context: ToolContext): Promise<Too
     }
     const stats = await handle.stat();
     if (stats.isDirectory()) throw isDirectoryError(path, "Read");
+    if (!stats.isFile()) throw notRegularFile(path);
     const header = await readHeader(handle, Math.min(stats.size, SNIFF_BYTES));
     const snapshot = { mtimeMs: stats.mtimeMs, size: stats.size };
     const mediaType = sniffImage(header);
     if (mediaType) {
       if (stats.size > MAX_IMAGE_BYTES) throw imageTooLarge(path, stats.size);
-      const bytes = await readFile(realPath);
+      const bytes = await readWhole(handle, stats.size);
       recordFileState(context.session, realPath, { ...snapshot, sha256: sha256(bytes) });
       return {
         content: [imageBlock(bytes, mediaType)],
@@ -156,7 +169,7 @@ async function readWindow(
       { toolName: "Read" },
     );
   }
-  const bytes = await readFile(realPath);
+  const bytes = await readWhole(handle, size);
   const text = bytes.subarray(bomLength(format)).toString("utf16le");
   return lineWindowFromText(text, options, sha256(bytes));
 }

@@ -1,8 +1,9 @@
-import { readFile, stat } from "node:fs/promises";
-import { GyreError } from "../../errors/index.js";
-import { atomicWriteFile } from "../../files/index.js";
-import type { FileSnapshot } from "./file-state.js";
+import { fsErrorCode, GyreError } from "../../errors/index.js";
+import { atomicWriteFile, openVerified } from "../../files/index.js";
+import type { FileSnapshot, OpenedFile } from "./file-state.js";
 import { sha256 } from "./file-state.js";
+import { isDirectoryError } from "./paths-errors.js";
+import { readWhole } from "./read-whole.js";
 import {
   decodeFile,
   describeFormat,
@@ -31,11 +32,56 @@ const MAX_EDIT_BYTES = 64 * 1024 * 1024;
 const SNIFF_BYTES = 64 * 1024;
 
 /**
- * Load a whole text file for editing, or `undefined` when it is binary. Line endings are
- * normalised to `\n`, matching what the model sends.
+ * The existing file at `realPath` (symlinks followed: what the permission check approved, or
+ * where the path leads now), opened for reading through its verified folder so that a folder
+ * swapped meanwhile is refused, never followed; `undefined` when no file is there. A folder or
+ * a device, FIFO or socket at `realPath` is refused.
  */
-export async function loadTextFile(realPath: string, toolName: string): Promise<LoadedTextFile | undefined> {
-  const { size } = await stat(realPath);
+export async function openExistingFile(
+  realPath: string,
+  shown: string,
+  toolName: string,
+): Promise<OpenedFile | undefined> {
+  const accept = (kind: { isFile(): boolean; isDirectory(): boolean }) => {
+    if (kind.isDirectory()) throw isDirectoryError(shown, toolName);
+    if (!kind.isFile()) throw notRegularFile(shown, toolName);
+  };
+  let handle;
+  try {
+    handle = await openVerified(realPath, { shown, toolName, action: "written" }, { accept });
+  } catch (error) {
+    if (fsErrorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    // What was checked by name is checked again on the open file (it could be swapped between).
+    accept(stats);
+    return { handle, stats };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+function notRegularFile(shown: string, toolName: string): GyreError {
+  return new GyreError(
+    "tool_error",
+    `Cannot write ${shown}: it is not a regular file (a device, FIFO or socket); ${toolName} writes regular files only.`,
+    { toolName },
+  );
+}
+
+/**
+ * Load a whole text file for editing, or `undefined` when it is binary. Line endings are
+ * normalised to `\n`, matching what the model sends. `file` is the file at `realPath`, opened.
+ */
+export async function loadTextFile(
+  file: OpenedFile,
+  realPath: string,
+  toolName: string,
+): Promise<LoadedTextFile | undefined> {
+  const { size } = file.stats;
   if (size > MAX_EDIT_BYTES) {
     throw new GyreError(
       "tool_error",
@@ -44,7 +90,7 @@ export async function loadTextFile(realPath: string, toolName: string): Promise<
       { toolName },
     );
   }
-  const bytes = await readFile(realPath);
+  const bytes = await readWhole(file.handle, size);
   const format = detectTextFormat(bytes, true);
   if (looksBinary(bytes.subarray(0, SNIFF_BYTES), format)) return undefined;
   const raw = decodeFile(bytes, format);
@@ -81,14 +127,16 @@ export function unencodableError(path: string, format: TextFileFormat, character
 
 /**
  * Write bytes atomically (the old file or the new one, never a mix; see {@link atomicWriteFile})
- * and return the snapshot to record, so a following Edit sees the file as read.
+ * to exactly the file at `realPath` (never through a folder swapped since it was resolved), and
+ * return the snapshot to record, so a following Edit sees the file as read. `createFolders`
+ * makes missing folders above a new file.
  */
 export async function writeAndSnapshot(
   realPath: string,
   bytes: Buffer,
-  options: { toolName: string; displayPath: string },
+  options: { toolName: string; displayPath: string; createFolders?: boolean },
 ): Promise<FileSnapshot> {
-  const after = await atomicWriteFile(realPath, bytes, options);
+  const after = await atomicWriteFile(realPath, bytes, { ...options, realPath });
   return { mtimeMs: after.mtimeMs, size: after.size, sha256: sha256(bytes) };
 }
 

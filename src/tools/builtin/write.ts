@@ -1,18 +1,17 @@
-import type { Stats } from "node:fs";
-import { mkdir, stat } from "node:fs/promises";
-import { dirname } from "node:path";
 import { z } from "zod";
 import { GyreError } from "../../errors/index.js";
+import { realTargetOf } from "../../files/index.js";
 import { defineTool } from "../define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "../tool.js";
 import { assertUnchangedSinceRead, recordFileState } from "./file-state.js";
-import { fsErrorCode, realPathOf, resolveToolPath } from "./paths.js";
-import { fileAccessError, isDirectoryError } from "./paths-errors.js";
+import { resolveToolPath } from "./paths.js";
+import { fileAccessError } from "./paths-errors.js";
 import { describeFormat } from "./read-encoding.js";
 import {
   encodeTextFile,
   loadTextFile,
   NEW_FILE_FORMAT,
+  openExistingFile,
   type TextFileFormat,
   writeAndSnapshot,
 } from "./write-text-file.js";
@@ -51,18 +50,25 @@ export function writeTool(): Tool<WriteInput> {
 async function writeForModel(input: WriteInput, context: ToolContext): Promise<ToolResult> {
   const path = resolveToolPath(input.file_path, context.cwd, "Write");
   try {
-    const realPath = await realPathOf(path);
-    const existing = await statIfExists(realPath);
-    if (existing?.isDirectory()) throw isDirectoryError(path, "Write");
+    // The file the permission check approved, else where the path leads now: read and written
+    // exactly there, through its folder held open (a folder swapped meanwhile is refused).
+    const realPath = context.files?.approvedPath ?? (await realTargetOf(path));
+    const existing = await openExistingFile(realPath, path, "Write");
     let format = NEW_FILE_FORMAT;
     if (existing) {
-      await assertUnchangedSinceRead(context.session, realPath, "Write");
-      format = (await loadTextFile(realPath, "Write"))?.format ?? NEW_FILE_FORMAT;
-    } else {
-      await mkdir(dirname(realPath), { recursive: true });
+      try {
+        await assertUnchangedSinceRead(context.session, realPath, "Write", existing);
+        format = (await loadTextFile(existing, realPath, "Write"))?.format ?? NEW_FILE_FORMAT;
+      } finally {
+        await existing.handle.close();
+      }
     }
     const { bytes, savedAs } = encodeForWrite(input.content, format);
-    const written = await writeAndSnapshot(realPath, bytes, { toolName: "Write", displayPath: path });
+    const written = await writeAndSnapshot(realPath, bytes, {
+      toolName: "Write",
+      displayPath: path,
+      createFolders: !existing,
+    });
     recordFileState(context.session, realPath, written);
     const data = { type: existing ? "update" : "create", filePath: path, encoding: describeFormat(savedAs) };
     if (!existing) return { content: `File created successfully at: ${path}`, data };
@@ -82,13 +88,4 @@ function encodeForWrite(content: string, format: TextFileFormat): { bytes: Buffe
   const fallback = encodeTextFile(content, savedAs);
   if (!fallback.ok) throw new GyreError("internal_error", "UTF-8 could not encode the content.");
   return { bytes: fallback.bytes, savedAs };
-}
-
-async function statIfExists(path: string): Promise<Stats | undefined> {
-  try {
-    return await stat(path);
-  } catch (error) {
-    if (fsErrorCode(error) === "ENOENT") return undefined;
-    throw error;
-  }
 }
