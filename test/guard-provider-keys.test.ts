@@ -80,3 +80,27 @@ describe("reads of /proc/<pid>/... under an allow rule, through the loop (issue 
     }
   });
 });
+
+describe("passEnv when the key is only in the run's env (as the gyre CLI hands it over)", () => {
+  it("a listed key reaches commands from the run's env; an unlisted one does not", async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), "gyre-passenv-")));
+    const command = 'echo "passed:${OPENAI_API_KEY:-none} withheld:${ANTHROPIC_API_KEY:-none}"';
+    const turns = [mockTurn.toolUse("Bash", { command }), mockTurn.text("done")];
+    expect(process.env.OPENAI_API_KEY).toBeUndefined();
+    try {
+      await withMock({ turns }, async (mock) => {
+        const messages = await runQuery(mock, FORMATS[0], "look", {
+          cwd,
+          permissionMode: "bypassPermissions",
+          passEnv: ["OPENAI_API_KEY"],
+          env: { ...mock.env(), OPENAI_API_KEY: "sk-from-run-env", ANTHROPIC_API_KEY: "sk-unlisted" },
+        });
+        const output = JSON.stringify(toolResults(messages)[0]?.content);
+        expect(output).toContain("passed:sk-from-run-env");
+        expect(output).toContain("withheld:none");
+      });
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});

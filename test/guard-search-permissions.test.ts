@@ -142,7 +142,7 @@ describe("Glob leaves out what Read rules deny", () => {
 });
 
 describe("Read refuses a file that the rules deny once it is opened", () => {
-  it("a link re-pointed at a denied file after the check is refused, not read", async () => {
+  it("a link re-pointed at a denied file after the check: Read opens the file that was approved", async () => {
     writeFileSync(path.join(outside, "public.txt"), "nothing here\n");
     const door = path.join(outside, "door.txt");
     symlinkSync(path.join(outside, "public.txt"), door);
@@ -151,6 +151,22 @@ describe("Read refuses a file that the rules deny once it is opened", () => {
         unlinkSync(door);
         symlinkSync(path.join(ws, ".env"), door);
         return { behavior: "allow" };
+      },
+    });
+    expect(results[0]?.error).toBe(false);
+    expect(results[0]?.text).toContain("nothing here");
+    expect(results[0]?.text).not.toContain("env-value");
+  });
+
+  it("with no approved path (an approver changed the input), the rules judge the file Read opened", async () => {
+    writeFileSync(path.join(outside, "public.txt"), "nothing here\n");
+    const door = path.join(outside, "door.txt");
+    symlinkSync(path.join(outside, "public.txt"), door);
+    const results = await replay("js", [["Read", { file_path: door }]], {
+      canUseTool: async () => {
+        unlinkSync(door);
+        symlinkSync(path.join(ws, ".env"), door);
+        return { behavior: "allow", updatedInput: { file_path: door } };
       },
     });
     expect(results[0]?.error).toBe(true);

@@ -32,6 +32,7 @@ import { type AgentDefinition, type AgentFile, loadAgentFiles } from "../subagen
 import {
   type CommandSandbox,
   defaultTools,
+  passedVariables,
   type SandboxViolation,
   loopControlTools,
   structuredOutputTool,
@@ -477,7 +478,9 @@ function confinesBash(sandbox: CommandSandbox, input: unknown): boolean {
 
 function resolveTools(options: QueryOptions, cwd: string, sandbox: CommandSandbox | undefined): AnyTool[] {
   // Commands never see the keys of the providers Gyre itself talks to, unless listed in passEnv.
-  const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv, sandbox };
+  // A passEnv key comes from the run's env: the gyre CLI keeps the keys out of process.env.
+  const env = passedVariables(options.passEnv, options.env);
+  const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv, sandbox, env };
   const builtins = defaultTools({ cwd, bash });
   const tools = options.tools;
   if (tools === undefined) return builtins;

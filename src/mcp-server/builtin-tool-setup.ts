@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { providerKeyEnvNames } from "../model/index.js";
 import { loadShellParser } from "../permissions/index.js";
 import { describeIgnoredSettings, type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
-import { defaultTools } from "../tools/builtin/index.js";
+import { defaultTools, passedVariables } from "../tools/builtin/index.js";
 import { ToolRegistry } from "../tools/index.js";
 import type { ServeConfig } from "./serve-config.js";
 
@@ -25,7 +25,8 @@ export async function setUpBuiltinTools(config: ServeConfig): Promise<BuiltinToo
       : await loadSettings({ cwd, sources: settingSources, requireTrust: requireProjectTrust === true });
   if (settings.ignored) config.log(describeIgnoredSettings(settings.ignored));
   // Commands never see the keys of the providers Gyre talks to, as in a run.
-  const tools = defaultTools({ cwd, bash: { secretEnv: providerKeyEnvNames(providers), passEnv } });
+  const env = passedVariables(passEnv, config.query.env);
+  const tools = defaultTools({ cwd, bash: { secretEnv: providerKeyEnvNames(providers), passEnv, env } });
   const registry = new ToolRegistry(tools, { disallowed: disallowedTools.filter((rule) => !rule.includes("(")) });
   // Bash permission checks need the shell parser: loaded now, not at the first call.
   void loadShellParser();

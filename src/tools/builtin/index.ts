@@ -32,6 +32,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
   ];
 }
 
+export { passedVariables } from "./bash/index.js";
 export type { BashToolsOptions, CommandSandbox, SandboxViolation, SandboxWatch } from "./bash/index.js";
 export type { GrepToolOptions } from "./grep/index.js";
 export { findRipgrep } from "./grep/index.js";

@@ -5,6 +5,7 @@ import { bashTool } from "./bash-tool.js";
 import { killShellTool } from "./kill-shell-tool.js";
 
 export type { BashToolsOptions } from "./bash-options.js";
+export { passedVariables } from "./shell-environment.js";
 export type { CommandSandbox, SandboxViolation, SandboxWatch } from "./command-sandbox.js";
 
 /** Bash, BashOutput and KillShell, sharing the session's background shells. */

@@ -29,6 +29,20 @@ export function withheldVariables(options: Pick<BashToolsOptions, "passEnv" | "s
 }
 
 /**
+ * The `passEnv` variables as `env` holds them, for a Bash tool whose process no longer has them
+ * (the `gyre` CLI takes the provider keys out of its own environment and hands them to its runs
+ * through their `env` option): passed to commands as `BashToolsOptions.env`.
+ */
+export function passedVariables(
+  passEnv: readonly string[] | undefined,
+  env: Record<string, string | undefined> | undefined,
+): Record<string, string> | undefined {
+  if (!passEnv?.length || !env) return undefined;
+  const passed = Object.fromEntries(passEnv.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
+  return Object.keys(passed).length > 0 ? passed : undefined;
+}
+
+/**
  * Environment for a command: the parent's without the `withheld` variables, made
  * non-interactive so nothing waits for a human — no pager, no credential or editor prompt,
  * CI-mode tools (no watch mode, no spinners). `extra` is applied last and may override any of it.
