@@ -7,6 +7,7 @@ import { createServer as createTcpServer, connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OAuthTokenStore } from "../src/mcp/index.js";
 import { McpHostGuard } from "../src/server/mcp-hosts.js";
 import { pinnedFetch } from "../src/server/pinned-fetch.js";
 import { mockTurn } from "../src/testing/index.js";
@@ -155,6 +156,43 @@ describe("gyre serve's mcp server_url guard (issue 26, finding 6)", () => {
     } finally {
       await pinned.close();
       await new Promise((done) => redirects.close(done));
+    }
+  });
+
+  it("connects a client's server with the client's headers only, never the operator's stored OAuth tokens", async () => {
+    const seen: Array<string | undefined> = [];
+    const recorder: Server = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.writeHead(401, { "content-type": "application/json" });
+      response.end("{}");
+    });
+    await new Promise<void>((done) => recorder.listen(0, "127.0.0.1", done));
+    const { port } = recorder.address() as { port: number };
+    const url = `http://127.0.0.1:${port}/mcp`;
+    // What `gyre mcp auth --url <url>` leaves for the operator (the tests' GYRE_HOME).
+    const store = new OAuthTokenStore();
+    await store.update(url, (record) => ({
+      ...record,
+      tokens: { access_token: "operator-token", token_type: "Bearer" },
+    }));
+    try {
+      await withServer(
+        { turns: [mockTurn.text("No tools.")] },
+        async ({ client }) => {
+          const response = await client().responses.create({
+            model: "anthropic/claude-sonnet-4-5",
+            input: "Hi.",
+            tools: [mcpTool(url)] as never,
+          });
+          expect(response.output[0]).toMatchObject({ type: "mcp_list_tools", tools: [] });
+        },
+        { mcpAllowedHosts: [`127.0.0.1:${port}`] },
+      );
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.filter((header) => header !== undefined)).toEqual([]);
+    } finally {
+      await store.remove(url);
+      await new Promise((done) => recorder.close(done));
     }
   });
 });

@@ -55,9 +55,10 @@ export interface McpHttpServerConfig {
    * The caller's own OAuth provider (the MCP SDK's `OAuthClientProvider`). Default: the tokens
    * `gyre mcp auth` keeps in Gyre's user folder, refreshed when they expire; a server that asks
    * for authorization without any is `needs-auth`. A server given an `Authorization` header
-   * uses that header instead.
+   * uses that header instead. `false`: no OAuth at all, only the headers given (`gyre serve`
+   * connects a client's server so: never with the operator's stored tokens).
    */
-  authProvider?: OAuthClientProvider;
+  authProvider?: OAuthClientProvider | false;
   /**
    * The `fetch` every request to the server (and its OAuth endpoints) goes through. Default:
    * the global one. `gyre serve` gives one that connects only to addresses it checked.
@@ -77,9 +78,10 @@ export interface McpSSEServerConfig {
    * The caller's own OAuth provider (the MCP SDK's `OAuthClientProvider`). Default: the tokens
    * `gyre mcp auth` keeps in Gyre's user folder, refreshed when they expire; a server that asks
    * for authorization without any is `needs-auth`. A server given an `Authorization` header
-   * uses that header instead.
+   * uses that header instead. `false`: no OAuth at all, only the headers given (`gyre serve`
+   * connects a client's server so: never with the operator's stored tokens).
    */
-  authProvider?: OAuthClientProvider;
+  authProvider?: OAuthClientProvider | false;
   /**
    * The `fetch` every request to the server (and its OAuth endpoints) goes through. Default:
    * the global one. `gyre serve` gives one that connects only to addresses it checked.
@@ -140,10 +142,11 @@ const oauth = z
   })
   .optional();
 const authProvider = z
-  .custom<OAuthClientProvider>(
+  .custom<OAuthClientProvider | false>(
     (value) =>
-      typeof value === "object" && value !== null && typeof (value as { tokens?: unknown }).tokens === "function",
-    { message: "must be an OAuthClientProvider (the MCP SDK's)" },
+      value === false ||
+      (typeof value === "object" && value !== null && typeof (value as { tokens?: unknown }).tokens === "function"),
+    { message: "must be an OAuthClientProvider (the MCP SDK's) or false" },
   )
   .optional();
 

@@ -134,6 +134,7 @@ export function remoteTransport(
 }
 
 function defaultAuthProvider(name: string, config: McpHttpServerConfig | McpSSEServerConfig) {
+  if (config.authProvider === false) return undefined;
   if (config.authProvider) return config.authProvider;
   if (Object.keys(config.headers ?? {}).some((header) => header.toLowerCase() === "authorization")) return undefined;
   return new GyreOAuthProvider({

@@ -37,6 +37,8 @@ export async function connectRequestMcp(
       type: "http",
       url: server.server_url,
       fetch: pinned.fetch,
+      // The client's own headers only: the operator's tokens (gyre mcp auth) are not the client's to use.
+      authProvider: false,
       ...(server.headers && { headers: server.headers }),
     };
   const mcp = await connectMcpServers(configs, { cwd, signal, limits: mcpCallLimits({}) });
