@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { QueryOptions } from "../src/index.js";
+import type { PermissionResult, QueryOptions } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { globTool } from "../src/tools/builtin/glob-tool.js";
 import { grepTool } from "../src/tools/builtin/grep/index.js";
@@ -142,7 +142,8 @@ describe("Glob leaves out what Read rules deny", () => {
 });
 
 describe("Read refuses a file that the rules deny once it is opened", () => {
-  it("a link re-pointed at a denied file after the check: Read opens the file that was approved", async () => {
+  /** Read of a link to a public file, re-pointed at `.env` while the approver is asked. */
+  async function readRepointedDoor(answer: (door: string) => PermissionResult) {
     writeFileSync(path.join(outside, "public.txt"), "nothing here\n");
     const door = path.join(outside, "door.txt");
     symlinkSync(path.join(outside, "public.txt"), door);
@@ -150,28 +151,23 @@ describe("Read refuses a file that the rules deny once it is opened", () => {
       canUseTool: async () => {
         unlinkSync(door);
         symlinkSync(path.join(ws, ".env"), door);
-        return { behavior: "allow" };
+        return answer(door);
       },
     });
-    expect(results[0]?.error).toBe(false);
-    expect(results[0]?.text).toContain("nothing here");
     expect(results[0]?.text).not.toContain("env-value");
+    return results[0];
+  }
+
+  it("a link re-pointed at a denied file after the check: Read opens the file that was approved", async () => {
+    const result = await readRepointedDoor(() => ({ behavior: "allow" }));
+    expect(result?.error).toBe(false);
+    expect(result?.text).toContain("nothing here");
   });
 
   it("with no approved path (an approver changed the input), the rules judge the file Read opened", async () => {
-    writeFileSync(path.join(outside, "public.txt"), "nothing here\n");
-    const door = path.join(outside, "door.txt");
-    symlinkSync(path.join(outside, "public.txt"), door);
-    const results = await replay("js", [["Read", { file_path: door }]], {
-      canUseTool: async () => {
-        unlinkSync(door);
-        symlinkSync(path.join(ws, ".env"), door);
-        return { behavior: "allow", updatedInput: { file_path: door } };
-      },
-    });
-    expect(results[0]?.error).toBe(true);
-    expect(results[0]?.text).toMatch(/Permission to use Read has been denied/);
-    expect(results[0]?.text).not.toContain("env-value");
+    const result = await readRepointedDoor((door) => ({ behavior: "allow", updatedInput: { file_path: door } }));
+    expect(result?.error).toBe(true);
+    expect(result?.text).toMatch(/Permission to use Read has been denied/);
   });
 
   it("a file named like a denied folder is still read: the check judges it as the file it is", async () => {
