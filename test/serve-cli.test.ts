@@ -80,6 +80,30 @@ describe("gyre serve (the CLI)", () => {
     });
   });
 
+  it("takes the keys of the config's own providers out of its environment, and still sends them upstream", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gyre-serve-keys-"));
+    const secret = `gw-${process.pid}-${Date.now()}`;
+    const config = join(dir, "serve.yaml");
+    await withMock({ turns: [mockTurn.text("via the gateway")] }, async (mock) => {
+      const baseURL = mock.env().ANTHROPIC_BASE_URL;
+      writeFileSync(
+        config,
+        `providers:\n  gateway:\n    type: anthropic\n    baseURL: ${baseURL}\n    apiKeyEnv: GATEWAY_KEY\n`,
+      );
+      const { child, url } = await startServe(["--config", config, "--db", join(dir, "serve.db")], {
+        GATEWAY_KEY: secret,
+      });
+      const response = await new OpenAI({ baseURL: url, apiKey: "unused", maxRetries: 0 }).responses.create({
+        model: "gateway/claude-sonnet-4-5",
+        input: "hello",
+      });
+      expect(response.output_text).toBe("via the gateway");
+      expect(mock.requests[0]?.headers["x-api-key"]).toBe(secret);
+      // What any process of this user could read of the server's environment.
+      expect(readFileSync(`/proc/${child.pid}/environ`, "latin1")).not.toContain(secret);
+    });
+  });
+
   it("queues 2048 connections by default and --backlog of them when given (capped by the kernel)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gyre-serve-backlog-"));
     const portOf = (url: string) => Number(new URL(url).port);

@@ -9,20 +9,24 @@ import { providerKeyEnvNames } from "../model/index.js";
 const held: Record<string, string> = {};
 
 /**
- * Moves the provider API keys (each built-in provider's `apiKeyEnv`) out of the process's
+ * Moves the provider API keys (each built-in provider's `apiKeyEnv` by default; `gyre serve`
+ * adds its config's providers' once it has read it) out of the process's
  * environment, before anything runs: out of `process.env`, so that no command, hook, MCP
  * server or `git` Gyre starts inherits them, and out of the environment block the kernel
  * shows as `/proc/<pid>/environ`, which any process of the same user can read (deleting a
  * variable does not change that block: it is overwritten in place through `/proc/self/mem`).
  */
-export function takeProviderKeys(env: NodeJS.ProcessEnv = process.env): void {
-  const names = providerKeyEnvNames().filter((name) => env[name]);
-  if (names.length === 0) return;
-  for (const name of names) {
+export function takeProviderKeys(
+  names: readonly string[] = providerKeyEnvNames(),
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  const present = names.filter((name) => env[name]);
+  if (present.length === 0) return;
+  for (const name of present) {
     held[name] = env[name]!;
     delete env[name];
   }
-  if (env === process.env) scrubEnvironmentBlock(names);
+  if (env === process.env) scrubEnvironmentBlock(present);
 }
 
 /** The environment a run resolves its model with: the process's, with the keys taken from it. */

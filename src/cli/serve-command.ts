@@ -1,8 +1,9 @@
 import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
+import { providerKeyEnvNames } from "../model/index.js";
 import { apiKeysOf, loadServerConfig, serve } from "../server/index.js";
 import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
-import { providerEnvironment } from "./provider-keys.js";
+import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 
 /**
  * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE]`: the Open Responses server,
@@ -27,6 +28,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1 && backlog <= 65535))
     throw new GyreError("config_error", "--backlog must be 1-65535");
   const config = values.config ? await loadServerConfig(values.config) : {};
+  // The config's own providers' keys leave the environment too, before anything is started.
+  if (config.providers) takeProviderKeys(providerKeyEnvNames(config.providers));
   const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath(), checkpoints: "background" });
   const server = await serve({
     ...config,
