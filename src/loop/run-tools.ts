@@ -6,15 +6,14 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../protocol/index.js";
-import { type AnyTool, errorResult, executeTool, prepareCall, type ToolCall, type ToolResult } from "../tools/index.js";
+import { type AnyTool, errorResult, type ToolCall, type ToolResult } from "../tools/index.js";
 import type { ToolInputProblem } from "../model/index.js";
 import { AsyncQueue } from "../async/index.js";
+import { callObserver } from "./call-observer.js";
 import { joinedText } from "./record.js";
 import type { RunContext } from "./run-context.js";
-import { fromSubagent } from "./subagent-messages.js";
-import { hookReports } from "./hook-reports.js";
+import { type ToolCallEnv, ToolCallRun } from "./tool-call.js";
 import type { GateDecision, GateState } from "./tool-gate.js";
-import { ToolProgress } from "./tool-progress.js";
 
 /** One answer's tool calls, with what the model boundary found wrong with some of them. */
 export interface ToolBatch {
@@ -29,7 +28,7 @@ export interface ToolBatch {
 
 interface ToolRun {
   context: RunContext;
-  state: GateState;
+  env: ToolCallEnv;
   batch: ToolBatch;
 }
 
@@ -49,19 +48,16 @@ export interface ToolsOutcome {
 
 interface Approved {
   index: number;
-  call: ToolCall;
+  run: ToolCallRun;
   tool: AnyTool;
-  input: unknown;
-  /** Hook context to hand the model with the result. */
-  context: string[];
-  /** The real path the permission check judged, for the tool to verify what it opens. */
-  path: string | undefined;
+  decision: Extract<GateDecision, { behavior: "allow" }>;
 }
 
 const CONCURRENT = new Set(["none", "read-only"]);
 
 /**
- * Run one turn's tool calls: resolve, validate, ask permission, then execute — read-only
+ * Run one turn's tool calls, each through the tool-call pipeline (tool-call.ts): resolve,
+ * validate, ask permission, then execute — read-only
  * calls concurrently, everything else one at a time in call order. Every call gets a
  * result, in call order, even when the run is interrupted part-way — but for calls that
  * wait on the caller (a client-executed tool, a deferred approval): those are `pending`,
@@ -72,8 +68,8 @@ export async function* runTools(
   state: GateState,
   batch: ToolBatch,
 ): AsyncGenerator<SDKMessage, ToolsOutcome> {
-  const input: ToolRun = { context, state, batch };
   const queue = new AsyncQueue<SDKMessage>();
+  const input: ToolRun = { context, env: callEnv(context, state, queue), batch };
   const outcome: ToolsOutcome = {
     results: [],
     pending: [],
@@ -111,7 +107,7 @@ async function runAll(
     concurrentCalls = [];
     await Promise.all(current.map((approved) => runOne(input, approved, results, outcome, queue)));
   };
-  const { context, state, batch } = input;
+  const { context, env, batch } = input;
   for (const [index, block] of batch.calls.entries()) {
     if (context.signal.aborted || outcome.stop) break;
     const repeated = batch.repeatedIds.get(block.id);
@@ -119,8 +115,9 @@ async function runAll(
       results[index] = repeatedIdResult(block, repeated);
       continue;
     }
-    const call = toolCall(block, batch.toolInputProblems.get(block.id));
-    const prepared = prepareCall(context.registry, call);
+    const run = new ToolCallRun(env, toolCall(block, batch.toolInputProblems.get(block.id)));
+    const { call } = run;
+    const prepared = run.prepare();
     if (!prepared.ok) {
       results[index] = prepared.result;
       continue;
@@ -131,9 +128,7 @@ async function runAll(
     }
     const concurrent = CONCURRENT.has(prepared.tool.sideEffect);
     if (!concurrent) await flush();
-    const decision =
-      batch.decided?.get(call.id) ??
-      (await drain(context.gate.check(state, prepared.tool, call, prepared.input), queue));
+    const decision = await drain(run.check(batch.decided?.get(call.id)), queue);
     if (decision.behavior === "defer") {
       pending[index] = {
         kind: "approval",
@@ -159,14 +154,7 @@ async function runAll(
       if (decision.stop) outcome.stop = decision.stop;
       continue;
     }
-    const approved: Approved = {
-      index,
-      call,
-      tool: prepared.tool,
-      input: decision.input,
-      context: decision.context,
-      path: decision.path,
-    };
+    const approved: Approved = { index, run, tool: prepared.tool, decision };
     if (concurrent) {
       concurrentCalls.push(approved);
     } else {
@@ -183,59 +171,29 @@ async function runOne(
   outcome: ToolsOutcome,
   queue: AsyncQueue<SDKMessage>,
 ): Promise<void> {
-  const { context, state } = input;
-  const { call, tool } = approved;
-  // Progress only for calls that take a while (see tool-progress.ts), measured on the run's clock.
-  const progress = new ToolProgress({
-    timers: context.timers,
+  const { call } = approved.run;
+  const done = await drain(approved.run.execute(approved.decision), queue);
+  results[approved.index] = done.result;
+  if (done.stop) outcome.stop = done.stop;
+  if (done.output.data !== undefined) outcome.data[call.id] = done.output.data;
+  noteEndRun(input, approved.tool, done.output, outcome);
+}
+
+/** The tool-call pipeline's view of the run: its tools, gate, state and limits; what calls report goes to `queue`. */
+function callEnv(context: RunContext, state: GateState, queue: AsyncQueue<SDKMessage>): ToolCallEnv {
+  return {
+    registry: context.registry,
+    gate: context.gate,
+    state,
+    hooks: context.hooks,
+    stamp: context.stamp,
+    session: context.session,
+    cwd: context.cwd,
+    signal: context.signal,
+    toolTimeoutMs: context.limits.toolTimeoutMs,
     now: context.now,
-    emit: (elapsedSeconds, data) =>
-      queue.push(
-        context.stamp.stamp({
-          type: "tool_progress",
-          tool_use_id: call.id,
-          tool_name: tool.name,
-          parent_tool_use_id: null,
-          elapsed_time_seconds: elapsedSeconds,
-          ...(data !== undefined && { data }),
-        }),
-      ),
-  });
-  let result: ToolResult;
-  try {
-    result = await executeTool(
-      tool,
-      approved.input,
-      {
-        cwd: context.cwd,
-        signal: context.signal,
-        sessionId: context.session.id,
-        toolUseId: call.id,
-        session: context.session,
-        files: {
-          ...(approved.path !== undefined && { approvedPath: approved.path }),
-          mayRead: (file, found) => state.permissions.mayRead(file, tool.name, found),
-        },
-        reportProgress: (data) => progress.report(data),
-        emit: (event) => {
-          if (event.type === "progress") progress.report(event.data);
-          else if (event.type === "message") queue.push(fromSubagent(event.message, call.id));
-          else if (event.type === "sandbox_violation") {
-            const { violations } = event;
-            queue.push(
-              context.stamp.stamp({ type: "system", subtype: "sandbox_violation", tool_use_id: call.id, violations }),
-            );
-          } else queue.push(context.stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
-        },
-      },
-      { timeoutMs: tool.timeoutMs ?? context.limits.toolTimeoutMs },
-    );
-  } finally {
-    progress.stop();
-  }
-  results[approved.index] = await afterTool(input, approved, result, outcome, queue);
-  if (result.data !== undefined) outcome.data[call.id] = result.data;
-  noteEndRun(input, tool, result, outcome);
+    observe: (call, tool) => callObserver(context, call, tool, (message) => queue.push(message)),
+  };
 }
 
 function toolCall(block: ToolUseBlock, problem: ToolInputProblem | undefined): ToolCall {
@@ -263,43 +221,6 @@ function noteEndRun(input: ToolRun, tool: AnyTool, result: ToolResult, outcome: 
     outcome.endRun = { result: textOf(result) };
     outcome.stop = "tool_stopped";
   }
-}
-
-/** PostToolUse / PostToolUseFailure hooks, and hook context, folded into the result. */
-async function afterTool(
-  input: ToolRun,
-  approved: Approved,
-  result: ToolResult,
-  outcome: ToolsOutcome,
-  queue: AsyncQueue<SDKMessage>,
-): Promise<ToolResult> {
-  const { hooks, signal, stamp } = input.context;
-  const notes = [...approved.context];
-  const event = result.isError ? "PostToolUseFailure" : "PostToolUse";
-  if (hooks?.has(event)) {
-    const common = {
-      tool_name: approved.tool.name,
-      tool_input: approved.input,
-      tool_use_id: approved.call.id,
-      ...(approved.tool.mcp && { mcp_server: approved.tool.mcp.server }),
-    };
-    const hookOutcome =
-      event === "PostToolUse"
-        ? await hooks.run("PostToolUse", { ...common, tool_response: result.data ?? result.content }, { signal })
-        : await hooks.run(
-            "PostToolUseFailure",
-            { ...common, error: textOf(result), is_interrupt: signal.aborted },
-            { signal },
-          );
-    for (const report of hookReports(stamp, hookOutcome)) queue.push(report);
-    if (hookOutcome.block) notes.push(hookOutcome.block.reason);
-    notes.push(...hookOutcome.additionalContext);
-    if (!hookOutcome.continue) outcome.stop = "hook_stopped";
-  }
-  if (notes.length === 0) return result;
-  const extra = notes.map((note) => `<system-reminder>\n${note}\n</system-reminder>`).join("\n");
-  if (typeof result.content === "string") return { ...result, content: `${result.content}\n\n${extra}` };
-  return { ...result, content: [...result.content, { type: "text", text: extra }] };
 }
 
 function textOf(result: ToolResult): string {

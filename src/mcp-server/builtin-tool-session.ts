@@ -1,53 +1,63 @@
 import { randomUUID } from "node:crypto";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { HookRunner } from "../hooks/index.js";
-import { DoomLoopDetector, type GateDecision, MessageStamp, ToolGate } from "../loop/index.js";
+import {
+  DoomLoopDetector,
+  MessageStamp,
+  runToolCall,
+  type ToolCallEnv,
+  type ToolCallObserver,
+  ToolGate,
+} from "../loop/index.js";
 import { PermissionPolicy } from "../permissions/index.js";
 import type { SDKMessage } from "../protocol/index.js";
-import { executeTool, prepareCall, type ToolCall, type ToolResult, ToolSession } from "../tools/index.js";
+import { type ToolCall, ToolSession } from "../tools/index.js";
 import type { CallExtra } from "./agent-tool.js";
 import type { BuiltinToolSetup } from "./builtin-tool-setup.js";
 import { ProgressReporter } from "./progress.js";
-import { errorCallResult, toCallToolResult } from "./tool-result-content.js";
+import { toCallToolResult } from "./tool-result-content.js";
 
 /**
- * Gyre's built-in tools for one MCP client connection. Every call goes the way a run's call
- * goes: input validation, then the same gate (PreToolUse and PermissionRequest hooks, then
- * the permission rules and mode of the server's settings and flags), then the tool. Nobody
+ * Gyre's built-in tools for one MCP client connection. Every call goes through the loop's
+ * tool-call pipeline, as a run's call does: input validation, then the same gate (PreToolUse
+ * and PermissionRequest hooks, then the permission rules and mode of the server's settings
+ * and flags), then the tool with the run's `toolTimeoutMs`, then PostToolUse hooks. Nobody
  * can be asked, so a call that needs asking is denied. Files read and background shells
  * belong to the connection and end with it.
  */
 export class BuiltinToolSession {
   readonly #setup: BuiltinToolSetup;
   readonly #session: ToolSession;
-  readonly #gate: ToolGate;
-  readonly #state: { permissions: PermissionPolicy; doomLoop: DoomLoopDetector };
+  readonly #permissions: PermissionPolicy;
   readonly #closed = new AbortController();
-  readonly #hooks: HookRunner | undefined;
+  /** What every call runs with but its signal and progress. */
+  readonly #env: Omit<ToolCallEnv, "signal" | "observe">;
 
   private constructor(setup: BuiltinToolSetup, sessionId: string, hooks: HookRunner | undefined) {
-    const { cwd, permissionMode, allowedTools, disallowedTools, additionalDirectories } = setup.config.query;
+    const { cwd, permissionMode, allowedTools, disallowedTools, additionalDirectories, toolTimeoutMs } =
+      setup.config.query;
     this.#setup = setup;
-    this.#hooks = hooks;
     this.#session = new ToolSession(sessionId);
-    this.#state = {
-      permissions: PermissionPolicy.fromSettings(setup.settings, {
-        cwd,
-        mode: permissionMode ?? setup.settings.permissions.defaultMode ?? "default",
-        allow: allowedTools ?? [],
-        deny: disallowedTools ?? [],
-        additionalDirectories: additionalDirectories ?? [],
-      }),
-      // A client may well read one file many times: repetition is the model's problem, not the server's.
-      doomLoop: new DoomLoopDetector(0),
-    };
-    this.#gate = new ToolGate({
-      hooks,
-      canUseTool: undefined,
+    this.#permissions = PermissionPolicy.fromSettings(setup.settings, {
       cwd,
-      signal: this.#closed.signal,
-      stamp: new MessageStamp(sessionId),
+      mode: permissionMode ?? setup.settings.permissions.defaultMode ?? "default",
+      allow: allowedTools ?? [],
+      deny: disallowedTools ?? [],
+      additionalDirectories: additionalDirectories ?? [],
     });
+    const stamp = new MessageStamp(sessionId);
+    this.#env = {
+      registry: setup.registry,
+      gate: new ToolGate({ hooks, canUseTool: undefined, cwd, signal: this.#closed.signal, stamp }),
+      // A client may well read one file many times: repetition is the model's problem, not the server's.
+      state: { permissions: this.#permissions, doomLoop: new DoomLoopDetector(0) },
+      hooks,
+      stamp,
+      session: this.#session,
+      cwd,
+      toolTimeoutMs,
+      now: Date.now,
+    };
   }
 
   static async open(setup: BuiltinToolSetup, sessionId = randomUUID()): Promise<BuiltinToolSession> {
@@ -64,7 +74,7 @@ export class BuiltinToolSession {
   }
 
   get mode(): string {
-    return this.#state.permissions.mode;
+    return this.#permissions.mode;
   }
 
   /** The tools as `tools/list` shows them, with Gyre's JSON Schemas and read-only hints. */
@@ -87,48 +97,14 @@ export class BuiltinToolSession {
 
   async call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
     const call: ToolCall = { id: `mcp_${randomUUID()}`, name, input: args ?? {} };
-    const prepared = prepareCall(this.#setup.registry, call);
-    if (!prepared.ok) return toCallToolResult(prepared.result);
-    const decision = await this.#decide(prepared.tool, call, prepared.input);
-    if (decision.behavior === "defer") {
-      return errorCallResult(`Permission to use ${name} is required (${decision.reason}), and no one can be asked.`);
-    }
-    if (decision.behavior === "deny") return errorCallResult(decision.message);
-    const progress = new ProgressReporter(extra);
     const signal = AbortSignal.any([extra.signal, this.#closed.signal]);
-    const executed = await executeTool(prepared.tool, decision.input, {
-      cwd: this.#setup.config.query.cwd,
-      signal,
-      sessionId: this.#session.id,
-      toolUseId: call.id,
-      session: this.#session,
-      files: {
-        ...(decision.path !== undefined && { approvedPath: decision.path }),
-        mayRead: (file, found) => this.#state.permissions.mayRead(file, prepared.tool.name, found),
-      },
-      reportProgress: (data) => void progress.report(typeof data === "string" ? data : JSON.stringify(data)),
-      emit: () => {},
-    });
-    const notes = [...decision.context, ...(await this.#afterTool(prepared.tool.name, decision.input, call, executed))];
-    return toCallToolResult(withNotes(executed, notes));
-  }
-
-  /** PostToolUse (or PostToolUseFailure) hooks, as in a run: what they have to say joins the result. */
-  async #afterTool(toolName: string, input: unknown, call: ToolCall, result: ToolResult): Promise<string[]> {
-    const event = result.isError ? "PostToolUseFailure" : "PostToolUse";
-    if (!this.#hooks?.has(event)) return [];
-    const common = { tool_name: toolName, tool_input: input, tool_use_id: call.id };
-    const signal = this.#closed.signal;
-    const outcome =
-      event === "PostToolUse"
-        ? await this.#hooks.run("PostToolUse", { ...common, tool_response: result.data ?? result.content }, { signal })
-        : await this.#hooks.run(
-            "PostToolUseFailure",
-            { ...common, error: textOf(result), is_interrupt: signal.aborted },
-            { signal },
-          );
-    if (outcome.failure) this.#setup.config.log(`${event} hook failed: ${outcome.failure}`);
-    return [...(outcome.block ? [outcome.block.reason] : []), ...outcome.additionalContext];
+    const progress = progressOf(new ProgressReporter(extra));
+    const calls = runToolCall({ ...this.#env, signal, observe: () => progress }, call);
+    for (;;) {
+      const next = await calls.next();
+      if (next.done) return toCallToolResult(next.value);
+      this.#logHookFailure(next.value);
+    }
   }
 
   /** Ends background shells and hooks still running. */
@@ -137,31 +113,17 @@ export class BuiltinToolSession {
     await this.#session.dispose();
   }
 
-  async #decide(tool: Parameters<ToolGate["check"]>[1], call: ToolCall, input: unknown): Promise<GateDecision> {
-    const checks = this.#gate.check(this.#state, tool, call, input);
-    for (;;) {
-      const next = await checks.next();
-      if (next.done) return next.value;
-      this.#logHookFailure(next.value);
-    }
-  }
-
   #logHookFailure(message: SDKMessage): void {
     if (message.type !== "system" || message.subtype !== "hook_response" || message.outcome === "success") return;
     this.#setup.config.log(`${message.hook_event} hook ${JSON.stringify(message.hook_name)} failed: ${message.output}`);
   }
 }
 
-/** Hooks' notes after the result, as system reminders (as a run gives them to the model). */
-function withNotes(result: ToolResult, notes: string[]): ToolResult {
-  if (notes.length === 0) return result;
-  const text = notes.map((note) => `<system-reminder>\n${note}\n</system-reminder>`).join("\n");
-  if (typeof result.content === "string") return { ...result, content: `${result.content}\n\n${text}` };
-  return { ...result, content: [...result.content, { type: "text", text }] };
-}
-
-function textOf(result: ToolResult): string {
-  return typeof result.content === "string"
-    ? result.content
-    : result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+/** A call's progress as MCP progress notifications, each report as it comes; other events have no place in MCP. */
+function progressOf(reporter: ProgressReporter): ToolCallObserver {
+  return {
+    progress: (data) => void reporter.report(typeof data === "string" ? data : JSON.stringify(data)),
+    event: () => {},
+    stop: () => {},
+  };
 }

@@ -1,5 +1,5 @@
 export { type DefineToolOptions, defineTool } from "./define-tool.js";
-export { errorResult, executeTool, prepareCall, type ToolCall } from "./execute.js";
+export { errorResult, executeTool, type PreparedCall, prepareCall, type ToolCall } from "./execute.js";
 export { ToolRegistry, toJsonSchema } from "./registry.js";
 export type {
   AnyTool,
