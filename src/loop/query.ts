@@ -18,7 +18,7 @@ import { validateOptions } from "./options-schema.js";
 import { Persistence } from "./persistence.js";
 import { readAnswers, resumeStep } from "./pause.js";
 import { userTurns, withContext } from "./prompt-turns.js";
-import { joinedText } from "./record.js";
+import { joinedText } from "./joined-text.js";
 import { resultMessage } from "./result.js";
 import { McpControls } from "./mcp-controls.js";
 import { RunControls } from "./run-controls.js";
