@@ -24,12 +24,14 @@ const KNOWN_CIRCLES: readonly (readonly string[])[] = [
 ];
 
 /**
- * Each room's floor, from DESIGN.md's layers: a file may import its own floor and those below,
+ * Each room's floor (a folder of src/, or a file directly in it), from DESIGN.md's layers: a file may import its own floor and those below,
  * never one above. Rooms on one floor may import each other (the file graph has no circles).
  */
 const FLOORS: Readonly<Record<string, number>> = {
   protocol: 0,
   errors: 0,
+  // src/version.ts: the package's version (written from package.json).
+  "version.ts": 0,
   async: 1,
   files: 1,
   model: 2,
@@ -54,6 +56,8 @@ const FLOORS: Readonly<Record<string, number>> = {
   cli: 6,
   tui: 6,
   testing: 6,
+  // src/index.ts: the public API.
+  "index.ts": 6,
 };
 
 /** What a module imports or re-exports, type-only and dynamic imports included. */
@@ -147,14 +151,14 @@ describe("the import graph of src/", () => {
   });
 
   it("has no import from a room to one above it", () => {
-    const floorOf = (file: string) => FLOORS[file.split("/")[0]!];
-    const rooms = [...graph.keys()].filter((file) => file.includes("/")).map((file) => file.split("/")[0]!);
-    expect([...new Set(rooms)].filter((room) => FLOORS[room] === undefined)).toEqual([]);
+    const roomOf = (file: string) => file.split("/")[0]!;
+    const rooms = new Set([...graph.keys()].map(roomOf));
+    expect([...rooms].filter((room) => FLOORS[room] === undefined)).toEqual([]);
     const upward = [...graph]
-      .filter(([file]) => file.includes("/") && !isTestCode(file))
+      .filter(([file]) => !isTestCode(file))
       .flatMap(([file, imports]) =>
         imports
-          .filter((target) => target.includes("/") && floorOf(target)! > floorOf(file)!)
+          .filter((target) => FLOORS[roomOf(target)]! > FLOORS[roomOf(file)]!)
           .map((target) => `${file} → ${target}`),
       );
     expect(upward).toEqual([]);

@@ -27,9 +27,9 @@ import type { RunState } from "./run-state.js";
 import { setupRun, startModel } from "./setup.js";
 import { hookReports } from "./hook-reports.js";
 import { activeContext, setPermissionMode } from "./handoffs.js";
+import { GYRE_VERSION } from "../version.js";
 
 export { DEFAULT_MODEL } from "./setup.js";
-const GYRE_VERSION = "0.1.0";
 /** The Claude Code release whose tool input and output formats the built-in tools match. */
 const CLAUDE_CODE_TOOLS_VERSION = "2.1.0";
 
