@@ -4,7 +4,8 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 // DESIGN.md's layout as a check: the import graph of src/ (relative imports, type-only and
-// dynamic ones included) has no circles, and no room imports one that stands above it.
+// dynamic ones included) has no circles, no room imports one that stands above it, and a room
+// reaches another only through an index.ts (its own, or a nested room's as tools/builtin's).
 
 const SRC = path.resolve(import.meta.dirname, "../src");
 
@@ -162,6 +163,18 @@ describe("the import graph of src/", () => {
           .map((target) => `${file} → ${target}`),
       );
     expect(upward).toEqual([]);
+  });
+
+  it("has a room reach another only through an index.ts", () => {
+    const roomOf = (file: string) => file.split("/")[0]!;
+    const aside = [...graph]
+      .filter(([file]) => !isTestCode(file))
+      .flatMap(([file, imports]) =>
+        imports
+          .filter((target) => target.includes("/") && roomOf(target) !== roomOf(file) && !target.endsWith("/index.ts"))
+          .map((target) => `${file} → ${target}`),
+      );
+    expect(aside).toEqual([]);
   });
 
   it("reads type-only and dynamic imports and re-exports", () => {
