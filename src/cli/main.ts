@@ -1,3 +1,4 @@
+import { GYRE_VERSION } from "../version.js";
 import { takeProviderKeys } from "./provider-keys.js";
 import { runEntry } from "./run-entry.js";
 import { helpOf, USAGE } from "./help.js";
@@ -33,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./doctor-command.js")).doctorCommand(rest);
     case "--version":
     case "-v":
-      process.stdout.write("gyre 0.1.0\n");
+      process.stdout.write(`gyre ${GYRE_VERSION}\n`);
       return 0;
     case "help":
       return help(rest[0]);

@@ -1,4 +1,4 @@
-import { ABORTED, untilAborted } from "../async/until-aborted.js";
+import { ABORTED, untilAborted } from "../async/index.js";
 import { errorMessage } from "../errors/index.js";
 import type { HookCallback } from "./config.js";
 import type { HookInput } from "./events.js";

@@ -2,7 +2,7 @@ import { untilAborted, type Timers } from "../async/index.js";
 import { GyreError } from "../errors/index.js";
 import type { AgentOutputRequest, SubagentCall } from "../subagents/index.js";
 import { errorResult, type ToolContext, type ToolResult } from "../tools/index.js";
-import { joinedText } from "./record.js";
+import { joinedText } from "./joined-text.js";
 import type { RunChannel } from "./run-channel.js";
 import { fromSubagent } from "./subagent-messages.js";
 

@@ -12,7 +12,7 @@ import {
   transferMessage,
 } from "../subagents/index.js";
 import { type AnyTool, errorResult, ToolRegistry } from "../tools/index.js";
-import type { RunContext } from "./run-context.js";
+import type { AgentSwitchState, RunContext, RunHandoffs } from "./run-context.js";
 import { type RunState, useModel } from "./run-state.js";
 
 // Handoffs (the OpenAI Agents SDK's): an agent with `handoffs` gets a `transfer_to_<agent>`
@@ -39,7 +39,7 @@ export interface HandoffsInit {
 }
 
 /** The agents a run may run as or hand off to, and how to switch the run to one of them. */
-export class Handoffs {
+export class Handoffs implements RunHandoffs {
   readonly #models = new Map<string, Promise<Model>>();
 
   constructor(readonly init: HandoffsInit) {}
@@ -87,7 +87,7 @@ export class Handoffs {
   }
 
   /** Makes `name` the agent the run goes on as: its context, model and narrowed permissions. */
-  async switchTo(state: RunState, name: string): Promise<void> {
+  async switchTo(state: AgentSwitchState, name: string): Promise<void> {
     const model = await this.model(name);
     const context = this.contextFor(name, state.turns);
     state.activeAgent = { name, context };

@@ -6,7 +6,7 @@ export type {
   QueryPrompt,
   SystemPromptOption,
 } from "./options.js";
-export type { EffortOption, ThinkingOption } from "./options-schema.js";
+export type { EffortOption, ThinkingOption } from "./reasoning-options.js";
 export { DEFAULT_MODEL, type Query, query } from "./query.js";
 export type { RetryPolicy } from "./retry.js";
 export { type Approval, type ClientToolResult, toolResultsPrompt } from "./pause.js";

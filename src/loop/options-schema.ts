@@ -7,6 +7,7 @@ import { SandboxSettings } from "../sandbox/index.js";
 import { AgentsOption } from "../subagents/index.js";
 import { LOOP_CONTROL_TOOLS } from "../tools/builtin/index.js";
 import type { QueryOptions } from "./options.js";
+import { EffortOption, ThinkingOption } from "./reasoning-options.js";
 
 /**
  * Options of the Claude Agent SDK that Gyre does not have (yet), with what to use instead.
@@ -97,21 +98,6 @@ const OutputFormatOption = z.strictObject({
   type: z.literal("json_schema"),
   schema: z.union([z.instanceof(z.ZodType), z.record(z.string(), z.unknown())]),
 });
-
-/** The Claude Agent SDK's thinking setting (see `thinkingProviderOptions`). */
-export const ThinkingOption = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("adaptive"), display: z.enum(["summarized", "omitted"]).optional() }),
-  z.strictObject({
-    type: z.literal("enabled"),
-    budgetTokens: positiveInt.optional(),
-    display: z.enum(["summarized", "omitted"]).optional(),
-  }),
-  z.strictObject({ type: z.literal("disabled") }),
-]);
-export type ThinkingOption = z.infer<typeof ThinkingOption>;
-
-export const EffortOption = z.enum(["low", "medium", "high", "xhigh", "max"]);
-export type EffortOption = z.infer<typeof EffortOption>;
 
 const PermissionResultOption = z.union([
   z.looseObject({ behavior: z.literal("allow"), updatedInput: z.record(z.string(), z.unknown()).optional() }),

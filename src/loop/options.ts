@@ -10,7 +10,7 @@ import type { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { OutputFormat } from "../tools/builtin/index.js";
 import type { AnyTool } from "../tools/index.js";
-import type { EffortOption, ThinkingOption } from "./options-schema.js";
+import type { EffortOption, ThinkingOption } from "./reasoning-options.js";
 import type { RetryPolicy } from "./retry.js";
 
 export type { CanUseTool, PermissionResult } from "../permissions/index.js";

@@ -3,7 +3,7 @@ import type { SDKMessage } from "../protocol/index.js";
 import type { AnyTool, ToolCall, ToolResult } from "../tools/index.js";
 import { hookReports } from "./hook-reports.js";
 import type { MessageStamp } from "./messages.js";
-import { joinedText } from "./record.js";
+import { joinedText } from "./joined-text.js";
 
 /** What the hooks after a call had to say: notes for the model, and whether one stopped the run. */
 export interface AfterCall {

@@ -18,7 +18,7 @@ import { validateOptions } from "./options-schema.js";
 import { Persistence } from "./persistence.js";
 import { readAnswers, resumeStep } from "./pause.js";
 import { userTurns, withContext } from "./prompt-turns.js";
-import { joinedText } from "./record.js";
+import { joinedText } from "./joined-text.js";
 import { resultMessage } from "./result.js";
 import { McpControls } from "./mcp-controls.js";
 import { RunControls } from "./run-controls.js";
@@ -27,9 +27,9 @@ import type { RunState } from "./run-state.js";
 import { setupRun, startModel } from "./setup.js";
 import { hookReports } from "./hook-reports.js";
 import { activeContext, setPermissionMode } from "./handoffs.js";
+import { GYRE_VERSION } from "../version.js";
 
 export { DEFAULT_MODEL } from "./setup.js";
-const GYRE_VERSION = "0.1.0";
 /** The Claude Code release whose tool input and output formats the built-in tools match. */
 const CLAUDE_CODE_TOOLS_VERSION = "2.1.0";
 

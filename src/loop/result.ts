@@ -10,7 +10,7 @@ import {
   type TerminalReason,
 } from "../protocol/index.js";
 import type { MessageStamp } from "./messages.js";
-import { joinedText } from "./record.js";
+import { joinedText } from "./joined-text.js";
 
 /** What the result message reports of a run (a `RunState` is one). */
 export interface RunTotals {

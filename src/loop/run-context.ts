@@ -1,13 +1,45 @@
 import type { Timers } from "../async/index.js";
+import type { Compactor } from "../context/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import type { CostTracker, Model } from "../model/index.js";
+import type { CostTracker, Model, ProviderOptions } from "../model/index.js";
+import type { PermissionPolicy } from "../permissions/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
 import type { BackgroundAgents } from "./background-agents.js";
-import type { Handoffs } from "./handoffs.js";
 import type { MessageStamp } from "./messages.js";
 import type { RetryPolicy } from "./retry.js";
-import type { ModelSettings } from "./run-state.js";
 import type { ToolGate } from "./tool-gate.js";
+
+/** What depends on the run's current model: compaction thresholds and provider options. */
+export interface ModelSettings {
+  /** Client-side compaction; undefined when turned off. */
+  compactor: Compactor | undefined;
+  providerOptions: ProviderOptions | undefined;
+}
+
+/** The agent definition a run goes on as (the `agent` option, or a handoff's target), with its context. */
+export interface ActiveAgent {
+  name: string;
+  context: RunContext;
+}
+
+/** The part of the run's state a switch to another agent reads and changes (see `RunState`). */
+export interface AgentSwitchState {
+  readonly turns: number;
+  model: Model;
+  modelSettings: ModelSettings;
+  permissions: PermissionPolicy;
+  activeAgent: ActiveAgent | undefined;
+}
+
+/**
+ * The agents a run may run as or hand off to, as the loop reaches them: `Handoffs`
+ * (handoffs.ts) builds the agents' contexts, so the context knows it only by this interface.
+ */
+export interface RunHandoffs {
+  readonly init: { readonly maxHandoffs: number; readonly run: () => { permissions: PermissionPolicy } };
+  /** Makes `name` the agent the run goes on as: its context, model and narrowed permissions. */
+  switchTo(state: AgentSwitchState, name: string): Promise<void>;
+}
 
 /** Bounds a run keeps to; each one past its limit ends the run with its own terminal reason. */
 export interface RunLimits {
@@ -72,5 +104,5 @@ export interface RunContext {
   /** The background agents this run started (when it has the Agent tool); stopped when it ends. */
   readonly background?: BackgroundAgents;
   /** The agents this run may run as or hand off to (see handoffs.ts); absent when it has none. */
-  readonly handoffs?: Handoffs;
+  readonly handoffs?: RunHandoffs;
 }

@@ -1,5 +1,4 @@
-import type { Compactor } from "../context/index.js";
-import type { CostTracker, Model, ProviderOptions, ToolInputProblem } from "../model/index.js";
+import type { CostTracker, Model, ToolInputProblem } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import type {
   APIAssistantMessage,
@@ -10,14 +9,7 @@ import type {
   ToolUseBlock,
 } from "../protocol/index.js";
 import type { DoomLoopDetector } from "./doom-loop.js";
-import type { RunContext } from "./run-context.js";
-
-/** What depends on the run's current model: compaction thresholds and provider options. */
-export interface ModelSettings {
-  /** Client-side compaction; undefined when turned off. */
-  compactor: Compactor | undefined;
-  providerOptions: ProviderOptions | undefined;
-}
+import type { ActiveAgent, ModelSettings, RunContext } from "./run-context.js";
 
 /** Counters that bound how often the loop nudges the model; they start at zero for each prompt. */
 export interface PromptCounters {
@@ -27,12 +19,6 @@ export interface PromptCounters {
   structuredOutputReminders: number;
   /** Handoffs taken (see `maxHandoffs`). */
   handoffs: number;
-}
-
-/** The agent definition a run goes on as (the `agent` option, or a handoff's target), with its context. */
-export interface ActiveAgent {
-  name: string;
-  context: RunContext;
 }
 
 /** The model's answer in the current turn, as the tools and end-of-turn steps need it. */
@@ -111,7 +97,7 @@ export function newPromptCounters(): PromptCounters {
 }
 
 /** Makes `model` the run's model from the next call on; compaction and provider options follow it. */
-export function useModel(context: RunContext, state: RunState, model: Model): void {
+export function useModel(context: RunContext, state: Pick<RunState, "model" | "modelSettings">, model: Model): void {
   state.model = model;
   state.modelSettings = context.modelSettings(model);
 }

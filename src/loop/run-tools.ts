@@ -10,7 +10,7 @@ import { type AnyTool, errorResult, type ToolCall, type ToolResult } from "../to
 import type { ToolInputProblem } from "../model/index.js";
 import { AsyncQueue } from "../async/index.js";
 import { callObserver } from "./call-observer.js";
-import { joinedText } from "./record.js";
+import { joinedText } from "./joined-text.js";
 import type { RunContext } from "./run-context.js";
 import { type ToolCallEnv, ToolCallRun } from "./tool-call.js";
 import type { GateDecision, GateState } from "./tool-gate.js";

@@ -1,12 +1,17 @@
 import { errorMessage } from "../errors/index.js";
 import type { HookRunner } from "../hooks/index.js";
-import { type PermissionDecision, type PermissionResult, PermissionUpdate } from "../permissions/index.js";
+import {
+  type CanUseTool,
+  type PermissionDecision,
+  type PermissionPolicy,
+  type PermissionResult,
+  PermissionUpdate,
+} from "../permissions/index.js";
 import type { SDKMessage, TerminalReason } from "../protocol/index.js";
 import type { AnyTool, ToolCall } from "../tools/index.js";
 import type { MessageStamp } from "./messages.js";
 import { canUseToolFailure, hookReports } from "./hook-reports.js";
-import type { CanUseTool } from "./options.js";
-import type { RunState } from "./run-state.js";
+import type { DoomLoopDetector } from "./doom-loop.js";
 
 export interface ToolGateConfig {
   hooks: HookRunner | undefined;
@@ -17,7 +22,10 @@ export interface ToolGateConfig {
 }
 
 /** The part of the run's state the gate reads and changes: rules and mode, and the repetition streak. */
-export type GateState = Pick<RunState, "permissions" | "doomLoop">;
+export interface GateState {
+  permissions: PermissionPolicy;
+  doomLoop: DoomLoopDetector;
+}
 
 export type GateDecision =
   /**

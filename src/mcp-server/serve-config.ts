@@ -1,3 +1,4 @@
+import { GYRE_VERSION } from "../version.js";
 import type { QueryOptions } from "../loop/index.js";
 
 /** How `gyre mcp serve` was started: one configuration for every client, call and session. */
@@ -14,4 +15,4 @@ export interface ServeConfig {
 }
 
 /** The server's name and version in MCP's `initialize`. */
-export const SERVER_INFO = { name: "gyre", version: "0.1.0" } as const;
+export const SERVER_INFO = { name: "gyre", version: GYRE_VERSION } as const;

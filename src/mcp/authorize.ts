@@ -1,3 +1,4 @@
+import { GYRE_VERSION } from "../version.js";
 import { randomBytes } from "node:crypto";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -61,7 +62,7 @@ export async function authorizeMcpServer(
       interactive: { redirectUrl: listener.redirectUrl, state, onAuthorizationUrl: options.onAuthorizationUrl },
     });
     const transport = remoteTransport(name, config, provider);
-    const client = new Client({ name: "gyre", version: "0.1.0" });
+    const client = new Client({ name: "gyre", version: GYRE_VERSION });
     let redirected = false;
     try {
       await client.connect(transport, { signal, timeout: CONNECT_TIMEOUT_MS });

@@ -9,6 +9,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
+import { GYRE_VERSION } from "../version.js";
 import type { McpHttpServerConfig, McpServerConfig, McpSSEServerConfig } from "./config.js";
 import { GyreOAuthProvider, OAuthTokenStore } from "./oauth/index.js";
 import { answerElicitations, ELICITATION_CAPABILITY, type OnElicitation } from "./elicitation.js";
@@ -67,7 +68,7 @@ export async function connectServer(
   const { transport, pair } = createTransport(name, config, options.cwd, stderr, sandbox);
   const { onElicitation } = options;
   const client = new Client(
-    { name: "gyre", version: "0.1.0" },
+    { name: "gyre", version: GYRE_VERSION },
     onElicitation ? { capabilities: ELICITATION_CAPABILITY } : undefined,
   );
   if (onElicitation) answerElicitations(client, name, onElicitation, options.signal);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ABORTED, untilAborted } from "../async/until-aborted.js";
+import { ABORTED, untilAborted } from "../async/index.js";
 import { errorMessage, GyreError } from "../errors/index.js";
 import type { ToolRegistry } from "./registry.js";
 import type { AnyTool, ToolContext, ToolOutput, ToolResult } from "./tool.js";

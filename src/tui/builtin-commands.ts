@@ -7,10 +7,29 @@ import { describeHooks, describeMcp, describePermissions } from "./info-commands
 import { INIT_PROMPT } from "./init-prompt.js";
 import { PICKER_SIZE } from "./session-picker.js";
 import { helpText } from "./slash-commands.js";
-import type { TuiController } from "./tui-controller.js";
+import type { QueryOptions } from "../loop/index.js";
+import type { SDKMessage } from "../protocol/index.js";
+import type { AgentSession } from "./agent-session.js";
+import type { TuiStore } from "./tui-store.js";
+import type { UserCommand } from "./user-commands.js";
+
+/** What a built-in command reaches of the terminal agent: the parts of `TuiController` it uses. */
+export interface CommandHost {
+  readonly session: AgentSession;
+  readonly store: TuiStore;
+  readonly options: { readonly cwd: string; readonly options: QueryOptions };
+  readonly userCommands: ReadonlyMap<string, UserCommand>;
+  /** The last `init` message: the tools (MCP ones included) and MCP servers of the run. */
+  readonly lastInit: Extract<SDKMessage, { type: "system"; subtype: "init" }> | undefined;
+  notice(text: string, tone?: "info" | "error"): void;
+  quit(): Promise<void>;
+  restart(): void;
+  resume(sessionId: string): Promise<void>;
+  prompt(prompt: string, shown: string): void;
+}
 
 /** What each built-in slash command does; the person's own commands are prompts (see TuiController.submit). */
-export async function runBuiltinCommand(controller: TuiController, name: string, args: string): Promise<void> {
+export async function runBuiltinCommand(controller: CommandHost, name: string, args: string): Promise<void> {
   const { session, store } = controller;
   switch (name) {
     case "help":
@@ -55,7 +74,7 @@ export async function runBuiltinCommand(controller: TuiController, name: string,
   }
 }
 
-async function resume(controller: TuiController, id: string): Promise<void> {
+async function resume(controller: CommandHost, id: string): Promise<void> {
   if (controller.session.busy) return controller.notice("A turn is running: Esc first, then /resume.", "error");
   if (id) return controller.resume(id);
   const { listSessions } = await import("../sessions/index.js");
@@ -68,7 +87,7 @@ async function resume(controller: TuiController, id: string): Promise<void> {
   controller.store.changed();
 }
 
-async function describeSettings(controller: TuiController, what: "permissions" | "hooks"): Promise<string> {
+async function describeSettings(controller: CommandHost, what: "permissions" | "hooks"): Promise<string> {
   const { loadSettings } = await import("../settings/index.js");
   const { options, cwd } = controller.options;
   const settings = await loadSettings({
@@ -85,7 +104,7 @@ async function describeSettings(controller: TuiController, what: "permissions" |
   });
 }
 
-async function exportConversation(controller: TuiController, file: string): Promise<void> {
+async function exportConversation(controller: CommandHost, file: string): Promise<void> {
   const sessionId = controller.session.sessionId;
   if (!sessionId) return controller.notice("Nothing to export yet: the session starts with your first prompt.");
   const { getSessionMessages } = await import("../sessions/index.js");

@@ -1,6 +1,5 @@
 // Entry of the interactive agent's bundle (dist/bin/tui-<hash>.js), started by launch.ts.
-import { takeProviderKeys } from "../cli/provider-keys.js";
-import { runEntry } from "../cli/run-entry.js";
+import { runEntry, takeProviderKeys } from "../cli/index.js";
 import { runTui } from "./index.js";
 
 takeProviderKeys();

@@ -1,9 +1,13 @@
-import { parseCommandArgs } from "../cli/parse-command-args.js";
+import {
+  list,
+  mcpServersOf,
+  parseCommandArgs,
+  permissionMode,
+  providerEnvironment,
+  takeBareResume,
+} from "../cli/index.js";
 import type { QueryOptions } from "../loop/index.js";
 import { GyreError } from "../errors/index.js";
-import { takeBareResume } from "../cli/resume-flag.js";
-import { list, mcpServersOf, permissionMode } from "../cli/run-options.js";
-import { providerEnvironment } from "../cli/provider-keys.js";
 
 /** What `gyre [prompt] [options]` starts with: the loop's options and the first prompt, if any. */
 export interface TuiStart {

@@ -1,6 +1,7 @@
 import type { SDKMessage } from "../../protocol/index.js";
 import { CONTINUE, type NextStep, stop } from "../next-step.js";
-import { joinedText, recordText } from "../record.js";
+import { joinedText } from "../joined-text.js";
+import { recordText } from "../record.js";
 import type { RunContext } from "../run-context.js";
 import type { RunState } from "../run-state.js";
 import { hookReports } from "../hook-reports.js";

@@ -4,7 +4,7 @@ import { GyreError } from "../../errors/index.js";
 import type { ToolContext, ToolResult } from "../tool.js";
 import { crawlGlob } from "./glob-crawl.js";
 import { modifiedTimes, newestFirst } from "./glob-order.js";
-import type { GlobInput } from "./glob-tool.js";
+import type { GlobInput } from "./glob-input.js";
 import { resolveSearchRoot } from "./grep/search-root.js";
 import { SearchGuard } from "./search-guard.js";
 

@@ -5,10 +5,10 @@ import type { ToolContext, ToolResult } from "../../tool.js";
 import { SearchGuard } from "../search-guard.js";
 import { findRipgrep } from "./find-ripgrep.js";
 import { formatResults } from "./format.js";
+import type { GrepToolOptions } from "./grep-options.js";
 import { DEFAULT_HEAD_LIMIT, type GrepInput, splitGlobs } from "./input.js";
 import { jsBackend } from "./js-backend.js";
 import { ripgrepBackend } from "./ripgrep-backend.js";
-import type { GrepToolOptions } from "./grep-tool.js";
 import { resolveSearchRoot } from "./search-root.js";
 import type { FileMatches, SearchBackend, SearchRequest } from "./types.js";
 

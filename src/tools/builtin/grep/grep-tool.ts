@@ -1,16 +1,7 @@
 import { defineTool } from "../../define-tool.js";
 import type { Tool } from "../../tool.js";
+import type { GrepToolOptions } from "./grep-options.js";
 import { GrepInput } from "./input.js";
-
-export interface GrepToolOptions {
-  /**
-   * `auto` (default) uses ripgrep when `rg` is on `PATH` and the JavaScript search
-   * otherwise; `ripgrep` fails when `rg` is missing; `js` never runs `rg`.
-   */
-  backend?: "auto" | "ripgrep" | "js";
-  /** The `rg` executable to run instead of looking it up on `PATH`. */
-  ripgrepPath?: string;
-}
 
 const DESCRIPTION = `Search file contents with a regular expression (ripgrep).
 - Full regex syntax (ripgrep / Rust regex), e.g. "log.*Error", "function\\s+\\w+". Literal braces and parentheses need escaping: use "interface\\{\\}" to find "interface{}".
