@@ -287,3 +287,8 @@ export const UpdateConversationRequest = z.object({ metadata: Metadata.nullable(
 
 /** The body of `POST /v1/conversations/{id}/items`. */
 export const AddConversationItemsRequest = z.object({ items: ConversationItems });
+
+/** The conversation id of a create-response request's `conversation` (an id or `{ id }`). */
+export function conversationIdOf(conversation: string | { id: string }): string {
+  return typeof conversation === "string" ? conversation : conversation.id;
+}

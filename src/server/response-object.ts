@@ -1,6 +1,5 @@
 import type { Usage } from "../protocol/index.js";
-import { conversationIdOf } from "./conversations.js";
-import type { CreateResponseRequest, InputItem, ToolChoice } from "./request-schema.js";
+import { conversationIdOf, type CreateResponseRequest, type InputItem, type ToolChoice } from "./request-schema.js";
 
 /** A text part of an assistant message, as output. */
 export interface OutputTextPart {

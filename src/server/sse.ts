@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { EventLog } from "./event-log.js";
-import type { StreamEventBody } from "./output-projection.js";
+import type { StreamEventBody } from "./stream-event.js";
 
 const encoder = new TextEncoder();
 
