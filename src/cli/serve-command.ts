@@ -1,7 +1,9 @@
 import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { providerKeyEnvNames } from "../model/index.js";
-import { apiKeysOf, loadServerConfig, serve } from "../server/index.js";
+import { loadServerConfig, serve } from "../server/index.js";
+// Not part of gyre/server's public API: how the CLI knows whether the server is open.
+import { apiKeysOf } from "../server/config.js";
 import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 

@@ -198,6 +198,7 @@ export const IgnoredTool = z.looseObject({
 export const RequestTool = z.union([FunctionTool, CustomTool, McpTool, IgnoredTool]);
 export type RequestTool = z.infer<typeof RequestTool>;
 
+/** A request's `tool_choice`: whether the model may, must or must not call tools, and which. */
 export const ToolChoice = z.union([
   z.enum(["auto", "none", "required"]),
   z.object({ type: z.literal("function"), name: z.string() }),

@@ -43,6 +43,7 @@ export type OutputItem =
       status: ItemStatus;
     };
 
+/** Where an output item is: still streaming, done, or cut short (the response ended first). */
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
 /** An input item as stored and listed by `input_items`: always with an id. */
