@@ -86,11 +86,17 @@ export {
 } from "./tools/index.js";
 export {
   type BashToolsOptions,
+  type CommandSandbox,
   type DefaultToolsOptions,
   defaultTools,
   type GrepToolOptions,
   type OutputFormat,
+  type SandboxViolation,
+  type SandboxWatch,
 } from "./tools/builtin/index.js";
+
+// ── Sandbox: the `sandbox` option (as a settings file's `sandbox` block) ──────────────
+export { SandboxSettings } from "./sandbox/index.js";
 
 // ── MCP: servers whose tools a run uses (`mcpServers`), in-process servers ───────────
 export {
@@ -215,9 +221,12 @@ export {
   type FreeformFormat,
   type FreeformTool,
   type JsonObject,
+  type JsonValue,
   lookupModelInfo,
   type Model,
   type ModelApi,
+  ModelCallError,
+  type ModelCallErrorOptions,
   ModelInfo,
   type ModelRequest,
   type ModelResponse,

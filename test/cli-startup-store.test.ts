@@ -1,5 +1,5 @@
 // `gyre run` starts faster because a new session's SQLite store (the default one) is opened
-// only once the first model request is out. These tests pin what that must not change:
+// only once the model starts answering the first request. These tests pin what that must not change:
 // every message stored, in order; files checkpointed; up-front errors still up front.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -10,21 +10,6 @@ import { describe, expect, it } from "vitest";
 const SRC = path.resolve(import.meta.dirname, "../src");
 
 /**
- * Circles known and not yet taken apart, each as the files it runs through. A circle is let
- * through only when all its files are listed here, so a new circle anywhere fails the test.
- */
-const KNOWN_CIRCLES: readonly (readonly string[])[] = [
-  // The server's records (issue 27): to be taken apart with the server's rooms, then removed here.
-  [
-    "server/conversations.ts",
-    "server/event-log.ts",
-    "server/output-projection.ts",
-    "server/response-object.ts",
-    "server/response-store.ts",
-  ],
-];
-
-/**
  * Each room's floor (a folder of src/, or a file directly in it), from DESIGN.md's layers: a file may import its own floor and those below,
  * never one above. Rooms on one floor may import each other (the file graph has no circles).
  */
@@ -145,10 +130,8 @@ const isTestCode = (file: string) => /\.test(-harness)?\.tsx?$|-fixtures\.ts$|te
 describe("the import graph of src/", () => {
   const graph = importGraph();
 
-  it("has no import circles but the known ones", () => {
-    const allowed = new Set(KNOWN_CIRCLES.flat());
-    const unknown = circles(graph).filter((component) => !component.every((file) => allowed.has(file)));
-    expect(unknown.map((component) => wayRound(graph, component))).toEqual([]);
+  it("has no import circles", () => {
+    expect(circles(graph).map((component) => wayRound(graph, component))).toEqual([]);
   });
 
   it("has no import from a room to one above it", () => {

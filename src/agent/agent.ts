@@ -3,11 +3,14 @@ import { type Query, type QueryOptions, type QueryPrompt, query } from "../loop/
 import { MemorySessionStore } from "../sessions/index.js";
 import { QueuedRun } from "./queued-run.js";
 
-/** Options that pick a conversation; they belong to `agent.session()` or one `agent.query()`, not the agent. */
-type ConversationKeys = "resume" | "continue" | "forkSession" | "resumeSessionAt" | "sessionId" | "abortController";
-
-/** Reusable configuration: model, tools, hooks, permissions, store... — no conversation state. */
-export type AgentOptions = Omit<QueryOptions, ConversationKeys>;
+/**
+ * Reusable configuration: model, tools, hooks, permissions, store... — no conversation state.
+ * The options that pick a conversation belong to `agent.session()` or one `agent.query()`.
+ */
+export type AgentOptions = Omit<
+  QueryOptions,
+  "resume" | "continue" | "forkSession" | "resumeSessionAt" | "sessionId" | "abortController"
+>;
 
 /** Where a conversation starts: new (default), or an existing session resumed, continued or forked. */
 export type AgentSessionOptions = QueryOptions;

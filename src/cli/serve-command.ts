@@ -1,7 +1,7 @@
 import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { providerKeyEnvNames } from "../model/index.js";
-import { apiKeysOf, loadServerConfig, serve } from "../server/index.js";
+import { loadServerConfig, serve } from "../server/index.js";
 import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 
@@ -40,7 +40,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     ...(backlog !== undefined && { backlog }),
   });
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
-  if (apiKeysOf(config, process.env).length === 0)
+  if (!server.requiresApiKey)
     process.stderr.write(
       "gyre serve: no API keys (config apiKeys, GYRE_API_KEYS): only loopback clients are answered\n",
     );

@@ -22,6 +22,8 @@ export interface ModelStepInput {
   newId?: () => string;
   /** The clock the call's duration is measured with (default `performance.now`). */
   now?: () => number;
+  /** Called when the model's answer starts to arrive (its first event), at each attempt. */
+  onAnswerStarted?: () => void;
 }
 
 export type ModelStepOutcome =
@@ -87,9 +89,10 @@ async function* forward(
   input: ModelStepInput,
 ): AsyncGenerator<SDKMessage, ModelResponse> {
   try {
-    for (;;) {
+    for (let first = true; ; first = false) {
       const next = await stream.next();
       if (next.done) return next.value;
+      if (first) input.onAnswerStarted?.();
       if (input.includePartialMessages) yield input.stamp.streamEvent(next.value);
     }
   } finally {

@@ -1,4 +1,3 @@
-import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { accessSync, closeSync, constants, existsSync, openSync, readSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fsErrorCode, GyreError } from "../errors/index.js";
@@ -27,25 +26,22 @@ interface OpenedSession {
   lock: SessionLock;
 }
 
-/** A store not opened yet: how to open it, the messages recorded meanwhile, and what opens it. */
+/** A store not opened yet: how to open it, and the messages recorded meanwhile. */
 interface DeferredStore {
   open: () => Promise<OpenedSession>;
   waiting: SDKMessage[];
-  onRequestSent: (() => void) | undefined;
 }
-
-/** Published by Node's fetch (undici) once a request, body included, is written to the socket. */
-const REQUEST_SENT = "undici:request:bodySent";
 
 /**
  * A run's link to its session store: which session it writes, the history it resumes
  * from, the lock that keeps other loops out, and file checkpoints before edits.
  * With `persistSession: false` every method is a no-op and the history is empty.
  *
- * A new session in the default SQLite store is opened once the first model request has
- * been sent, while the process waits for the answer, instead of delaying the request.
- * What is recorded before (init, prompt, hook reports, retries) waits in order and is
- * stored first; the model's answer, and everything after, waits until the store is open.
+ * A new session in the default SQLite store is opened when the run calls {@link openStore}
+ * (it does once the model starts answering its first request), so that opening it does not
+ * delay that request. What is recorded before (init, prompt, hook reports, retries) waits in
+ * order and is stored first; the model's answer, and everything after, waits until the store
+ * is open, and opens it if nothing did before.
  */
 export class Persistence {
   /** tool_use id → uuid of the assistant message that made the call (for checkpoints). */
@@ -69,7 +65,7 @@ export class Persistence {
     readonly agent?: string,
   ) {
     this.#session = session;
-    this.#deferred = openLater && { open: openLater, waiting: [], onRequestSent: undefined };
+    this.#deferred = openLater && { open: openLater, waiting: [] };
   }
 
   /**
@@ -88,7 +84,7 @@ export class Persistence {
       return new Persistence(proposedId, [], undefined, undefined, false);
     }
     const where = { cwd, project: projectOf(cwd) };
-    // A new session (random id) in the default store: opened once the first request is out.
+    // A new session (random id) in the default store: opened later, by openStore().
     const fresh = !wantsResume && options.sessionId === undefined && options.resumeSessionAt === undefined;
     if (fresh && !options.sessionStore && canOpenDefaultLater(cwd))
       return new Persistence(proposedId, [], undefined, () => openNewSession(proposedId, where), true);
@@ -135,7 +131,10 @@ export class Persistence {
         if (block.type === "tool_use") this.#callers.set(block.id, message.uuid);
     }
     if (this.#deferred) {
-      if (message.type === "system" || message.type === "user") return this.#defer(this.#deferred, message);
+      if (message.type === "system" || message.type === "user") {
+        this.#deferred.waiting.push(message);
+        return;
+      }
       this.#openDeferred();
     }
     if (this.#session === undefined) return;
@@ -198,13 +197,13 @@ export class Persistence {
     }
   }
 
-  /** Queues a message for the deferred store; the first one starts listening for the request. */
-  #defer(deferred: DeferredStore, message: SDKMessage): void {
-    deferred.waiting.push(message);
-    if (deferred.onRequestSent) return;
-    // Opened on the next turn of the event loop, not inside undici's write.
-    deferred.onRequestSent = () => setImmediate(() => this.#openDeferred());
-    subscribe(REQUEST_SENT, deferred.onRequestSent);
+  /**
+   * Starts opening a store deferred so far (a new session in the default store) when messages
+   * wait for it; a failure surfaces at the next record() or at close(). Does nothing when the
+   * store is open or opening, or nothing is kept.
+   */
+  openStore(): void {
+    if (this.#deferred && this.#deferred.waiting.length > 0) this.#openDeferred();
   }
 
   /** Starts opening a deferred store that has messages waiting; they are stored first. */
@@ -212,7 +211,6 @@ export class Persistence {
     const deferred = this.#deferred;
     if (!deferred) return;
     this.#deferred = undefined;
-    if (deferred.onRequestSent) unsubscribe(REQUEST_SENT, deferred.onRequestSent);
     if (deferred.waiting.length === 0) return;
     const opening = (async () => {
       const session = await deferred.open();

@@ -105,4 +105,9 @@ export interface RunContext {
   readonly background?: BackgroundAgents;
   /** The agents this run may run as or hand off to (see handoffs.ts); absent when it has none. */
   readonly handoffs?: RunHandoffs;
+  /**
+   * Called when a model call's answer starts to arrive: the run's session store, when it waits
+   * to open (see Persistence), opens then, while the model answers, not before the request.
+   */
+  readonly modelAnswering?: () => void;
 }

@@ -169,10 +169,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     tools.push(subagentTool(subagents, () => ({ ...parent(), depth: 0 })));
     tools.push(subagentOutputTool(() => ({ ...parent(), depth: 0 })));
   }
-  // Bash permissions need the shell parser (~50 ms of compiling, once per process). Started
-  // here it overlaps the run's start: measured on the 20-turn CLI session, 1.27 s wall
-  // against 1.40 s when started after the first request or at the first Bash call, for a
-  // first request ~50 ms later.
+  // Bash permissions need the shell parser, compiled once per process: started here, its
+  // compiling overlaps the run's start (README, Benchmarks, says what that saves).
   if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
   // Tools the run needs to end as asked: every agent it runs as keeps them.
   const endingTools = [
@@ -262,6 +260,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     newUuid: input.newUuid,
     ...(wantsAgentTool(options) && { background: new BackgroundAgents(new RunChannel()) }),
     ...(handoffs && { handoffs }),
+    modelAnswering: () => persistence.openStore(),
   };
   const state = newRunState(context, {
     model,

@@ -14,9 +14,9 @@ export {
   responseOf,
   type ToolInputProblem,
 } from "./model.js";
-export { ModelCallError } from "./model-call-error.js";
+export { ModelCallError, type ModelCallErrorOptions } from "./model-call-error.js";
 export { DEFAULT_PRICING, lookupModelInfo, ModelInfo, PRICES_AS_OF, type PricingTable, Rates } from "./pricing.js";
-export type { JsonObject, ProviderOptions } from "./provider-options.js";
+export type { JsonObject, JsonValue, ProviderOptions } from "./provider-options.js";
 export { providerKeyEnvNames } from "./provider-key-env.js";
 export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";
 export { type Env, type ResolveModelOptions, resolveModel } from "./resolve-model.js";

@@ -1,7 +1,9 @@
 import { GyreError, type GyreErrorCode, type GyreErrorOptions } from "../errors/index.js";
 import type { APIAssistantMessage } from "../protocol/index.js";
 
+/** A {@link GyreError}'s options, and what streamed before the failure. */
 export interface ModelCallErrorOptions extends GyreErrorOptions {
+  /** The answer as far as it streamed, without tool calls whose arguments never completed. */
   partial?: APIAssistantMessage;
 }
 

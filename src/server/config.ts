@@ -7,9 +7,19 @@ import { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { KeyLimits } from "./limits.js";
 
-/** Gyre's built-in tools an operator may run server-side. */
-export const SERVER_BUILTIN_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "TodoWrite", "Bash"] as const;
-export type ServerBuiltinTool = (typeof SERVER_BUILTIN_TOOLS)[number];
+/** One of Gyre's built-in tools an operator may run server-side (`tools` of the config). */
+export type ServerBuiltinTool = "Read" | "Grep" | "Glob" | "Edit" | "Write" | "TodoWrite" | "Bash";
+
+/** Every {@link ServerBuiltinTool}. */
+export const SERVER_BUILTIN_TOOLS = [
+  "Read",
+  "Grep",
+  "Glob",
+  "Edit",
+  "Write",
+  "TodoWrite",
+  "Bash",
+] as const satisfies readonly ServerBuiltinTool[];
 
 /** A public model name and the Gyre model behind it (as LiteLLM's model list). */
 export interface ServedModel {
@@ -133,7 +143,7 @@ export function checkServerTools(config: ServerConfigFile): void {
     );
 }
 
-/** API keys of the config and of `GYRE_API_KEYS`. */
+/** API keys of the config and of `GYRE_API_KEYS` (internal: `gyre serve` and `createServer` read them). */
 export function apiKeysOf(config: ServerConfig, env: Env): string[] {
   const fromEnv = (env.GYRE_API_KEYS ?? "")
     .split(",")

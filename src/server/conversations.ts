@@ -120,11 +120,6 @@ function changeOf(message: SDKMessage): Change | undefined {
   return (message.tool_use_result as { gyre_conversation?: Change } | undefined)?.gyre_conversation;
 }
 
-/** The conversation id of a create-response request's `conversation` (an id or `{ id }`). */
-export function conversationIdOf(conversation: string | { id: string }): string {
-  return typeof conversation === "string" ? conversation : conversation.id;
-}
-
 /**
  * An input item as a conversation keeps it, as OpenAI lists it: a message's text content as a
  * part (`input_text`, or `output_text` for the assistant's) and its status `completed`.

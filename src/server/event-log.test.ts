@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EventLog, type NumberedEvent } from "./event-log.js";
+import { EventLog } from "./event-log.js";
+import type { NumberedEvent } from "./stream-event.js";
 
 describe("EventLog", () => {
   it("numbers events from 0, replays after starting_after, then follows until the end", () => {

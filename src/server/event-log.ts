@@ -1,7 +1,4 @@
-import type { StreamEventBody } from "./output-projection.js";
-
-/** A streaming event with its place in the response's stream. */
-export type NumberedEvent = StreamEventBody & { sequence_number: number };
+import type { NumberedEvent, StreamEventBody } from "./stream-event.js";
 
 /**
  * The events of one response, numbered from 0 as they happen, kept so that a client can read

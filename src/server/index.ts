@@ -1,4 +1,10 @@
-export { apiKeysOf, loadServerConfig, type ServerConfig, type ServerConfigFile, type ServedModel } from "./config.js";
+export {
+  loadServerConfig,
+  type ServerBuiltinTool,
+  type ServerConfig,
+  type ServerConfigFile,
+  type ServedModel,
+} from "./config.js";
 export { createServer } from "./create-server.js";
 export { attachWebSocket } from "./websocket.js";
 export type { CompactResource } from "./compact.js";
@@ -8,3 +14,52 @@ export { type ServeOptions, type RunningServer, serve } from "./serve.js";
 export type { ItemList } from "./list-items.js";
 export type { OutputItem, ResponseObject, ResponseStatus, ResponseUsage, StoredInputItem } from "./response-object.js";
 export { type ResponseStore, SessionResponseStore, type StoredResponse } from "./response-store.js";
+export type { AuthVariables } from "./auth.js";
+export type { InputItem, ToolChoice } from "./request-schema.js";
+export type { ItemStatus, OutputTextPart } from "./response-object.js";
+export type { NumberedEvent, StreamEventBody } from "./stream-event.js";
+
+// Types of `gyre` that the signatures above name, so that this entry's users can name them too.
+export type {
+  AnthropicContentDelta,
+  AnthropicStreamEvent,
+  APIAssistantMessage,
+  ApiUsage,
+  AssistantContentBlock,
+  CallSettings,
+  CreateSessionInput,
+  Env,
+  FileCheckpoint,
+  ForkOptions,
+  FreeformFormat,
+  FreeformTool,
+  GyreError,
+  GyreErrorCode,
+  GyreErrorOptions,
+  HistoryEntry,
+  JsonObject,
+  JsonValue,
+  ListSessionsFilter,
+  Model,
+  ModelApi,
+  ModelCallError,
+  ModelCallErrorOptions,
+  ModelInfo,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ModelTool,
+  PricingTable,
+  ProviderConfig,
+  ProviderOptions,
+  SandboxSettings,
+  SDKMessage,
+  SessionInfo,
+  SessionLock,
+  SessionStore,
+  StopReason,
+  StoredMessage,
+  ToolInputProblem,
+  UpToOptions,
+  UserContentBlock,
+} from "../index.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { OutputProjection, type StreamEventBody } from "./output-projection.js";
+import { OutputProjection } from "./output-projection.js";
+import type { StreamEventBody } from "./stream-event.js";
 
 function projection(clientTools: string[] = ["f"]) {
   const events: StreamEventBody[] = [];

@@ -2,9 +2,7 @@ import type { AnthropicStreamEvent, PendingToolCall, ToolResultBlock } from "../
 import type { KindOf } from "./call-kinds.js";
 import { FreeformInputReader } from "./freeform-input.js";
 import type { OutputItem } from "./response-object.js";
-
-/** A streaming event of the spec without its `sequence_number` (the writer numbers them). */
-export type StreamEventBody = { type: string } & Record<string, unknown>;
+import type { StreamEventBody } from "./stream-event.js";
 
 /** An item being streamed: where it is in `output`, and the text or arguments so far. */
 interface OpenItem {

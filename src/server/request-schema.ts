@@ -198,6 +198,7 @@ export const IgnoredTool = z.looseObject({
 export const RequestTool = z.union([FunctionTool, CustomTool, McpTool, IgnoredTool]);
 export type RequestTool = z.infer<typeof RequestTool>;
 
+/** A request's `tool_choice`: whether the model may, must or must not call tools, and which. */
 export const ToolChoice = z.union([
   z.enum(["auto", "none", "required"]),
   z.object({ type: z.literal("function"), name: z.string() }),
@@ -287,3 +288,8 @@ export const UpdateConversationRequest = z.object({ metadata: Metadata.nullable(
 
 /** The body of `POST /v1/conversations/{id}/items`. */
 export const AddConversationItemsRequest = z.object({ items: ConversationItems });
+
+/** The conversation id of a create-response request's `conversation` (an id or `{ id }`). */
+export function conversationIdOf(conversation: string | { id: string }): string {
+  return typeof conversation === "string" ? conversation : conversation.id;
+}

@@ -1,6 +1,5 @@
 import type { Usage } from "../protocol/index.js";
-import { conversationIdOf } from "./conversations.js";
-import type { CreateResponseRequest, InputItem, ToolChoice } from "./request-schema.js";
+import { conversationIdOf, type CreateResponseRequest, type InputItem, type ToolChoice } from "./request-schema.js";
 
 /** A text part of an assistant message, as output. */
 export interface OutputTextPart {
@@ -44,6 +43,7 @@ export type OutputItem =
       status: ItemStatus;
     };
 
+/** Where an output item is: still streaming, done, or cut short (the response ended first). */
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
 /** An input item as stored and listed by `input_items`: always with an id. */

@@ -1,7 +1,7 @@
 import { isGyreError } from "../errors/index.js";
 import { recordMessage, recordMessages } from "./record-message.js";
 import type { SessionStore } from "../sessions/index.js";
-import type { NumberedEvent } from "./event-log.js";
+import type { NumberedEvent } from "./stream-event.js";
 import type { ResponseObject, StoredInputItem } from "./response-object.js";
 
 /** A stored response: whose it is, the response object, and the input items of its request. */

@@ -14,17 +14,12 @@ import type { McpTool, RequestTool } from "./request-schema.js";
 import { callSettings, type ModelFailures, withSettings } from "./call-settings.js";
 import { planTools, type ToolPlan } from "./client-tools.js";
 import { type Conversation, toConversation } from "./conversation.js";
-import {
-  asConversationItem,
-  checkNewItemIds,
-  type ConversationStore,
-  conversationIdOf,
-  conversationNotFound,
-} from "./conversations.js";
+import { asConversationItem, checkNewItemIds, type ConversationStore, conversationNotFound } from "./conversations.js";
 import type { ServerMetrics } from "./metrics.js";
 import { chainItems, inputItems, previousNotFound } from "./input-items.js";
-import { OutputProjection, type StreamEventBody } from "./output-projection.js";
-import type { CreateResponseRequest } from "./request-schema.js";
+import { OutputProjection } from "./output-projection.js";
+import type { StreamEventBody } from "./stream-event.js";
+import { conversationIdOf, type CreateResponseRequest } from "./request-schema.js";
 import { initialResponse, type ResponseObject, responseUsage, type StoredInputItem } from "./response-object.js";
 import { type ResponseStore, serveProject } from "./response-store.js";
 import { seedSession } from "./seed-session.js";

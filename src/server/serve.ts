@@ -26,6 +26,11 @@ export interface RunningServer {
   /** `http://HOST:PORT` */
   readonly url: string;
   readonly port: number;
+  /**
+   * Whether clients must send one of the API keys (the config's `apiKeys`, `GYRE_API_KEYS`);
+   * without any, only loopback clients are answered.
+   */
+  readonly requiresApiKey: boolean;
   /** Stops listening and ends open connections. */
   close(): Promise<void>;
 }
@@ -49,6 +54,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   return {
     url: `http://${shown}:${port}`,
     port,
+    requiresApiKey: (serverParts(app)?.apiKeys.length ?? 0) > 0,
     close: async () => {
       websocket.close();
       await serverParts(app)?.runner.close();

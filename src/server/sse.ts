@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { EventLog } from "./event-log.js";
-import type { StreamEventBody } from "./output-projection.js";
+import type { StreamEventBody } from "./stream-event.js";
 
 const encoder = new TextEncoder();
 
@@ -29,8 +29,8 @@ interface SseOutput {
  * proxies and clients from timing the connection out; clients ignore comments.
  *
  * Given the Node response (`@hono/node-server`'s `c.env.outgoing`), it writes there directly:
- * a web stream between the two costs a read and a write per event, measured at 0.6 ms per
- * 44-event stream. Anywhere else its `body` is a web stream.
+ * a web stream between the two costs a read and a write per event (README, Benchmarks, says
+ * how much). Anywhere else its `body` is a web stream.
  */
 export class SseStream {
   /** The stream's bytes, unless it writes to a Node response. */

@@ -91,6 +91,7 @@ async function* callModel(
     stamp: context.stamp,
     newId: () => `msg_gyre_${context.newUuid()}`,
     now: context.now,
+    ...(context.modelAnswering && { onAnswerStarted: context.modelAnswering }),
   });
   state.apiMs += outcome.apiMs;
   return outcome;
