@@ -181,8 +181,8 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     const { term, cwd } = await startGyre({ turns: [mockTurn.text("Got both lines."), mockTurn.text("Again.")] });
     term.type("line one\\");
     await term.waitFor("❯ line one\\");
-    term.press("Enter");
-    term.type("line two");
+    // Enter and the next line in one read, as a fast typist's keys reach a busy terminal.
+    term.type("\rline two");
     await term.waitFor(/❯ line one\s*│\n│\s+line two/, "the second line under the first");
     term.press("Enter");
     await term.waitFor("Got both lines.");

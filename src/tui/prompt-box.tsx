@@ -2,7 +2,7 @@ import { Box, Text, useInput } from "ink";
 import { useRef, useState } from "react";
 import { applySuggestion, type CompletionToken, completionToken, type Suggestion } from "./completion.js";
 import { PASTE_END, PASTE_START, Pastes } from "./paste.js";
-import { backspace, EMPTY, type EditorState, enter, HistoryWalk, isOneLine, move, typeText } from "./prompt-editor.js";
+import { backspace, EMPTY, type EditorState, enter, HistoryWalk, isOneLine, move, typeKeys, typeText } from "./prompt-editor.js";
 import { SuggestionList } from "./suggestion-list.js";
 
 export interface PromptKeys {
@@ -106,7 +106,7 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
       if (key.backspace || key.delete) return setState(backspace(state));
       if (key.ctrl || key.meta || key.tab || !input) return;
       setSelected(0);
-      setState(typeText(state, input));
+      setState(typeKeys(state, input));
     },
     { isActive: active },
   );

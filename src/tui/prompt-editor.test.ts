@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backspace, EMPTY, enter, HistoryWalk, insert, move, typeText } from "./prompt-editor.js";
+import { backspace, EMPTY, enter, HistoryWalk, insert, move, typeKeys, typeText } from "./prompt-editor.js";
 
 describe("prompt editor", () => {
   it("submits on Enter, and makes a new line of `\\` + Enter or Shift+Enter", () => {
@@ -24,6 +24,15 @@ describe("prompt editor", () => {
     const state = insert(EMPTY, "draft");
     expect(typeText(state, "\x04\x7f\x7f")).toEqual({ text: "dra", cursor: 3 });
     expect(typeText(EMPTY, "a\x1b\x01b\r\nc\bd").text).toBe("ab\nd");
+  });
+
+  it("continues a line ended by \\ the same whether Enter came alone or in one read with the next line", () => {
+    const typed = insert(EMPTY, "line one\\");
+    const apart = typeKeys(enter(typed, false).state, "line two");
+    expect(typeKeys(typed, "\rline two")).toEqual(apart);
+    expect(apart.text).toBe("line one\nline two");
+    // A line end with no \ before it is a new line, never a send.
+    expect(typeKeys(EMPTY, "a\r\nb\x7fc").text).toBe("a\nc");
   });
 
   it("walks the history with Up and Down and gives back the draft past the newest", () => {

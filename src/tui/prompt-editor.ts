@@ -39,6 +39,22 @@ export function typeText(state: EditorState, input: string): EditorState {
   return next;
 }
 
+/**
+ * Keys typed ahead and read together (Enter then the next line, before the box drew): like
+ * `typeText`, but a line end right after a `\` continues the line as Enter would, so the
+ * prompt holds the same text however the terminal split the keys. A line end never submits
+ * here: an unbracketed paste must not send itself.
+ */
+export function typeKeys(state: EditorState, input: string): EditorState {
+  let next = state;
+  input.split(/\r\n?|\n/).forEach((line, index) => {
+    // Never a send: with no `\` before it, the line end is a new line (Shift+Enter's effect).
+    if (index > 0) next = enter(next, next.text[next.cursor - 1] !== "\\").state;
+    next = typeText(next, line);
+  });
+  return next;
+}
+
 export function backspace(state: EditorState): EditorState {
   if (state.cursor === 0) return state;
   return { text: state.text.slice(0, state.cursor - 1) + state.text.slice(state.cursor), cursor: state.cursor - 1 };
