@@ -2,7 +2,17 @@ import { Box, Text, useInput } from "ink";
 import { useRef, useState } from "react";
 import { applySuggestion, type CompletionToken, completionToken, type Suggestion } from "./completion.js";
 import { PASTE_END, PASTE_START, Pastes } from "./paste.js";
-import { backspace, EMPTY, type EditorState, enter, HistoryWalk, isOneLine, move, typeKeys, typeText } from "./prompt-editor.js";
+import {
+  backspace,
+  EMPTY,
+  type EditorState,
+  enter,
+  HistoryWalk,
+  isOneLine,
+  move,
+  typeKeys,
+  typeText,
+} from "./prompt-editor.js";
 import { SuggestionList } from "./suggestion-list.js";
 
 export interface PromptKeys {
