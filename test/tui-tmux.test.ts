@@ -205,6 +205,34 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     await again.term.waitFor(/❯ line one\s*│\n│\s+line two/, "the two-line prompt back in the box");
   });
 
+  it("sends text and Enter that arrive in one write, and keeps an unbracketed multi-line paste as lines", async () => {
+    const { term } = await startGyre({ turns: [mockTurn.text("Sent at once.")] });
+    // Literal text with its line ends, no bracketed paste: two line ends are a paste, not a send.
+    term.type("first\rsecond\r");
+    await term.waitFor(/❯ first\s*│\n│\s+second/, "the pasted lines in the box");
+    term.press(
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+      "BSpace",
+    );
+    await term.waitUntil((screen) => !screen.includes("first"), "the paste to be erased");
+    // `tmux send-keys 'x' Enter` in one write, as a fast typist or a one-line paste with its line end.
+    term.type("hello at once\r");
+    await term.waitFor("Sent at once.");
+    expect(JSON.stringify(server?.requests[0]?.body)).toContain("hello at once");
+  });
+
   it("quits with Ctrl+C twice", async () => {
     const { term } = await startGyre({ turns: [mockTurn.text("Hi.")] });
     term.press("C-c");

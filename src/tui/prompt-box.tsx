@@ -57,6 +57,15 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
     return { token, suggestions: token ? keys.suggest(token) : [] };
   };
 
+  const pressEnter = (state: EditorState, newline: boolean) => {
+    const next = enter(state, newline);
+    setState(next.state);
+    if (next.submit !== undefined && next.submit.trim() !== "") {
+      walk.reset();
+      keys.onSubmit(pastes.expand(next.submit));
+    }
+  };
+
   useInput(
     (input, key) => {
       const state = latest.current;
@@ -91,15 +100,7 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
         if (key.upArrow) return setSelected((selection.current + suggestions.length - 1) % suggestions.length);
         if (key.downArrow) return setSelected((selection.current + 1) % suggestions.length);
       }
-      if (key.return) {
-        const next = enter(state, key.shift || key.meta);
-        setState(next.state);
-        if (next.submit !== undefined && next.submit.trim() !== "") {
-          walk.reset();
-          keys.onSubmit(pastes.expand(next.submit));
-        }
-        return;
-      }
+      if (key.return) return pressEnter(state, key.shift || key.meta);
       if (key.upArrow && isOneLine(state)) {
         const older = walk.older(state.text);
         if (older !== undefined) setState({ text: older, cursor: older.length });
@@ -116,7 +117,13 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
       if (key.backspace || key.delete) return setState(backspace(state));
       if (key.ctrl || key.meta || key.tab || !input) return;
       setSelected(0);
-      setState(typeKeys(state, input));
+      // Text and Enter in one read (`x` then Enter typed ahead, a one-line paste that ends in a
+      // line end, Enter then the next keys): the Enter is a key press, as in Claude Code. Other
+      // line ends are a paste the terminal did not bracket: they stay new lines, never a send.
+      const lines = input.split(/\r\n?|\n/);
+      if (lines.length !== 2 || (lines[0] !== "" && lines[1] !== "")) return setState(typeKeys(state, input));
+      pressEnter(typeText(state, lines[0] ?? ""), false);
+      if (lines[1]) setState(typeText(latest.current, lines[1]));
     },
     { isActive: active },
   );

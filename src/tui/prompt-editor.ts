@@ -40,10 +40,9 @@ export function typeText(state: EditorState, input: string): EditorState {
 }
 
 /**
- * Keys typed ahead and read together (Enter then the next line, before the box drew): like
- * `typeText`, but a line end right after a `\` continues the line as Enter would, so the
- * prompt holds the same text however the terminal split the keys. A line end never submits
- * here: an unbracketed paste must not send itself.
+ * Text with several line ends in one read (a paste the terminal did not bracket): like
+ * `typeText`, but a line end right after a `\` continues the line as Enter would. A line end
+ * never submits here: such a paste must not send itself.
  */
 export function typeKeys(state: EditorState, input: string): EditorState {
   let next = state;
