@@ -4,6 +4,7 @@
 // records it, and `npm run api` updates that report when this surface changes on purpose.
 
 // ── Running an agent ──────────────────────────────────────────────────────────────────
+export { Agent, type AgentOptions, AgentSession, type AgentSessionOptions, query } from "./agents/index.js";
 export {
   type CanUseTool,
   DEFAULT_MODEL,
@@ -15,14 +16,12 @@ export {
   type QueryOptions as Options,
   type QueryParams,
   type QueryPrompt,
-  query,
-  type RetryPolicy,
   type SystemPromptOption,
   type ThinkingOption,
-} from "./loop/index.js";
+} from "./run/index.js";
+export type { RetryPolicy } from "./loop/index.js";
 // Pause and resume: the answers a paused run (`requires_action`) waits on.
 export { type Approval, type ClientToolResult, toolResultsPrompt } from "./loop/index.js";
-export { Agent, type AgentOptions, AgentSession, type AgentSessionOptions } from "./agent/index.js";
 
 // ── Messages: the SDKMessage stream (zod schemas and their types share a name) ───────────
 export {
@@ -120,7 +119,7 @@ export {
 } from "./mcp/index.js";
 
 // ── Subagents: agents the model starts with the `Agent` tool (`agents`), or hands off to ──
-export type { AgentDefinition, AgentMcpServerSpec } from "./subagents/index.js";
+export type { AgentDefinition, AgentMcpServerSpec } from "./run/index.js";
 
 // ── Permissions: `canUseTool` answers and the updates they may carry ──────────────────
 export {

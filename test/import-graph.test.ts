@@ -29,14 +29,10 @@ const FLOORS: Readonly<Record<string, number>> = {
   sessions: 2,
   sandbox: 2,
   mcp: 2,
-  // Subagent definitions and tool shells, drawn below the loop until they join agents/.
-  subagents: 2,
   loop: 3,
   telemetry: 3,
   run: 4,
   agents: 5,
-  // The Agent class, until it joins agents/.
-  agent: 5,
   server: 6,
   "mcp-server": 6,
   cli: 6,

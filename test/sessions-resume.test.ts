@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isGyreError } from "../src/errors/index.js";
 import type { SDKMessage } from "../src/index.js";
-import { query } from "../src/loop/index.js";
+import { query } from "../src/agents/index.js";
 import {
   getSessionMessages,
   INTERRUPTED_TOOL_RESULT,

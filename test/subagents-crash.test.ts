@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SDKMessage } from "../src/index.js";
-import { query } from "../src/loop/index.js";
+import { query } from "../src/agents/index.js";
 import { INTERRUPTED_TOOL_RESULT, openSqliteSessionStore, projectOf } from "../src/sessions/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { mockEnv, withMock } from "./helpers.js";

@@ -1,6 +1,6 @@
 import { errorMessage, GyreError } from "../errors/index.js";
-import type { QueryOptions } from "../loop/index.js";
-import { query } from "../loop/index.js";
+import { query } from "../agents/index.js";
+import type { QueryOptions } from "../run/index.js";
 import type { PendingToolCall, SDKMessage } from "../protocol/index.js";
 import { elicitationAsker } from "./ask-elicitation.js";
 import { askPerson } from "./ask-person.js";

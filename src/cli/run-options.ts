@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { errorMessage, GyreError } from "../errors/index.js";
-import type { QueryOptions } from "../loop/index.js";
+import type { QueryOptions } from "../run/index.js";
 import { PermissionMode } from "../protocol/index.js";
 import { providerEnvironment } from "./provider-keys.js";
 

@@ -1,7 +1,7 @@
 import type { SDKMessage } from "../protocol/index.js";
 import type { AnyTool, ToolCall } from "../tools/index.js";
 import type { RunContext } from "./run-context.js";
-import { fromSubagent } from "./subagent-messages.js";
+import { nestedIn } from "./nested-messages.js";
 import type { ToolCallObserver } from "./tool-call.js";
 import { ToolProgress } from "./tool-progress.js";
 
@@ -35,7 +35,7 @@ export function callObserver(
   return {
     progress: (data) => progress.report(data),
     event: (event) => {
-      if (event.type === "message") send(fromSubagent(event.message, call.id));
+      if (event.type === "message") send(nestedIn(event.message, call.id));
       else if (event.type === "sandbox_violation") {
         const { violations } = event;
         send(stamp.stamp({ type: "system", subtype: "sandbox_violation", tool_use_id: call.id, violations }));

@@ -1,18 +1,36 @@
-export type {
-  CanUseTool,
-  PermissionResult,
-  QueryOptions,
-  QueryParams,
-  QueryPrompt,
-  SystemPromptOption,
-} from "./options.js";
-export type { EffortOption, ThinkingOption } from "./reasoning-options.js";
-export { DEFAULT_MODEL, type Query, query } from "./query.js";
-export type { RetryPolicy } from "./retry.js";
-export { type Approval, type ClientToolResult, toolResultsPrompt } from "./pause.js";
-// For serving built-in tools outside a run (`gyre mcp serve --tools`): the same tool-call pipeline as a run's calls.
+// The turn pipeline, as the rooms above it (run/, agents/) and `gyre mcp serve` drive it.
 export { DoomLoopDetector } from "./doom-loop.js";
+export { hookReports } from "./hook-reports.js";
+export { joinedText } from "./joined-text.js";
 export { MessageStamp } from "./messages.js";
+export { nestedIn } from "./nested-messages.js";
+export { CONTINUE, type NextStep, stop } from "./next-step.js";
+export {
+  type Approval,
+  type ClientToolResult,
+  type PendingAnswers,
+  pendingToolCalls,
+  readAnswers,
+  toolResultsPrompt,
+} from "./pause.js";
+export { resumeStep } from "./steps/resume.js";
+export { resultMessage } from "./result.js";
+export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
+export { RunChannel } from "./run-channel.js";
+export type {
+  ActiveAgent,
+  AgentSwitchState,
+  HandoffState,
+  ModelSettings,
+  RunBackground,
+  RunContext,
+  RunHandoffs,
+  RunLimits,
+  TurnHandoff,
+} from "./run-context.js";
+export { runLoop, type Step } from "./run-loop.js";
+export { activeContext, newRunState, type RunState, useModel } from "./run-state.js";
+export type { ToolBatch, ToolsOutcome } from "./run-tools.js";
 export {
   runToolCall,
   type ToolCallDone,
@@ -22,3 +40,4 @@ export {
   type ToolCallState,
 } from "./tool-call.js";
 export { type GateDecision, ToolGate } from "./tool-gate.js";
+export { uniqueHistoryToolUseIds } from "./tool-use-ids.js";

@@ -6,7 +6,8 @@ import type { PendingToolCall, SDKMessage, ToolResultBlock, UserContentBlock } f
 import { defineTool } from "../tools/index.js";
 import { drain, type Harness, harness, modelAnswered, NOW, toolUse } from "./loop.test-harness.js";
 import { MessageStamp } from "./messages.js";
-import { pendingToolCalls, readAnswers, resumeStep } from "./pause.js";
+import { pendingToolCalls, readAnswers } from "./pause.js";
+import { resumeStep } from "./steps/resume.js";
 import { resultMessage } from "./result.js";
 import { toolsStep } from "./steps/tools.js";
 

@@ -2,21 +2,12 @@ import { randomUUID } from "node:crypto";
 import { GyreError } from "../errors/index.js";
 import type { PermissionResult } from "../permissions/index.js";
 import type {
-  HistoryEntry,
   PendingToolCall,
   SDKMessage,
   SDKUserMessage,
   ToolResultBlock,
-  ToolUseBlock,
   UserContentBlock,
 } from "../protocol/index.js";
-import type { NextStep } from "./next-step.js";
-import type { RunContext } from "./run-context.js";
-import type { RunState } from "./run-state.js";
-import { planHandoff, takeHandoff } from "./handoff-step.js";
-import { runTools } from "./run-tools.js";
-import { afterTools } from "./steps/tools.js";
-import type { GateDecision } from "./tool-gate.js";
 
 // A run pauses (`requires_action`) on calls the caller must answer: client-executed tools and
 // deferred approvals. Everything needed to go on is in the session: the assistant message with
@@ -93,59 +84,6 @@ export function readAnswers(
     );
   }
   return { calls: [...pending], results, approvals: decided, rest: blocks.filter((b) => b.type !== "tool_result") };
-}
-
-/**
- * Goes on from a pause: approved calls run (through the same tool step, hooks included),
- * denied ones get their denial, client results are taken as given. All of them join the turn
- * of the paused answer, in call order, and the loop continues with a model call.
- */
-export async function* resumeStep(
-  context: RunContext,
-  state: RunState,
-  answers: PendingAnswers,
-): AsyncGenerator<SDKMessage, NextStep> {
-  state.pending = [];
-  const toRun = answers.calls.filter((call) => call.kind === "approval");
-  const decided = new Map<string, GateDecision>();
-  for (const call of toRun) {
-    const tool = context.registry.get(call.name);
-    const approval = answers.approvals.get(call.id);
-    if (!tool || !approval) continue;
-    decided.set(call.id, context.gate.answer(state, tool, call.input, approval));
-  }
-  const batch = { calls: toRun.map(toolUse), toolInputProblems: new Map(), repeatedIds: new Map(), decided };
-  const handoff = planHandoff(context, state, batch);
-  const ran = yield* runTools(context, state, handoff?.batch ?? batch);
-  state.denials.push(...ran.denials);
-  const byId = new Map([...answers.results, ...ran.results.map((block) => [block.tool_use_id, block] as const)]);
-  const results = answers.calls.flatMap((call) => byId.get(call.id) ?? []);
-  addResults(state.history, results);
-  if (answers.rest.length > 0) state.history.push({ role: "user", content: answers.rest });
-  const data = Object.keys(ran.data).length > 0 ? { tool_use_result: ran.data } : {};
-  yield context.stamp.user([...results, ...answers.rest], data);
-  const next = afterTools(context, state, ran);
-  return handoff ? yield* takeHandoff(context, state, handoff, ran, next) : next;
-}
-
-/** Results join the user turn after the answer that made the calls (created if the paused turn had none). */
-function addResults(history: HistoryEntry[], results: ToolResultBlock[]): void {
-  const index = history.findLastIndex((entry) => entry.role === "assistant");
-  const answer = history[index];
-  if (answer?.role !== "assistant") throw new GyreError("internal_error", "A paused session has no assistant turn.");
-  const order = answer.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
-  const next = history[index + 1];
-  if (next?.role === "user" && Array.isArray(next.content) && next.content.every((b) => b.type === "tool_result")) {
-    const merged = [...next.content, ...results] as ToolResultBlock[];
-    merged.sort((a, b) => order.indexOf(a.tool_use_id) - order.indexOf(b.tool_use_id));
-    history[index + 1] = { role: "user", content: merged };
-  } else {
-    history.splice(index + 1, 0, { role: "user", content: results });
-  }
-}
-
-function toolUse(call: PendingToolCall): ToolUseBlock {
-  return { type: "tool_use", id: call.id, name: call.name, input: call.input };
 }
 
 function resultBlocks(content: string | readonly UserContentBlock[]): ToolResultBlock[] {

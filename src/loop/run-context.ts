@@ -4,10 +4,13 @@ import type { HookRunner } from "../hooks/index.js";
 import type { CostTracker, Model, ProviderOptions } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
-import type { BackgroundAgents } from "./background-agents.js";
 import type { MessageStamp } from "./messages.js";
+import type { NextStep } from "./next-step.js";
+import type { RunChannel } from "./run-channel.js";
 import type { RetryPolicy } from "./retry.js";
+import type { ToolBatch, ToolsOutcome } from "./tool-batch.js";
 import type { ToolGate } from "./tool-gate.js";
+import type { SDKMessage } from "../protocol/index.js";
 
 /** What depends on the run's current model: compaction thresholds and provider options. */
 export interface ModelSettings {
@@ -31,14 +34,44 @@ export interface AgentSwitchState {
   activeAgent: ActiveAgent | undefined;
 }
 
+/** The part of the run's state a handoff reads and changes: the agent switch, and the prompt's handoff count. */
+export interface HandoffState extends AgentSwitchState {
+  readonly counters: { handoffs: number };
+}
+
 /**
- * The agents a run may run as or hand off to, as the loop reaches them: `Handoffs`
- * (handoffs.ts) builds the agents' contexts, so the context knows it only by this interface.
+ * The agents a run may run as or hand off to, as the loop reaches them: the agents room
+ * (`Handoffs`, in src/agents/) builds the agents' contexts, so the loop knows it only by this interface.
  */
 export interface RunHandoffs {
   readonly init: { readonly maxHandoffs: number; readonly run: () => { permissions: PermissionPolicy } };
   /** Makes `name` the agent the run goes on as: its context, model and narrowed permissions. */
   switchTo(state: AgentSwitchState, name: string): Promise<void>;
+  /** Before a turn's tools run: the handoff its calls ask for, if any. */
+  plan(context: RunContext, state: HandoffState, batch: ToolBatch): TurnHandoff | undefined;
+}
+
+/** A turn's handoff, planned before its tools run and taken after them. */
+export interface TurnHandoff {
+  /** The turn's calls, with the transfers that are not taken already answered. */
+  readonly batch: ToolBatch;
+  /** After the tools: switches the run when the transfer succeeded, and says what comes next. */
+  take(
+    context: RunContext,
+    state: HandoffState,
+    tools: ToolsOutcome,
+    next: NextStep,
+  ): AsyncGenerator<SDKMessage, NextStep>;
+}
+
+/** Work a run's tools started that goes on beside its turns (background agents): the loop's part in it. */
+export interface RunBackground {
+  /** Where the background work's messages reach the run's stream. */
+  readonly channel: RunChannel;
+  /** Stops whatever still runs; the run ends after it. */
+  stopAll(): Promise<void>;
+  /** What the model is told when it ends while background work still runs or has unread results, once per task. */
+  reminder(): string | undefined;
 }
 
 /** Bounds a run keeps to; each one past its limit ends the run with its own terminal reason. */
@@ -102,8 +135,8 @@ export interface RunContext {
   /** Set when this run is a subagent: its end fires SubagentStop hooks instead of Stop. */
   readonly agent?: { readonly id: string; readonly type: string };
   /** The background agents this run started (when it has the Agent tool); stopped when it ends. */
-  readonly background?: BackgroundAgents;
-  /** The agents this run may run as or hand off to (see handoffs.ts); absent when it has none. */
+  readonly background?: RunBackground;
+  /** The agents this run may run as or hand off to; absent when it has none. */
   readonly handoffs?: RunHandoffs;
   /**
    * Called when a model call's answer starts to arrive: the run's session store, when it waits

@@ -1,10 +1,9 @@
 import type { SDKMessage } from "../protocol/index.js";
-import { remindOfBackgroundAgents } from "./background-reminder.js";
-import { activeContext } from "./handoffs.js";
 import { CONTINUE, type NextStep } from "./next-step.js";
 import { resultMessage } from "./result.js";
 import type { RunContext } from "./run-context.js";
-import { newPromptCounters, type RunState } from "./run-state.js";
+import { activeContext, newPromptCounters, type RunState } from "./run-state.js";
+import { remindOfBackgroundAgents } from "./steps/background-reminder.js";
 import { endTurnStep } from "./steps/end-turn.js";
 import { modelTurnStep } from "./steps/model.js";
 import { prepareStep } from "./steps/prepare.js";
@@ -16,7 +15,7 @@ export type Step = (context: RunContext, state: RunState) => AsyncGenerator<SDKM
 /**
  * The agentic loop for one prompt: turns until a step says stop or pause, then the `result`.
  * `first` runs before the turns (resuming a paused run answers its pending calls there). The
- * turns run in the context of the agent the run runs as (see handoffs.ts); a handoff switches it.
+ * turns run in the context of the agent the run runs as (`state.activeAgent`); a handoff switches it.
  */
 export async function* runLoop(
   context: RunContext,

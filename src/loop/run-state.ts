@@ -101,3 +101,8 @@ export function useModel(context: RunContext, state: Pick<RunState, "model" | "m
   state.model = model;
   state.modelSettings = context.modelSettings(model);
 }
+
+/** The context the run's turns use: the agent's it runs as (`activeAgent`), else its own. */
+export function activeContext(context: RunContext, state: Pick<RunState, "activeAgent">): RunContext {
+  return state.activeAgent?.context ?? context;
+}

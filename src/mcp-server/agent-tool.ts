@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { errorMessage } from "../errors/index.js";
-import { query } from "../loop/index.js";
+import { query } from "../agents/index.js";
 import { type SDKResultMessage, Usage } from "../protocol/index.js";
 import { toJsonSchema } from "../tools/index.js";
 import { describeProgress, type ProgressTarget, ProgressReporter } from "./progress.js";

@@ -1,5 +1,5 @@
 import { GYRE_VERSION } from "../version.js";
-import type { QueryOptions } from "../loop/index.js";
+import type { QueryOptions } from "../run/index.js";
 
 /** How `gyre mcp serve` was started: one configuration for every client, call and session. */
 export interface ServeConfig {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Model } from "../model/index.js";
-import { type EffortOption, query } from "../loop/index.js";
+import { query } from "../agents/index.js";
+import type { EffortOption } from "../run/index.js";
 import type { SDKAssistantMessage, SDKResultMessage, SDKUserMessageInput } from "../protocol/index.js";
 import type { SandboxSettings } from "../sandbox/index.js";
 import { MemorySessionStore, type SessionStore } from "../sessions/index.js";

@@ -1,7 +1,8 @@
 import type { ElicitationRequest, ElicitationResult } from "../mcp/index.js";
 import type { PermissionResult, PermissionUpdate } from "../permissions/index.js";
 import type { PermissionMode, SDKMessage, UserContentBlock } from "../protocol/index.js";
-import { type Query, type QueryOptions, query } from "../loop/index.js";
+import { query } from "../agents/index.js";
+import type { Query, QueryOptions } from "../run/index.js";
 import { PromptQueue } from "../cli/index.js";
 
 /** A tool call waiting on the person: what it is, and how to answer it. */

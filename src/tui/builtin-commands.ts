@@ -7,7 +7,7 @@ import { describeHooks, describeMcp, describePermissions } from "./info-commands
 import { INIT_PROMPT } from "./init-prompt.js";
 import { PICKER_SIZE } from "./session-picker.js";
 import { helpText } from "./slash-commands.js";
-import type { QueryOptions } from "../loop/index.js";
+import type { QueryOptions } from "../run/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { AgentSession } from "./agent-session.js";
 import type { TuiStore } from "./tui-store.js";

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { errorMessage } from "../errors/index.js";
-import type { QueryOptions } from "../loop/index.js";
+import type { QueryOptions } from "../run/index.js";
 import { PermissionPolicy } from "../permissions/index.js";
 import { loadSettings } from "../settings/index.js";
 import type { MentionGate } from "./mentions.js";

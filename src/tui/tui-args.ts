@@ -6,7 +6,7 @@ import {
   providerEnvironment,
   takeBareResume,
 } from "../cli/index.js";
-import type { QueryOptions } from "../loop/index.js";
+import type { QueryOptions } from "../run/index.js";
 import { GyreError } from "../errors/index.js";
 
 /** What `gyre [prompt] [options]` starts with: the loop's options and the first prompt, if any. */

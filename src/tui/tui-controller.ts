@@ -1,5 +1,5 @@
 import { errorMessage } from "../errors/index.js";
-import { DEFAULT_MODEL, type QueryOptions } from "../loop/index.js";
+import { DEFAULT_MODEL, type QueryOptions } from "../run/index.js";
 import type { PermissionMode, SDKMessage, UserContentBlock } from "../protocol/index.js";
 import { AgentSession } from "./agent-session.js";
 import { persistAllowRules } from "./allow-always.js";

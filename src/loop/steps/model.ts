@@ -1,9 +1,9 @@
 import type { Model, ModelTool } from "../../model/index.js";
 import type { SDKMessage } from "../../protocol/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
-import { compact } from "../compaction.js";
+import { compact } from "./compact.js";
 import { checkBudget } from "../limits.js";
-import { type ModelStepOutcome, modelStep } from "../model-step.js";
+import { type ModelStepOutcome, modelStep } from "./model-call.js";
 import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
 import { recordAssistant, recordUser, toolUses, unanswered } from "../record.js";
 import type { RunContext } from "../run-context.js";

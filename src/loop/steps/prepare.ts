@@ -1,5 +1,5 @@
 import type { SDKMessage } from "../../protocol/index.js";
-import { compactIfNeeded } from "../compaction.js";
+import { compactIfNeeded } from "./compact.js";
 import { checkLimits } from "../limits.js";
 import type { NextStep } from "../next-step.js";
 import type { RunContext } from "../run-context.js";

@@ -1,5 +1,4 @@
 import type { SDKMessage, TerminalReason } from "../../protocol/index.js";
-import { planHandoff, takeHandoff } from "../handoff-step.js";
 import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
 import { recordUser } from "../record.js";
 import type { RunContext } from "../run-context.js";
@@ -19,13 +18,13 @@ const STOP_ERRORS: Partial<Record<TerminalReason, string>> = {
 export async function* toolsStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
   const answer = state.answer;
   if (!answer || answer.calls.length === 0) return CONTINUE;
-  const handoff = planHandoff(context, state, answer);
+  const handoff = context.handoffs?.plan(context, state, answer);
   const tools = yield* runTools(context, state, handoff?.batch ?? answer);
   state.denials.push(...tools.denials);
   // With calls pending, only those that ran have results yet; the caller's answers join them on resume.
   if (tools.results.length > 0) yield recordUser(context, state, tools.results, tools.data);
   const next = afterTools(context, state, tools);
-  return handoff ? yield* takeHandoff(context, state, handoff, tools, next) : next;
+  return handoff ? yield* handoff.take(context, state, tools, next) : next;
 }
 
 /** What comes after a turn's tools ran: the run was interrupted, a tool or denial ended it, calls wait, or go on. */

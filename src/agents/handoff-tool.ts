@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Tool, ToolResult } from "../tools/index.js";
-import type { AgentDefinition } from "./definition.js";
+import type { AgentDefinition } from "../run/index.js";
 
 /**
  * The tool name of a handoff to `agent`, as the OpenAI Agents SDK names it: `transfer_to_`

@@ -1,4 +1,4 @@
-import { type Query } from "../loop/index.js";
+import type { Query } from "../run/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import {
   emptyUsage,

@@ -15,10 +15,8 @@ import {
 } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
-import { lastHandoff } from "./handoff-step.js";
-import { pendingToolCalls } from "./pause.js";
-import { SubagentSessions } from "./subagent-session.js";
-import { uniqueHistoryToolUseIds } from "./tool-use-ids.js";
+import type { ChildSessionStore } from "./agent-wiring.js";
+import { pendingToolCalls, uniqueHistoryToolUseIds } from "../loop/index.js";
 
 /** A store with this run's session in it, locked for the run. */
 interface OpenedSession {
@@ -50,8 +48,8 @@ export class Persistence {
   #session: OpenedSession | Promise<OpenedSession> | undefined;
   /** A deferred store, until it starts opening. */
   #deferred: DeferredStore | undefined;
-  /** Where the run's subagents keep their sessions, once asked for. */
-  #subagents: SubagentSessions | undefined;
+  /** Messages a session of one of the run's subagents stored already (copies passed up to this run's stream). */
+  readonly #storedElsewhere = new WeakSet<SDKMessage>();
 
   private constructor(
     readonly sessionId: string,
@@ -122,10 +120,10 @@ export class Persistence {
 
   /**
    * Stores a message (stream events are skipped) before it reaches the caller, except as said
-   * above. A subagent's messages are not: its own session has them (see subagent-session.ts).
+   * above. A subagent's messages are not: its own session has them (see {@link childSessions}).
    */
   async record(message: SDKMessage): Promise<void> {
-    if (message.type === "stream_event" || this.#subagents?.stored.has(message)) return;
+    if (message.type === "stream_event" || this.#storedElsewhere.has(message)) return;
     if (message.type === "assistant") {
       for (const block of message.message.content)
         if (block.type === "tool_use") this.#callers.set(block.id, message.uuid);
@@ -146,18 +144,17 @@ export class Persistence {
    * Where the run's subagents keep their sessions: this run's store, project and `cwd`.
    * Undefined when the run keeps no session (`persistSession: false`): then neither are theirs.
    */
-  subagentSessions(cwd: string, newUuid: () => string): SubagentSessions | undefined {
+  childSessions(cwd: string): ChildSessionStore | undefined {
     if (this.#session === undefined && !this.#deferred) return undefined;
-    this.#subagents ??= new SubagentSessions(
-      async () => {
+    return {
+      open: async () => {
         // A subagent starts after its parent's model answer was recorded, which opened the store.
         if (this.#session === undefined) throw new GyreError("session_store_error", "The session store is not open");
         return (await this.#session).store;
       },
-      { cwd, project: projectOf(cwd) },
-      newUuid,
-    );
-    return this.#subagents;
+      storedElsewhere: this.#storedElsewhere,
+      place: { cwd, project: projectOf(cwd) },
+    };
   }
 
   /**
@@ -330,3 +327,13 @@ async function contentOf(filePath: string, approvedPath: string | undefined): Pr
 }
 
 const CHECKPOINT_READ = { shown: "the file to checkpoint", toolName: "checkpoint", action: "read" } as const;
+
+/** The agent a stored session was last handed to (its main thread's, not a subagent's). */
+function lastHandoff(messages: readonly SDKMessage[]): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type === "system" && message.subtype === "handoff" && message.parent_tool_use_id === null)
+      return message.to;
+  }
+  return undefined;
+}

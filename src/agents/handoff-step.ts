@@ -1,10 +1,14 @@
 import type { SDKMessage, ToolUseBlock } from "../protocol/index.js";
-import { handoffTarget } from "../subagents/index.js";
-import { type NextStep, stop } from "./next-step.js";
-import type { RunContext } from "./run-context.js";
-import type { RunState } from "./run-state.js";
-import type { ToolBatch, ToolsOutcome } from "./run-tools.js";
-import type { GateDecision } from "./tool-gate.js";
+import { handoffTarget } from "./handoff-tool.js";
+import {
+  type GateDecision,
+  type NextStep,
+  type RunContext,
+  type HandoffState,
+  stop,
+  type ToolBatch,
+  type ToolsOutcome,
+} from "../loop/index.js";
 
 // The handoff as the tools step (and the resume step) take it: planned before the turn's
 // tools run, taken after them. The switch itself is Handoffs.switchTo (handoffs.ts).
@@ -25,7 +29,7 @@ export interface HandoffPlan {
  * agent that called them, before the switch. A transfer that waited on an approval is planned
  * again when the run resumes with the answer.
  */
-export function planHandoff(context: RunContext, state: RunState, batch: ToolBatch): HandoffPlan | undefined {
+export function planHandoff(context: RunContext, state: HandoffState, batch: ToolBatch): HandoffPlan | undefined {
   const handoffs = context.handoffs;
   if (!handoffs) return undefined;
   const transfers = batch.calls.flatMap((call) => {
@@ -62,7 +66,7 @@ export function planHandoff(context: RunContext, state: RunState, batch: ToolBat
  */
 export async function* takeHandoff(
   context: RunContext,
-  state: RunState,
+  state: HandoffState,
   plan: HandoffPlan,
   tools: ToolsOutcome,
   next: NextStep,
@@ -88,14 +92,4 @@ export async function* takeHandoff(
     parent_tool_use_id: null,
   });
   return next.next === "continue" ? { next: "handoff", agent: plan.target } : next;
-}
-
-/** The agent a stored session was last handed to (its main thread's, not a subagent's). */
-export function lastHandoff(messages: readonly SDKMessage[]): string | undefined {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message?.type === "system" && message.subtype === "handoff" && message.parent_tool_use_id === null)
-      return message.to;
-  }
-  return undefined;
 }

@@ -21,14 +21,12 @@ import {
 import { loadShellParser, PermissionPolicy, ruleAppliesTo } from "../permissions/index.js";
 import type { PermissionMode } from "../protocol/index.js";
 import {
-  findTrustedFolder,
   type IgnoredProjectSettings,
   type LoadedSettings,
   loadSettings,
   mergeIgnoredSettings,
   mergeSettings,
 } from "../settings/index.js";
-import { type AgentDefinition, type AgentFile, loadAgentFiles } from "../subagents/index.js";
 import {
   type CommandSandbox,
   defaultTools,
@@ -38,20 +36,22 @@ import {
   structuredOutputTool,
 } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
-import { DoomLoopDetector } from "./doom-loop.js";
-import { activeContext, checkAgents, DEFAULT_MAX_HANDOFFS, Handoffs, subagentParentContext } from "./handoffs.js";
-import type { MessageStamp } from "./messages.js";
+import {
+  DEFAULT_RETRY,
+  DoomLoopDetector,
+  type MessageStamp,
+  newRunState,
+  type RunContext,
+  type RunLimits,
+  type RunState,
+  ToolGate,
+  useModel,
+} from "../loop/index.js";
+import { type AgentWiring, BuiltRun, type WireAgents } from "./agent-wiring.js";
 import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
-import { DEFAULT_RETRY } from "./retry.js";
-import type { RunContext } from "./run-context.js";
-import { newRunState, type RunState, useModel } from "./run-state.js";
 import type { OsSandbox } from "../sandbox/index.js";
-import { BackgroundAgents } from "./background-agents.js";
-import { RunChannel } from "./run-channel.js";
 import { startRunSandbox } from "./sandbox-setup.js";
-import { runAgents, type SubagentSettings, subagentOutputTool, subagentTool } from "./subagents.js";
-import { ToolGate } from "./tool-gate.js";
 
 export const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
 
@@ -88,6 +88,8 @@ export interface SetupInput {
   newUuid: () => string;
   /** The model, when the caller started resolving it early ({@link startModel}). */
   model?: Promise<Model>;
+  /** Wires agents into the run (the Agent tool, handoffs, background agents): `query()` of src/agents/ passes it. */
+  wireAgents?: WireAgents;
 }
 
 /**
@@ -102,118 +104,189 @@ export function startModel(options: QueryOptions): Promise<Model> {
 /**
  * Resolve everything a run needs from its options, before the first turn: the model (a
  * missing key fails here), settings, tools, permissions, hooks, system prompt, compaction.
+ * The slow parts start together and are awaited in order, so the first failure is still the model's.
  */
 export async function setupRun(input: SetupInput): Promise<RunSetup> {
-  const { options, cwd, sessionId, persistence, session, stamp, signal } = input;
-  // Started together, awaited in order: the model's provider import, the settings files
-  // and the system prompt's file reads overlap, and the first failure is still the model's.
-  const pendingModel = input.model ?? startModel(options);
-  const pendingFallback =
+  const { options, cwd, persistence } = input;
+  const pending = startResolving(input);
+  const model = await pending.model;
+  const fallbackModel = await pending.fallbackModel;
+  for (const candidate of [model, fallbackModel]) if (candidate) assertBudgetPriced(options, candidate);
+  const settings = await pending.settings;
+  const sandbox = await pending.sandbox;
+  const agents = await pending.agents;
+  const tools = [
+    ...resolveTools(options, cwd, sandbox).map((tool) => persistence.withCheckpoints(tool)),
+    ...agents.tools,
+    ...pending.endingTools,
+  ];
+  // Bash permissions need the shell parser, compiled once per process: started here, its
+  // compiling overlaps the run's start (README, Benchmarks, says what that saves).
+  if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
+  const { servers: mcp, ignored: ignoredMcp } = await pending.mcp;
+  const registry = toolRegistry(options, tools, mcp);
+  const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
+  const policy = permissionPolicy(options, settings, cwd, permissionMode, sandbox);
+  const hooks = await hookRunner(options, settings, cwd, input.sessionId, () => policy.mode);
+  const context = runContext(input, {
+    systemPrompt: await pending.systemPrompt,
+    registry,
+    hooks,
+    fallbackModel,
+    agents,
+  });
+  const state = newRunState(context, {
+    model,
+    permissions: policy,
+    doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 3),
+    costs: new CostTracker(),
+    history: [...persistence.history],
+    startedAt: input.startedAt,
+  });
+  pending.run.complete({ context, state, model, permissions: policy });
+  if (pending.startAs) {
+    if (!agents.handoffs) throw new GyreError("config_error", "The agent option needs a run started by query().");
+    await agents.handoffs.switchTo(state, pending.startAs.name);
+  }
+  const ignoredSettings = mergeIgnoredSettings(settings.ignored, ignoredMcp);
+  const switchModel = async (spec: string | undefined) => {
+    const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
+    assertBudgetPriced(options, next);
+    useModel(context, state, next);
+  };
+  return {
+    context,
+    state,
+    permissionMode,
+    switchModel,
+    mcpServers: mcp?.statuses() ?? [],
+    mcp,
+    sandboxClosing: pending.sandboxClosing,
+    ...(ignoredSettings && { ignoredSettings }),
+  };
+}
+
+/**
+ * Starts what a run's set-up waits on, all at once: the model's provider import, the settings
+ * files, the system prompt's file reads, the sandbox, the MCP servers and the agents overlap.
+ */
+function startResolving(input: SetupInput) {
+  const { options, cwd, persistence, session, signal } = input;
+  const model = input.model ?? startModel(options);
+  const fallbackModel =
     options.fallbackModel === undefined
       ? undefined
       : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
-  const pendingSettings = quiet(readSettings(cwd, options));
-  const pendingPrompt = quiet(
+  const settings = quiet(readSettings(cwd, options));
+  const systemPrompt = quiet(
     new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
   );
   // Started once the settings are read; stdio MCP servers with `sandbox: true` wait for it.
-  const pendingSandbox = quiet(pendingSettings.then((settings) => startRunSandbox(options, settings, cwd)));
+  const sandbox = quiet(settings.then((loaded) => startRunSandbox(options, loaded, cwd)));
   // Registered before the MCP servers' and every command's cleanup, so it runs after them: its
   // last gitlink check sees what a background command or a server did after the last tool call.
   const sandboxClosing: SandboxViolation[] = [];
   session.onDispose(async () => {
-    sandboxClosing.push(...((await (await pendingSandbox.catch(() => undefined))?.close()) ?? []));
+    sandboxClosing.push(...((await (await sandbox.catch(() => undefined))?.close()) ?? []));
   });
-  const pendingMcp = quiet(connectMcp(options, cwd, signal, pendingSettings, pendingSandbox));
-  const pendingAgents = quiet(runAgentDefinitions(options, cwd));
+  const mcp = quiet(connectMcp(options, cwd, signal, settings, sandbox));
   // Registered at once, so the servers close when the run ends even if setup fails further on.
-  session.onDispose(async () => (await pendingMcp.catch(() => undefined))?.servers?.close());
-  const model = await pendingModel;
-  const fallbackModel = await pendingFallback;
-  for (const candidate of [model, fallbackModel]) if (candidate) assertBudgetPriced(options, candidate);
-  const settings = await pendingSettings;
-  const sandbox = await pendingSandbox;
-  const disallowed = options.disallowedTools ?? [];
-  const tools = resolveTools(options, cwd, sandbox).map((tool) => persistence.withCheckpoints(tool));
-  // The Agent tool reads the run's context and state when called: they exist by then.
-  const top = {} as { context: RunContext; state: RunState };
+  session.onDispose(async () => (await mcp.catch(() => undefined))?.servers?.close());
+  const endingTools = runEndingTools(options);
   // The agent the main thread runs as: a resumed session's last handoff, else the option.
   const agentName = persistence.agent ?? options.agent;
-  const loaded = wantsAgentTool(options) || agentName !== undefined ? await pendingAgents : undefined;
-  const agents = loaded?.agents;
-  if (agents) {
-    const from = persistence.agent !== undefined ? "session" : "option";
-    checkAgents(agents, agentName === undefined ? undefined : { name: agentName, from });
-  }
-  if (loaded && agents && wantsAgentTool(options)) {
-    const { fromFiles } = loaded;
-    const env = { ...process.env, ...options.env };
-    const subagents: SubagentSettings = {
-      agents,
+  const from = persistence.agent !== undefined ? ("session" as const) : ("option" as const);
+  const startAs = agentName === undefined ? undefined : { name: agentName, from };
+  // What the agents' tools read when called: the run as built, completed once it is.
+  const run = new BuiltRun();
+  const agents = quiet(
+    (input.wireAgents ?? noAgents)({
+      options,
+      cwd,
+      startAs,
+      childSessions: persistence.childSessions(cwd),
+      newUuid: input.newUuid,
+      mcpServers: () => mcp.then(({ servers }) => servers),
       resolveModel: (spec) => resolveModel(spec, resolveOptions(options)),
-      maxConcurrent: options.maxConcurrentSubagents ?? 4,
-      maxDepth: options.maxSubagentDepth ?? 1,
-      doomLoopThreshold: options.doomLoopThreshold ?? 3,
-      mcp: {
-        runServers: () => pendingMcp.then(({ servers }) => servers),
-        env,
-        limits: mcpCallLimits(env),
-        onElicitation: options.onElicitation,
-        fromFiles,
+      resolveRunModel: async (spec) => {
+        const resolved = await resolveModel(spec, resolveOptions(options));
+        assertBudgetPriced(options, resolved);
+        return resolved;
       },
-    };
-    const sessions = persistence.subagentSessions(cwd, input.newUuid);
-    if (sessions) subagents.sessions = sessions;
-    // A subagent's parent is the agent the run runs as at the time of the call.
-    const parent = () => ({ context: subagentParentContext(activeContext(top.context, top.state)), state: top.state });
-    tools.push(subagentTool(subagents, () => ({ ...parent(), depth: 0 })));
-    tools.push(subagentOutputTool(() => ({ ...parent(), depth: 0 })));
-  }
-  // Bash permissions need the shell parser, compiled once per process: started here, its
-  // compiling overlaps the run's start (README, Benchmarks, says what that saves).
-  if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
-  // Tools the run needs to end as asked: every agent it runs as keeps them.
-  const endingTools = [
+      kept: new Set(endingTools.map((tool) => tool.name)),
+      run,
+    }),
+  );
+  return {
+    model,
+    fallbackModel,
+    settings,
+    systemPrompt,
+    sandbox,
+    sandboxClosing,
+    mcp,
+    endingTools,
+    startAs,
+    run,
+    agents,
+  };
+}
+
+/** A run set up without agents' wiring: no Agent tool, no handoffs. */
+async function noAgents(): Promise<AgentWiring> {
+  return { tools: [] };
+}
+
+/** Tools the run needs to end as asked: every agent it runs as keeps them. */
+function runEndingTools(options: QueryOptions): AnyTool[] {
+  return [
     ...(options.loopControlTools === true ? loopControlTools() : []),
     ...(Array.isArray(options.loopControlTools) ? loopControlTools(options.loopControlTools) : []),
     ...(options.outputFormat ? [structuredOutputTool(options.outputFormat)] : []),
   ];
-  tools.push(...endingTools);
-  const { servers: mcp, ignored: ignoredMcp } = await pendingMcp;
-  const wholeToolRules = disallowed.filter((rule) => !rule.includes("("));
+}
+
+function toolRegistry(options: QueryOptions, tools: AnyTool[], mcp: McpServers | undefined): ToolRegistry {
+  const wholeToolRules = (options.disallowedTools ?? []).filter((rule) => !rule.includes("("));
   const registry = new ToolRegistry(tools, { disallowed: wholeToolRules });
   // `disallowedTools: ["mcp__server"]` hides every tool of that server, as a name hides one tool (also tools that arrive later).
   mcp?.attach(registry, (name) => wholeToolRules.some((rule) => ruleAppliesTo(rule, name)));
-  const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
-  const policy = PermissionPolicy.fromSettings(settings, {
+  return registry;
+}
+
+function permissionPolicy(
+  options: QueryOptions,
+  settings: LoadedSettings,
+  cwd: string,
+  mode: PermissionMode,
+  sandbox: OsSandbox | undefined,
+): PermissionPolicy {
+  return PermissionPolicy.fromSettings(settings, {
     cwd,
-    mode: permissionMode,
+    mode,
     allow: options.allowedTools ?? [],
-    deny: disallowed,
+    deny: options.disallowedTools ?? [],
     additionalDirectories: options.additionalDirectories ?? [],
     ...(sandbox?.policy.autoAllowBashIfSandboxed && {
       sandboxedBash: (input: unknown) => confinesBash(sandbox, input),
     }),
   });
-  const hooks = await hookRunner(options, settings, cwd, sessionId, () => policy.mode);
-  const gate = new ToolGate({ hooks, canUseTool: options.canUseTool, cwd, signal, stamp });
-  const systemPrompt = await pendingPrompt;
-  const handoffs =
-    agents &&
-    new Handoffs({
-      agents,
-      base: () => top.context,
-      tools: () => top.context.registry.offered(),
-      kept: new Set(endingTools.map((tool) => tool.name)),
-      run: () => ({ model, permissions: policy }),
-      resolveModel: async (spec) => {
-        const resolved = await resolveModel(spec, resolveOptions(options));
-        assertBudgetPriced(options, resolved);
-        return resolved;
-      },
-      maxHandoffs: options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
-    });
-  const context: RunContext = {
+}
+
+/** The run's fixed context: what its options resolved to. */
+function runContext(
+  input: SetupInput,
+  resolved: {
+    systemPrompt: string;
+    registry: ToolRegistry;
+    hooks: HookRunner | undefined;
+    fallbackModel: Model | undefined;
+    agents: AgentWiring;
+  },
+): RunContext {
+  const { options, cwd, signal, stamp, session, persistence } = input;
+  const { systemPrompt, registry, hooks, agents } = resolved;
+  return {
     systemPrompt,
     registry,
     session,
@@ -225,25 +298,14 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
       ...options.retry,
       ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
     },
-    limits: {
-      maxTurns: options.maxTurns ?? Number.POSITIVE_INFINITY,
-      maxBudgetUsd: options.maxBudgetUsd,
-      maxBudgetTokens: options.maxBudgetTokens,
-      maxTokensContinuations: options.maxTokensContinuations ?? 3,
-      maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
-      maxToolReminders: options.maxToolReminders ?? 3,
-      maxStructuredOutputRetries: options.maxStructuredOutputRetries ?? 3,
-      maxToolInputBytes: maxToolInputBytes(options),
-      toolTimeoutMs: options.toolTimeoutMs,
-      maxOutputTokens: options.maxOutputTokens,
-    },
+    limits: runLimits(options),
     includePartialMessages: options.includePartialMessages ?? false,
-    gate,
+    gate: new ToolGate({ hooks, canUseTool: options.canUseTool, cwd, signal, stamp }),
     hooks,
     stopAtTools: new Set(options.stopAtTools ?? []),
     loopControl: options.loopControlTools === true,
     structuredOutput: options.outputFormat !== undefined,
-    fallbackModel,
+    fallbackModel: resolved.fallbackModel,
     modelSettings: (forModel) => {
       // Compaction thresholds and server-side options depend on the model: built for each.
       const compactor = compactorFor(options, forModel, systemPrompt, registry);
@@ -258,64 +320,25 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     now: input.now,
     timers: systemTimers,
     newUuid: input.newUuid,
-    ...(wantsAgentTool(options) && { background: new BackgroundAgents(new RunChannel()) }),
-    ...(handoffs && { handoffs }),
+    ...(agents.background && { background: agents.background }),
+    ...(agents.handoffs && { handoffs: agents.handoffs }),
     modelAnswering: () => persistence.openStore(),
   };
-  const state = newRunState(context, {
-    model,
-    permissions: policy,
-    doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 3),
-    costs: new CostTracker(),
-    history: [...persistence.history],
-    startedAt: input.startedAt,
-  });
-  Object.assign(top, { context, state });
-  if (handoffs && agentName !== undefined) await handoffs.switchTo(state, agentName);
-  const ignoredSettings = mergeIgnoredSettings(settings.ignored, ignoredMcp);
-  const switchModel = async (spec: string | undefined) => {
-    const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
-    assertBudgetPriced(options, next);
-    useModel(context, state, next);
-  };
+}
+
+function runLimits(options: QueryOptions): RunLimits {
   return {
-    context,
-    state,
-    permissionMode,
-    switchModel,
-    mcpServers: mcp?.statuses() ?? [],
-    mcp,
-    sandboxClosing,
-    ...(ignoredSettings && { ignoredSettings }),
+    maxTurns: options.maxTurns ?? Number.POSITIVE_INFINITY,
+    maxBudgetUsd: options.maxBudgetUsd,
+    maxBudgetTokens: options.maxBudgetTokens,
+    maxTokensContinuations: options.maxTokensContinuations ?? 3,
+    maxStopHookContinuations: options.maxStopHookContinuations ?? 5,
+    maxToolReminders: options.maxToolReminders ?? 3,
+    maxStructuredOutputRetries: options.maxStructuredOutputRetries ?? 3,
+    maxToolInputBytes: maxToolInputBytes(options),
+    toolTimeoutMs: options.toolTimeoutMs,
+    maxOutputTokens: options.maxOutputTokens,
   };
-}
-
-/**
- * The Agent tool is there when the run has all default tools, or names it (`Agent`, or its
- * older name `Task`) in `tools`, and neither `maxSubagentDepth: 0` nor `disallowedTools` takes it away.
- */
-function wantsAgentTool(options: QueryOptions): boolean {
-  if (options.maxSubagentDepth === 0) return false;
-  if (options.disallowedTools?.some((rule) => rule === "Agent" || rule === "Task")) return false;
-  return options.tools === undefined || options.tools.some((tool) => tool === "Agent" || tool === "Task");
-}
-
-/**
- * The run's agents: the built-in one, then agent files by `settingSources` (a project's only
- * in a trusted folder when `requireProjectTrust` is on), then the `agents` option.
- */
-async function runAgentDefinitions(
-  options: QueryOptions,
-  cwd: string,
-): Promise<{ agents: Map<string, AgentDefinition>; fromFiles: Set<AgentDefinition> }> {
-  const scopes = [...(options.settingSources ?? [])];
-  if (options.requireProjectTrust === true && !(await findTrustedFolder(cwd)))
-    scopes.splice(0, scopes.length, ...scopes.filter((scope) => scope === "user"));
-  const files: Map<string, AgentFile> =
-    scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map();
-  const fromFiles = Object.fromEntries([...files].map(([name, file]) => [name, file.definition]));
-  // Which definitions came from files: their MCP servers expand `${VAR}` as config files' do.
-  return { agents: runAgents({ ...fromFiles, ...options.agents }), fromFiles: new Set(Object.values(fromFiles)) };
 }
 
 /**

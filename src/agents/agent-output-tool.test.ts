@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { prepareCall, ToolRegistry, type ToolResult } from "../tools/index.js";
 import { type AgentOutputRequest, agentOutputTool } from "./agent-output-tool.js";
 import { agentTool, type SubagentCall } from "./agent-tool.js";
-import { GENERAL_PURPOSE, GENERAL_PURPOSE_NAME } from "./definition.js";
+import { GENERAL_PURPOSE, GENERAL_PURPOSE_NAME } from "../run/index.js";
 
 const answered: ToolResult = { content: "ok" };
 

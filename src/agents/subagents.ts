@@ -1,24 +1,13 @@
 import { Slots } from "../async/index.js";
+import { type AgentDefinition, GENERAL_PURPOSE, GENERAL_PURPOSE_NAME, MODEL_ALIASES } from "../run/index.js";
+import { AGENT_TOOL_NAME, agentTool, type SubagentCall } from "./agent-tool.js";
 import { CostTracker, type Model } from "../model/index.js";
 import type { SDKResultMessage } from "../protocol/index.js";
-import {
-  AGENT_OUTPUT_TOOL_NAME,
-  type AgentDefinition,
-  agentOutputTool,
-  agentTool,
-  GENERAL_PURPOSE,
-  GENERAL_PURPOSE_NAME,
-  MODEL_ALIASES,
-  type SubagentCall,
-  AGENT_TOOL_NAME,
-} from "../subagents/index.js";
+import { AGENT_OUTPUT_TOOL_NAME, agentOutputTool } from "./agent-output-tool.js";
 import { type AnyTool, errorResult, ToolRegistry, type ToolContext, type ToolResult } from "../tools/index.js";
-import { DoomLoopDetector } from "./doom-loop.js";
+import { DoomLoopDetector, hookReports, newRunState, type RunContext, runLoop, type RunState } from "../loop/index.js";
+import { backgroundAgentsOf } from "./background-agents.js";
 import { withSubagentHandoffs } from "./handoffs.js";
-import { hookReports } from "./hook-reports.js";
-import type { RunContext } from "./run-context.js";
-import { runLoop } from "./run-loop.js";
-import { newRunState, type RunState } from "./run-state.js";
 import { openAgentMcp, type SubagentMcpSettings } from "./subagent-mcp.js";
 import type { SubagentSessions } from "./subagent-session.js";
 
@@ -74,8 +63,9 @@ export function subagentTool(settings: SubagentSettings, parent: () => Parent): 
         slots.give();
       }
     };
-    const { background, signal } = parent().context;
-    if (call.runInBackground && background) return background.start(call, toolContext, signal, run);
+    const { context } = parent();
+    const background = backgroundAgentsOf(context);
+    if (call.runInBackground && background) return background.start(call, toolContext, context.signal, run);
     return run(toolContext);
   });
 }
@@ -83,7 +73,9 @@ export function subagentTool(settings: SubagentSettings, parent: () => Parent): 
 /** The `AgentOutput` tool of a run, over the background agents its `Agent` tool started. */
 export function subagentOutputTool(parent: () => Parent): AnyTool {
   return agentOutputTool(async (request, toolContext) => {
-    const { background, timers } = parent().context;
+    const { context } = parent();
+    const background = backgroundAgentsOf(context);
+    const { timers } = context;
     if (!background) return errorResult("Error: No background agent was started in this run.");
     return background.output(request, toolContext, timers);
   });
@@ -141,7 +133,7 @@ async function runSubagent(
     budgetCosts: parent.context.budgetCosts ?? parent.state.costs,
     agent,
     // Its own background agents (if it may start any) die with it; the parent's are not its to stop.
-    background: depth < settings.maxDepth ? parent.context.background?.forSubagent() : undefined,
+    background: depth < settings.maxDepth ? backgroundAgentsOf(parent.context)?.forSubagent() : undefined,
   };
   const context = withSubagentHandoffs(base, definition, parent, settings.agents, settings.resolveModel, model);
   if (depth < settings.maxDepth) {

@@ -3,7 +3,7 @@ import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
 import type { McpServerConfig, OnElicitation } from "../mcp/index.js";
-import type { AgentDefinition } from "../subagents/index.js";
+import type { AgentDefinition } from "./agent-definition.js";
 import type { CanUseTool, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
 import type { SandboxSettings } from "../sandbox/index.js";
@@ -11,7 +11,7 @@ import type { SessionStore } from "../sessions/index.js";
 import type { OutputFormat } from "../tools/builtin/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { EffortOption, ThinkingOption } from "./reasoning-options.js";
-import type { RetryPolicy } from "./retry.js";
+import type { RetryPolicy } from "../loop/index.js";
 
 export type { CanUseTool, PermissionResult } from "../permissions/index.js";
 

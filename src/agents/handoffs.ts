@@ -1,19 +1,21 @@
 import { errorMessage, GyreError } from "../errors/index.js";
+import { type AgentDefinition, MODEL_ALIASES } from "../run/index.js";
+import { handoffTarget, handoffTool, handoffToolName, transferMessage } from "./handoff-tool.js";
 import type { Model } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
-import type { PermissionMode } from "../protocol/index.js";
-import {
-  AGENT_TOOL_NAME,
-  type AgentDefinition,
-  handoffTarget,
-  handoffTool,
-  handoffToolName,
-  MODEL_ALIASES,
-  transferMessage,
-} from "../subagents/index.js";
+import { AGENT_TOOL_NAME } from "./agent-tool.js";
 import { type AnyTool, errorResult, ToolRegistry } from "../tools/index.js";
-import type { AgentSwitchState, RunContext, RunHandoffs } from "./run-context.js";
-import { type RunState, useModel } from "./run-state.js";
+import {
+  type AgentSwitchState,
+  type HandoffState,
+  type RunContext,
+  type RunHandoffs,
+  type RunState,
+  type ToolBatch,
+  type TurnHandoff,
+  useModel,
+} from "../loop/index.js";
+import { planHandoff, takeHandoff } from "./handoff-step.js";
 
 // Handoffs (the OpenAI Agents SDK's): an agent with `handoffs` gets a `transfer_to_<agent>`
 // tool per target; calling it hands the rest of the run to that agent — its system prompt,
@@ -95,6 +97,17 @@ export class Handoffs implements RunHandoffs {
     state.permissions = this.init.run().permissions.narrowedTo(this.#definition(name).permissionMode);
   }
 
+  /** The turn's handoff: the first transfer call it makes, taken after the turn's tools ran. */
+  plan(context: RunContext, state: HandoffState, batch: ToolBatch): TurnHandoff | undefined {
+    const plan = planHandoff(context, state, batch);
+    return (
+      plan && {
+        batch: plan.batch,
+        take: (context, state, tools, next) => takeHandoff(context, state, plan, tools, next),
+      }
+    );
+  }
+
   /** The agent's model: `inherit` (or none) is the run's own; resolved once per model. */
   model(name: string): Promise<Model> {
     const runModel = this.init.run().model;
@@ -152,21 +165,6 @@ export function checkAgents(
       ? `agent: there is no agent "${agent.name}"`
       : `The session was handed to the agent "${agent.name}", which this run does not have`;
   throw new GyreError("config_error", `${what}. Agents: ${known()}.`);
-}
-
-/**
- * `Query.setPermissionMode`: the mode of the policy in use and of the run's own, which later
- * handoffs narrow from — else a handoff would undo a mode the caller set while an agent ran.
- */
-export function setPermissionMode(context: RunContext, state: RunState, mode: PermissionMode): void {
-  state.permissions.setMode(mode);
-  const run = context.handoffs?.init.run().permissions;
-  if (run && run !== state.permissions) run.setMode(mode);
-}
-
-/** The context the run's turns use: its active agent's, else its own. */
-export function activeContext(context: RunContext, state: RunState): RunContext {
-  return state.activeAgent?.context ?? context;
 }
 
 /**

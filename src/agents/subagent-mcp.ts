@@ -8,7 +8,7 @@ import {
   resolveServerEntry,
 } from "../mcp/index.js";
 import { ruleAppliesTo } from "../permissions/index.js";
-import type { AgentDefinition } from "../subagents/index.js";
+import type { AgentDefinition } from "../run/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
 
 /** What a run gives its subagents to reach MCP servers, from the run's options. */

@@ -1,6 +1,7 @@
 import type { SDKMessage } from "../protocol/index.js";
+import type { ChildSessionStore } from "../run/index.js";
 import type { SessionStore } from "../sessions/index.js";
-import { MessageStamp } from "./messages.js";
+import { MessageStamp } from "../loop/index.js";
 
 // When a run keeps a session, each subagent it starts keeps its own: a session in the same
 // store, linked to the parent session and to the Agent call (`parentToolUseId`), titled with
@@ -17,14 +18,17 @@ export class SubagentSessions {
    * Messages already stored by some session of this run: a copy passed up to a parent's
    * stream is one of them, and the parent does not store it again.
    */
-  readonly stored = new WeakSet<SDKMessage>();
+  readonly stored: WeakSet<SDKMessage>;
+  readonly #run: ChildSessionStore;
 
   constructor(
-    /** The run's store, opened (a deferred store is open once the first model answer is stored). */
-    private readonly store: () => Promise<SessionStore>,
-    private readonly place: { cwd: string; project: string },
+    /** The run's store, where the subagents' sessions go beside its own. */
+    run: ChildSessionStore,
     private readonly newUuid: () => string,
-  ) {}
+  ) {
+    this.#run = run;
+    this.stored = run.storedElsewhere;
+  }
 
   /**
    * Creates the session of the subagent started by the call `toolUseId` of the session
@@ -35,11 +39,11 @@ export class SubagentSessions {
     parent: MessageStamp,
     call: { toolUseId: string; description: string },
   ): Promise<{ session: SubagentSession; started: SDKMessage }> {
-    const store = await this.store();
+    const store = await this.#run.open();
     const id = this.newUuid();
     await store.createSession({
       id,
-      ...this.place,
+      ...this.#run.place,
       title: call.description,
       parentId: parent.sessionId,
       parentToolUseId: call.toolUseId,

@@ -4,7 +4,7 @@ import { McpServersOption } from "../mcp/index.js";
 import { ProviderConfig } from "../model/index.js";
 import { PermissionMode } from "../protocol/index.js";
 import { SandboxSettings } from "../sandbox/index.js";
-import { AgentsOption } from "../subagents/index.js";
+import { AgentsOption } from "./agent-definition.js";
 import { LOOP_CONTROL_TOOLS } from "../tools/builtin/index.js";
 import type { QueryOptions } from "./options.js";
 import { EffortOption, ThinkingOption } from "./reasoning-options.js";

@@ -1,4 +1,4 @@
-import type { GyreError } from "../errors/index.js";
+import type { GyreError } from "../../errors/index.js";
 import {
   classifyModelError,
   type Model,
@@ -6,10 +6,10 @@ import {
   type ModelResponse,
   type ModelStreamEvent,
   type ToolInputProblem,
-} from "../model/index.js";
-import type { APIAssistantMessage, SDKMessage } from "../protocol/index.js";
-import type { MessageStamp } from "./messages.js";
-import { type RetryPolicy, retryDelayMs, sleep } from "./retry.js";
+} from "../../model/index.js";
+import type { APIAssistantMessage, SDKMessage } from "../../protocol/index.js";
+import type { MessageStamp } from "../messages.js";
+import { type RetryPolicy, retryDelayMs, sleep } from "../retry.js";
 
 export interface ModelStepInput {
   model: Model;

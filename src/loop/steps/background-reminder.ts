@@ -1,8 +1,8 @@
-import type { SDKMessage } from "../protocol/index.js";
-import { CONTINUE, type NextStep } from "./next-step.js";
-import { recordText } from "./record.js";
-import type { RunContext } from "./run-context.js";
-import type { RunState } from "./run-state.js";
+import type { SDKMessage } from "../../protocol/index.js";
+import { CONTINUE, type NextStep } from "../next-step.js";
+import { recordText } from "../record.js";
+import type { RunContext } from "../run-context.js";
+import type { RunState } from "../run-state.js";
 
 /**
  * The model gave its final answer while background agents it started are still running or

@@ -3,7 +3,7 @@ import path from "node:path";
 import { errorMessage, GyreError } from "../errors/index.js";
 import { type McpFileServerConfig, parseServerEntry, SERVER_NAME } from "../mcp/index.js";
 import { PermissionMode } from "../protocol/index.js";
-import type { AgentDefinition, AgentMcpServerSpec } from "./definition.js";
+import type { AgentDefinition, AgentMcpServerSpec } from "../run/index.js";
 
 /** An agent defined in a Markdown file: YAML front matter for its settings, the body for its prompt. */
 export interface AgentFile {

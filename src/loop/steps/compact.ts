@@ -1,13 +1,13 @@
-import type { Compactor } from "../context/index.js";
-import { errorMessage } from "../errors/index.js";
-import type { HookRunner } from "../hooks/index.js";
-import type { CostTracker, Model } from "../model/index.js";
-import type { HistoryEntry, SDKMessage } from "../protocol/index.js";
-import type { MessageStamp } from "./messages.js";
-import { CONTINUE, interrupted, type NextStep, stop } from "./next-step.js";
-import type { RunContext } from "./run-context.js";
-import type { RunState } from "./run-state.js";
-import { hookReports } from "./hook-reports.js";
+import type { Compactor } from "../../context/index.js";
+import { errorMessage } from "../../errors/index.js";
+import type { HookRunner } from "../../hooks/index.js";
+import type { CostTracker, Model } from "../../model/index.js";
+import type { HistoryEntry, SDKMessage } from "../../protocol/index.js";
+import type { MessageStamp } from "../messages.js";
+import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
+import type { RunContext } from "../run-context.js";
+import type { RunState } from "../run-state.js";
+import { hookReports } from "../hook-reports.js";
 
 export interface CompactStepInput {
   compactor: Compactor;

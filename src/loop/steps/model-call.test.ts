@@ -5,10 +5,10 @@ import {
   type ModelRequest,
   type ModelResponse,
   type ModelStreamEvent,
-} from "../model/index.js";
-import { type APIAssistantMessage, emptyUsage, type SDKMessage } from "../protocol/index.js";
-import { MessageStamp } from "./messages.js";
-import { type ModelStepInput, type ModelStepOutcome, modelStep } from "./model-step.js";
+} from "../../model/index.js";
+import { type APIAssistantMessage, emptyUsage, type SDKMessage } from "../../protocol/index.js";
+import { MessageStamp } from "../messages.js";
+import { type ModelStepInput, type ModelStepOutcome, modelStep } from "./model-call.js";
 
 function message(text: string, id = "msg_1"): APIAssistantMessage {
   return {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type Query, type QueryOptions, type QueryPrompt, query } from "../loop/index.js";
+import { type Query, type QueryOptions, type QueryPrompt } from "../run/index.js";
+import { query } from "./query.js";
 import { MemorySessionStore } from "../sessions/index.js";
 import { QueuedRun } from "./queued-run.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../tools/index.js";
-import type { AgentDefinition } from "./definition.js";
+import type { AgentDefinition } from "../run/index.js";
 
 /** The tool's name (Claude Code's; its older name `Task` is accepted in rules and calls). */
 export const AGENT_TOOL_NAME = "Agent";

@@ -1,10 +1,9 @@
 import { untilAborted, type Timers } from "../async/index.js";
+import type { SubagentCall } from "./agent-tool.js";
 import { GyreError } from "../errors/index.js";
-import type { AgentOutputRequest, SubagentCall } from "../subagents/index.js";
+import type { AgentOutputRequest } from "./agent-output-tool.js";
 import { errorResult, type ToolContext, type ToolResult } from "../tools/index.js";
-import { joinedText } from "./joined-text.js";
-import type { RunChannel } from "./run-channel.js";
-import { fromSubagent } from "./subagent-messages.js";
+import { joinedText, nestedIn, type RunBackground, type RunChannel, type RunContext } from "../loop/index.js";
 
 /** `stopped`: the run that started it ended (or was interrupted) before it finished. */
 export type BackgroundStatus = "running" | "completed" | "failed" | "stopped";
@@ -30,7 +29,12 @@ export type RunAgent = (context: ToolContext) => Promise<ToolResult>;
  * controller, tied to the run's signal; its messages go to the top run's channel tagged with
  * the Agent call's id. The run stops those still running when it ends ({@link stopAll}).
  */
-export class BackgroundAgents {
+/** The background agents of a run, when it has the Agent tool (the loop knows them only as `RunBackground`). */
+export function backgroundAgentsOf(context: RunContext): BackgroundAgents | undefined {
+  return context.background instanceof BackgroundAgents ? context.background : undefined;
+}
+
+export class BackgroundAgents implements RunBackground {
   readonly #tasks = new Map<string, BackgroundTask>();
 
   /** `channel`: the top run's, shared by the background agents of its subagents. */
@@ -66,7 +70,7 @@ export class BackgroundAgents {
       // Nothing waits on the call's progress any more; its messages go to the run's stream.
       reportProgress: () => undefined,
       emit: (event) => {
-        if (event.type === "message") this.channel.push(fromSubagent(event.message, toolContext.toolUseId));
+        if (event.type === "message") this.channel.push(nestedIn(event.message, toolContext.toolUseId));
       },
     };
     this.#tasks.set(id, task);

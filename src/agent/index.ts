@@ -1,1 +1,0 @@
-export { Agent, type AgentOptions, AgentSession, type AgentSessionOptions } from "./agent.js";
