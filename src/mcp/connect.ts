@@ -13,7 +13,7 @@ import { GYRE_VERSION } from "../version.js";
 import type { McpHttpServerConfig, McpServerConfig, McpSSEServerConfig } from "./config.js";
 import { GyreOAuthProvider, OAuthTokenStore } from "./oauth/index.js";
 import { answerElicitations, ELICITATION_CAPABILITY, type OnElicitation } from "./elicitation.js";
-import { serverForConnection } from "./sdk-server.js";
+import { serverForConnection } from "./in-process-server.js";
 import { watched } from "./stdio-watchdog.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */

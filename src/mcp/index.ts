@@ -37,5 +37,5 @@ export {
   type SdkMcpToolDefinition,
   tool,
   type ZodRawShape,
-} from "./sdk-server.js";
+} from "./in-process-server.js";
 export { sanitizeNamePart, ToolNamer } from "./tool-names.js";

@@ -1,6 +1,8 @@
 import { EventLog } from "./event-log.js";
 import type { ResponseObject } from "./response-object.js";
-import { type PreparedResponse, type RunDependencies, runResponse } from "./run-response.js";
+import type { PreparedResponse } from "./prepare-response.js";
+import type { RunDependencies } from "./run-dependencies.js";
+import { runResponse } from "./run-response.js";
 
 /**
  * Runs `background: true` responses apart from the request that created them. The in-process

@@ -7,7 +7,8 @@ import { RequestError } from "./errors.js";
 import { chainItems, inputItems, previousNotFound } from "./input-items.js";
 import type { CompactRequest } from "./request-schema.js";
 import { responseUsage, type ResponseUsage } from "./response-object.js";
-import { newId, type RunDependencies } from "./run-response.js";
+import { newId } from "./ids.js";
+import type { RunDependencies } from "./run-dependencies.js";
 
 /** What `POST /v1/responses/compact` answers: the compacted window, to pass as the next input. */
 export interface CompactResource {

@@ -9,7 +9,7 @@ import { ToolNamer } from "../mcp/index.js";
 import type { PermissionResult } from "../permissions/index.js";
 import { compactedText } from "./compaction-item.js";
 import { RequestError } from "./errors.js";
-import type { InputContent } from "./request-schema.js";
+import type { CreateResponseRequest, InputContent } from "./request-schema.js";
 import type { StoredInputItem } from "./response-object.js";
 
 /** One turn of the conversation, in Gyre's (Anthropic's) content blocks. */
@@ -33,6 +33,11 @@ export interface Conversation {
 /** The Gyre name of an MCP server's tool (as the run's tool registry names it). */
 export function mcpToolName(serverLabel: string, tool: string): string {
   return new ToolNamer().name(serverLabel, tool);
+}
+
+/** `instructions` apply to this response only (a continuation does not inherit them), as OpenAI does. */
+export function systemPrompt(request: CreateResponseRequest, conversation: Conversation): string {
+  return [...(request.instructions ? [request.instructions] : []), ...conversation.system].join("\n\n");
 }
 
 /** Items (the chain's, then the request's) to a conversation; an invalid one is a 400 on `input`. */

@@ -3,7 +3,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GyreError } from "../errors/index.js";
 import type { ServerConfig } from "./config.js";
-import { createServer, serverParts } from "./create-server.js";
+import { createServer } from "./create-server.js";
+import { serverParts } from "./server-parts.js";
 import { attachWebSocket } from "./websocket.js";
 
 export interface ServeOptions extends ServerConfig {

@@ -1,7 +1,8 @@
-import type { ServerResponse } from "node:http";
+import { ServerResponse } from "node:http";
+import type { Context } from "hono";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { EventLog } from "./event-log.js";
-import type { StreamEventBody } from "./stream-event.js";
+import type { NumberedEvent, StreamEventBody } from "./stream-event.js";
 
 const encoder = new TextEncoder();
 
@@ -164,4 +165,18 @@ export function followLog(
   const sse = new SseStream(() => stop(), keepAliveMs, target);
   stop = log.follow(startingAfter, (event) => (event ? sse.send(event) : sse.close()));
   return sse;
+}
+
+/** Stored events after `after`, as a finished stream. */
+export function replay(events: readonly NumberedEvent[], after: number, target?: ServerResponse): SseStream {
+  const sse = new SseStream(() => {}, undefined, target);
+  for (const event of events.slice(after + 1)) sse.send(event);
+  sse.close();
+  return sse;
+}
+
+/** The Node response behind a request, when the app runs on `@hono/node-server` (HTTP/1): where a stream writes. */
+export function nodeResponseOf(c: Context): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  return outgoing instanceof ServerResponse ? outgoing : undefined;
 }

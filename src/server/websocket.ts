@@ -3,12 +3,13 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import { GyreError } from "../errors/index.js";
 import { authenticator, isLoopbackAddress, namesThisMachine } from "./auth.js";
-import { serverParts, type ServerParts } from "./create-server.js";
+import { serverParts, type ServerParts } from "./server-parts.js";
 import { RequestError, toErrorResponse } from "./errors.js";
 import { chainItems } from "./input-items.js";
 import { parseCreateRequest } from "./parse-request.js";
 import type { ResponseStore, StoredResponse } from "./response-store.js";
-import { prepareResponse, runResponse } from "./run-response.js";
+import { prepareResponse } from "./prepare-response.js";
+import { runResponse } from "./run-response.js";
 
 const PATH = "/v1/responses";
 const DEFAULT_MAX_MESSAGE = 16 * 1024 * 1024;

@@ -8,8 +8,8 @@ export interface DiffLine {
 export type DiffRow = DiffLine | { kind: "gap" } | { kind: "more"; count: number };
 
 /**
- * Past this many cells (about 1,000 × 1,000 changed lines, ~50 ms) the longest common
- * subsequence is not worth the wait: the middle shows as all removed, then all added.
+ * Past this many cells (1,000 × 1,000 changed lines; README, Benchmarks, has the time) the
+ * longest common subsequence is not worth the wait: the middle shows as all removed, then all added.
  */
 const MAX_TABLE_CELLS = 1_000_000;
 

@@ -6,12 +6,12 @@ import type { SyntaxNode } from "./syntax-tree.js";
 
 /**
  * Bash syntax trees from tree-sitter-bash, run as WebAssembly through web-tree-sitter: a
- * maintained grammar, one parser for every platform, no native build. Loading is async
- * (about 40 ms, once per process) but parsing is synchronous (tens of microseconds), so
- * the permission policy stays synchronous: whoever evaluates Bash calls awaits
- * `loadShellParser()` first, and until it has loaded every command is treated as unparsed.
- * web-tree-sitter itself is imported by that first load, not with Gyre: most programs that
- * import Gyre never judge a Bash command.
+ * maintained grammar, one parser for every platform, no native build. Loading is async and
+ * slow (once per process) but parsing is synchronous and quick, so the permission policy
+ * stays synchronous: whoever evaluates Bash calls awaits `loadShellParser()` first, and
+ * until it has loaded every command is treated as unparsed. web-tree-sitter itself is
+ * imported by that first load, not with Gyre: most programs that import Gyre never judge a
+ * Bash command.
  */
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
@@ -48,8 +48,8 @@ async function load(): Promise<void> {
   const runtime = readFileSync(require.resolve("web-tree-sitter/web-tree-sitter.wasm"));
   const grammarBytes = readFileSync(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
   // V8 optimises a WebAssembly module with TurboFan in the background: for the 1.3 MB
-  // grammar that is seconds of CPU that compete with the run and hold up the process's exit
-  // (`gyre run` took 0.7 s longer). Its baseline compiler parses a command fast enough.
+  // grammar that is CPU that competes with the run and holds up the process's exit (README,
+  // Benchmarks, says how much). Its baseline compiler parses a command fast enough.
   let grammar: Language;
   setFlagsFromString("--liftoff-only");
   try {

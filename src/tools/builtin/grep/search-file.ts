@@ -34,9 +34,9 @@ const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
  * or cannot be read. Line by line, the file is streamed in 64 KB chunks and files mode
  * stops at the first match; multiline search reads the whole file.
  *
- * Synchronous on purpose: on the machines measured, blocking reads of one file at a time
- * beat parallel async reads several times over (each async step is a thread-pool round
- * trip, and source files are small). The caller yields between files to stay responsive.
+ * Synchronous on purpose: blocking reads of one file at a time beat parallel async reads
+ * (README, Benchmarks): each async step is a thread-pool round trip, and source files are
+ * small. The caller yields between files to stay responsive.
  */
 export function searchFile(path: string, search: FileSearch): FileHit | undefined {
   try {

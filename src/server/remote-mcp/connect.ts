@@ -1,10 +1,10 @@
-import { connectMcpServers, type McpServerConfig, mcpCallLimits } from "../mcp/index.js";
-import { type AnyTool, ToolRegistry } from "../tools/index.js";
-import type { CallKind } from "./call-kinds.js";
-import type { McpHostGuard } from "./mcp-hosts.js";
+import { connectMcpServers, type McpServerConfig, mcpCallLimits } from "../../mcp/index.js";
+import { type AnyTool, ToolRegistry } from "../../tools/index.js";
+import type { CallKind } from "../call-kinds.js";
+import type { McpHostGuard } from "./host-guard.js";
 import { pinnedFetch } from "./pinned-fetch.js";
-import type { McpTool } from "./request-schema.js";
-import type { OutputItem } from "./response-object.js";
+import type { McpTool } from "../request-schema.js";
+import type { OutputItem } from "../response-object.js";
 
 type Listing = Extract<OutputItem, { type: "mcp_list_tools" }>;
 

@@ -1,6 +1,6 @@
 import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
-import { McpHostGuard } from "./mcp-hosts.js";
+import { McpHostGuard } from "./host-guard.js";
 
 const refused = { code: "mcp_url_refused" };
 const addressOf = (url: string, allowed?: string[], lookup?: (host: string) => Promise<string[]>) =>

@@ -1,7 +1,7 @@
-import { isGyreError } from "../errors/index.js";
-import { RequestError } from "./errors.js";
-import type { McpHostGuard } from "./mcp-hosts.js";
-import type { McpTool, RequestTool } from "./request-schema.js";
+import { isGyreError } from "../../errors/index.js";
+import { RequestError } from "../errors.js";
+import type { McpHostGuard } from "./host-guard.js";
+import type { McpTool, RequestTool } from "../request-schema.js";
 
 /**
  * Refuses, as a 400 on `tools[i].server_url`, an `mcp` tool whose server the server must not

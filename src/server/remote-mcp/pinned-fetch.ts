@@ -1,8 +1,8 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
-import { GyreError } from "../errors/index.js";
-import type { McpHostGuard } from "./mcp-hosts.js";
+import { GyreError } from "../../errors/index.js";
+import type { McpHostGuard } from "./host-guard.js";
 
 /** As browsers and undici: a chain longer than this is an error. */
 const MAX_REDIRECTS = 20;

@@ -1,0 +1,43 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { matchedRoutes } from "hono/route";
+import { RequestError, toErrorResponse } from "./errors.js";
+import { RateLimitError } from "./limits.js";
+import type { ServerMetrics } from "./metrics.js";
+
+const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** The server's one error handler: any error as the spec's error object and status (a 429 says when to retry). */
+export function answerError(error: Error, c: Context): Response {
+  const { status, body } = toErrorResponse(error);
+  if (error instanceof RateLimitError) c.header("retry-after", String(error.retryAfterSeconds));
+  return c.json(body, status as 400);
+}
+
+/** An unknown route as the spec's 404. */
+export function answerNotFound(c: Context): Response {
+  return c.json(
+    toErrorResponse(new RequestError(404, `No route ${c.req.method} ${c.req.path}.`, "not_found")).body,
+    404,
+  );
+}
+
+/** Counts every request by its route pattern (ids stay out of labels) and times it to its headers. */
+export function countRequests(metrics: ServerMetrics): MiddlewareHandler {
+  return async function count(c: Context, next) {
+    const started = performance.now();
+    await next();
+    const route = matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path ?? "unmatched";
+    metrics.request(route, c.req.method, c.res.status, (performance.now() - started) / 1000);
+  };
+}
+
+/** Refuses a body larger than `maxBytes` (16 MiB by default) as a 413. */
+export function limitBody(maxBytes: number | undefined): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes ?? DEFAULT_BODY_LIMIT,
+    onError: () => {
+      throw new RequestError(413, "The request body is too large.", "request_too_large");
+    },
+  });
+}

@@ -1,0 +1,82 @@
+import type { Env, Model } from "../model/index.js";
+import type { SandboxSettings } from "../sandbox/index.js";
+import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
+import type { ServerBuiltinTool, ServerConfig } from "./config.js";
+import { type ConversationStore, SessionConversationStore } from "./conversations.js";
+import { RequestError } from "./errors.js";
+import { ServerMetrics } from "./metrics.js";
+import type { McpLookup } from "./remote-mcp/index.js";
+import { resolveOnce } from "./resolve-once.js";
+import { type ResponseStore, SessionResponseStore } from "./response-store.js";
+
+/** What a response runs with: the server's stores, limits and model resolution. */
+export interface RunDependencies {
+  sessions: SessionStore;
+  responses: ResponseStore;
+  conversations: ConversationStore;
+  resolveModel: (spec: string) => Promise<Model>;
+  maxTurns: number;
+  /** Where runs work: the built-in tools' workspace. */
+  cwd: string;
+  metrics: ServerMetrics;
+  /** The operator's built-in tools, their permission rules and sandbox. */
+  builtin?: BuiltinToolsConfig;
+  /** Hosts requests' `mcp` tools may reach (default: public ones only). */
+  mcpAllowedHosts?: readonly string[];
+  /** How `mcp` tools' host names are resolved (default: the system resolver). */
+  mcpLookup?: McpLookup;
+}
+
+export interface BuiltinToolsConfig {
+  tools: readonly string[];
+  allow: readonly string[];
+  deny: readonly string[];
+  sandbox?: SandboxSettings;
+}
+
+/** A server config's answer to what every response runs with (an in-memory store unless it names one). */
+export function runDependencies(config: ServerConfig, env: Env): RunDependencies {
+  const sessions = config.sessionStore ?? new MemorySessionStore();
+  return {
+    sessions,
+    responses: new SessionResponseStore(sessions),
+    conversations: new SessionConversationStore(sessions),
+    resolveModel: servedModels(config, env),
+    maxTurns: config.maxTurns ?? 10,
+    cwd: config.workspace ?? config.cwd ?? process.cwd(),
+    metrics: new ServerMetrics(),
+    ...(config.mcpAllowedHosts && { mcpAllowedHosts: config.mcpAllowedHosts }),
+    ...(config.mcpLookup && { mcpLookup: config.mcpLookup }),
+    ...(config.tools?.length && { builtin: builtinTools(config.tools, config) }),
+  };
+}
+
+/**
+ * A request's `model` resolved: a name of the config's `models` to the model behind it, any
+ * other name as a Gyre model string, unless only listed names may be asked for (a 400).
+ */
+function servedModels(config: ServerConfig, env: Env): (name: string) => Promise<Model> {
+  const models = config.models ?? [];
+  const onlyListed = config.onlyListedModels ?? models.length > 0;
+  const resolve = config.resolveModel ?? resolveOnce(env, config);
+  return async (name) => {
+    const served = models.find((model) => model.name === name);
+    if (!served && onlyListed)
+      throw new RequestError(
+        400,
+        `The model ${name} is not served here; GET /v1/models lists those that are.`,
+        "model_not_found",
+        "model",
+      );
+    return resolve(served?.model ?? name);
+  };
+}
+
+function builtinTools(tools: readonly ServerBuiltinTool[], config: ServerConfig): BuiltinToolsConfig {
+  return {
+    tools,
+    allow: config.permissions?.allow ?? [],
+    deny: config.permissions?.deny ?? [],
+    ...(config.sandbox && { sandbox: config.sandbox }),
+  };
+}
