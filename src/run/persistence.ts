@@ -59,7 +59,7 @@ export class Persistence {
     private readonly ownsStore: boolean,
     /** The calls the session's run paused on, still unanswered (see `pendingToolCalls`). */
     readonly pending: PendingToolCall[] = [],
-    /** The agent the session's main thread was last handed to (see handoffs.ts). */
+    /** The agent the session's main thread was last handed to (see agents/handoffs.ts). */
     readonly agent?: string,
   ) {
     this.#session = session;
