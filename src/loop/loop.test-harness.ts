@@ -17,7 +17,7 @@ import { MessageStamp } from "./messages.js";
 import { recordAssistant, toolUses } from "./record.js";
 import { DEFAULT_RETRY } from "./retry.js";
 import type { RunContext, RunLimits } from "./run-context.js";
-import { newRunState, type RunState } from "./run-state.js";
+import { newRunState, type RunState, type TurnAnswer } from "./run-state.js";
 import { ToolGate } from "./tool-gate.js";
 
 // In-process fakes for the loop's unit tests: a RunContext and RunState built from real parts
@@ -64,6 +64,8 @@ export interface Harness {
   controller: AbortController;
   /** The run's clock and timers: they stand still at `NOW` until the test advances them. */
   time: ManualTime;
+  /** The model's last answer (`modelAnswered`), as the model step hands it to the next step. */
+  answer?: TurnAnswer;
 }
 
 /** A clock and timers that move only when a test says so. */
@@ -207,17 +209,24 @@ export function assistantMessage(
   };
 }
 
-/** What the model step leaves behind when the model answers: the answer recorded, counted and in `state.answer`. */
+/** What the model step does when the model answers: the answer recorded, counted and handed on (`h.answer`). */
 export function modelAnswered(
-  { context, state }: Harness,
+  h: Harness,
   content: AssistantContentBlock[],
   stopReason: StopReason | null = content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn",
 ): APIAssistantMessage {
   const message = assistantMessage(content, stopReason);
+  const { context, state } = h;
   recordAssistant(context, state, state.model, message);
   state.turns++;
-  state.answer = { message, calls: toolUses(content), toolInputProblems: new Map(), repeatedIds: new Map() };
+  h.answer = { message, calls: toolUses(content), toolInputProblems: new Map(), repeatedIds: new Map() };
   return message;
+}
+
+/** The answer the model step handed on last: what the tools and end-of-turn steps take. */
+export function lastAnswer(h: Harness): TurnAnswer {
+  if (!h.answer) throw new Error("The model has not answered yet: call modelAnswered first");
+  return h.answer;
 }
 
 /** The `hook_response` messages among these. */

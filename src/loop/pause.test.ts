@@ -4,7 +4,7 @@ import { isGyreError } from "../errors/index.js";
 import type { PermissionResult } from "../permissions/index.js";
 import type { PendingToolCall, SDKMessage, ToolResultBlock, UserContentBlock } from "../protocol/index.js";
 import { defineTool } from "../tools/index.js";
-import { drain, type Harness, harness, modelAnswered, NOW, toolUse } from "./loop.test-harness.js";
+import { drain, type Harness, harness, lastAnswer, modelAnswered, NOW, toolUse } from "./loop.test-harness.js";
 import { MessageStamp } from "./messages.js";
 import { pendingToolCalls, readAnswers } from "./pause.js";
 import { resumeStep } from "./steps/resume.js";
@@ -194,7 +194,7 @@ describe("resumeStep", () => {
       },
     });
     modelAnswered(h, calls);
-    const { value } = await drain(toolsStep(h.context, h.state));
+    const { value } = await drain(toolsStep(h.context, h.state, lastAnswer(h)));
     if (value.next !== "pause") throw new Error(`expected a pause, got ${value.next}`);
     asked = 0;
     return { h, pending: value.pending };

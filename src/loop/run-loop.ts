@@ -53,9 +53,10 @@ export async function* turn(context: RunContext, state: RunState): AsyncGenerato
   const prepared = yield* prepareStep(context, state);
   if (prepared.next !== "continue") return prepared;
   const answered = yield* modelTurnStep(context, state);
-  if (answered.next !== "continue") return answered;
-  if (state.answer && state.answer.calls.length > 0) return yield* toolsStep(context, state);
-  const ended = yield* endTurnStep(context, state);
+  if (answered.next !== "answered") return answered;
+  const { answer } = answered;
+  if (answer.calls.length > 0) return yield* toolsStep(context, state, answer);
+  const ended = yield* endTurnStep(context, state, answer);
   return yield* remindOfBackgroundAgents(context, state, ended);
 }
 

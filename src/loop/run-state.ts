@@ -44,8 +44,6 @@ export interface RunState {
   /** Model calls answered in this run. */
   turns: number;
   counters: PromptCounters;
-  /** This turn's answer; undefined before the model answered. */
-  answer: TurnAnswer | undefined;
   startedAt: number;
   apiMs: number;
   denials: PermissionDenial[];
@@ -75,7 +73,6 @@ export function newRunState(context: RunContext, init: NewRunState): RunState {
     modelSettings: context.modelSettings(init.model),
     turns: 0,
     counters: newPromptCounters(),
-    answer: undefined,
     apiMs: 0,
     denials: [],
     lastAssistant: undefined,

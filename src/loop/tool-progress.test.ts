@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { SDKMessage, SDKToolProgressMessage } from "../protocol/index.js";
 import { defineTool } from "../tools/index.js";
-import { drain, type Harness, harness, manualTime, modelAnswered, toolUse } from "./loop.test-harness.js";
+import { drain, type Harness, harness, lastAnswer, manualTime, modelAnswered, toolUse } from "./loop.test-harness.js";
 import { toolsStep } from "./steps/tools.js";
 import { TOOL_PROGRESS_INTERVAL_MS, TOOL_PROGRESS_THRESHOLD_MS, ToolProgress } from "./tool-progress.js";
 
@@ -46,7 +46,7 @@ describe("tool_progress from the tools step", () => {
   it("sends none for a call that ends before the threshold, and leaves no timer behind", async () => {
     const held = heldTool();
     const h = setup(held.tool);
-    const step = drain(toolsStep(h.context, h.state));
+    const step = drain(toolsStep(h.context, h.state, lastAnswer(h)));
     await held.running;
     held.report({ line: "compiling" });
     h.time.advance(TOOL_PROGRESS_THRESHOLD_MS - 1);
@@ -60,7 +60,7 @@ describe("tool_progress from the tools step", () => {
   it("sends the first at the threshold, then one per interval with the elapsed time, until the call ends", async () => {
     const held = heldTool();
     const h = setup(held.tool);
-    const step = toolsStep(h.context, h.state);
+    const step = toolsStep(h.context, h.state, lastAnswer(h));
     const first = step.next();
     await held.running;
     h.time.advance(TOOL_PROGRESS_THRESHOLD_MS - 1);

@@ -7,6 +7,7 @@ import {
   type HarnessOptions,
   harness,
   hookResponses,
+  lastAnswer,
   modelAnswered,
   text,
 } from "../loop.test-harness.js";
@@ -20,7 +21,7 @@ import { endTurnStep } from "./end-turn.js";
 /** The model answers `words` with this stop reason, then the step runs. */
 async function endTurn(h: Harness, stopReason: StopReason = "end_turn", words = "the answer") {
   modelAnswered(h, [text(words)], stopReason);
-  return drain(endTurnStep(h.context, h.state));
+  return drain(endTurnStep(h.context, h.state, lastAnswer(h)));
 }
 
 /** What the loop added to the history after the answer: the text of its user turn, if any. */

@@ -3,7 +3,7 @@ import { CONTINUE, type NextStep, stop } from "../next-step.js";
 import { joinedText } from "../joined-text.js";
 import { recordText } from "../record.js";
 import type { RunContext } from "../run-context.js";
-import type { RunState } from "../run-state.js";
+import type { RunState, TurnAnswer } from "../run-state.js";
 import { hookReports } from "../hook-reports.js";
 
 const TOOL_REMINDER =
@@ -22,10 +22,14 @@ const CONTINUE_PROMPT =
  * A cut answer is continued, a missing StructuredOutput or (with loop-control tools) a
  * missing tool call is asked for, each a bounded number of times; Stop hooks have the last word.
  */
-export async function* endTurnStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
+export async function* endTurnStep(
+  context: RunContext,
+  state: RunState,
+  answer: TurnAnswer,
+): AsyncGenerator<SDKMessage, NextStep> {
   const { limits } = context;
   const { counters } = state;
-  switch (state.answer?.message.stop_reason) {
+  switch (answer.message.stop_reason) {
     case "max_tokens":
       if (counters.maxTokensContinuations >= limits.maxTokensContinuations) {
         return stop("max_tokens", {

@@ -4,18 +4,21 @@ import type { ToolRegistry } from "../../tools/index.js";
 import { compact } from "./compact.js";
 import { checkBudget } from "../limits.js";
 import { type ModelStepOutcome, modelStep } from "./model-call.js";
-import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
+import { interrupted, type NextStep, stop } from "../next-step.js";
 import { recordAssistant, recordUser, toolUses, unanswered } from "../record.js";
 import type { RunContext } from "../run-context.js";
-import { type RunState, useModel } from "../run-state.js";
+import { type RunState, type TurnAnswer, useModel } from "../run-state.js";
 import { uniqueToolUseIds } from "../tool-use-ids.js";
 
 /**
  * The model call: the history goes to the run's current model (retries inside). A prompt the
  * provider finds too long is compacted once and sent again; a call that fails for good moves
- * the run to its fallback model. The answer is recorded and left in `state.answer`.
+ * the run to its fallback model. The answer is recorded and handed on to the next step.
  */
-export async function* modelTurnStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
+export async function* modelTurnStep(
+  context: RunContext,
+  state: RunState,
+): AsyncGenerator<SDKMessage, NextStep | Answered> {
   // The model this call goes to: a Query.setModel during the call applies to the next one.
   let model = state.model;
   let outcome = yield* callModel(context, state, model);
@@ -55,18 +58,26 @@ export async function* modelTurnStep(context: RunContext, state: RunState): Asyn
   const answer = uniqueToolUseIds(outcome.message, state.history);
   yield recordAssistant(context, state, model, answer.message);
   const calls = toolUses(answer.message.content);
-  state.answer = {
-    message: answer.message,
-    calls,
-    toolInputProblems: outcome.toolInputProblems,
-    repeatedIds: answer.repeated,
-  };
   const overBudget = checkBudget(context, state);
   if (overBudget.next !== "continue") {
     if (calls.length > 0) yield recordUser(context, state, unanswered(calls, "the budget was used up"));
     return overBudget;
   }
-  return CONTINUE;
+  return {
+    next: "answered",
+    answer: {
+      message: answer.message,
+      calls,
+      toolInputProblems: outcome.toolInputProblems,
+      repeatedIds: answer.repeated,
+    },
+  };
+}
+
+/** The model answered: the turn goes on with its answer. */
+export interface Answered {
+  next: "answered";
+  answer: TurnAnswer;
 }
 
 /** One model call for the current history. */

@@ -38,13 +38,12 @@ function types(messages: SDKMessage[]): string[] {
 }
 
 describe("prepareStep: limits", () => {
-  it("goes on when nothing is in the way, and forgets the last turn's answer", async () => {
+  it("goes on when nothing is in the way", async () => {
     const h = harness();
     modelAnswered(h, [text("earlier")]);
     const { messages, value } = await prepare(h);
     expect(value).toEqual({ next: "continue" });
     expect(messages).toEqual([]);
-    expect(h.state.answer).toBeUndefined();
   });
 
   it("stops as interrupted when the run was aborted", async () => {

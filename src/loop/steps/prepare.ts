@@ -7,7 +7,6 @@ import type { RunState } from "../run-state.js";
 
 /** Before the model call: limits (abort, budget, turns), then compaction if asked for or due. */
 export async function* prepareStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
-  state.answer = undefined;
   const limited = checkLimits(context, state);
   if (limited.next !== "continue") return limited;
   return yield* compactIfNeeded(context, state);

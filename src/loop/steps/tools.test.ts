@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { HistoryEntry, SDKMessage, ToolResultBlock } from "../../protocol/index.js";
 import { defineTool } from "../../tools/index.js";
-import { drain, type Harness, type HarnessOptions, harness, modelAnswered, toolUse } from "../loop.test-harness.js";
+import {
+  drain,
+  type Harness,
+  type HarnessOptions,
+  harness,
+  lastAnswer,
+  modelAnswered,
+  toolUse,
+} from "../loop.test-harness.js";
 import { toolsStep } from "./tools.js";
 
 // The tools step: the answer's calls run through the gate, their results go back as one user
@@ -55,7 +63,7 @@ function setup(options: HarnessOptions = {}): Harness {
 }
 
 async function runStep(h: Harness) {
-  return drain(toolsStep(h.context, h.state));
+  return drain(toolsStep(h.context, h.state, lastAnswer(h)));
 }
 
 function lastEntry(h: Harness): HistoryEntry | undefined {
@@ -314,7 +322,7 @@ describe("toolsStep", () => {
   it("answers a call whose id repeated an earlier one without running it", async () => {
     const h = setup();
     modelAnswered(h, [toolUse("c1", "ledger", { entry: "a" }), toolUse("c1-2", "ledger", { entry: "b" })]);
-    if (h.state.answer) h.state.answer.repeatedIds = new Map([["c1-2", "c1"]]);
+    if (h.answer) h.answer.repeatedIds = new Map([["c1-2", "c1"]]);
     await runStep(h);
     expect(ran).toEqual(["ledger a"]);
     expect(resultsIn(lastEntry(h))[1]).toMatchObject({

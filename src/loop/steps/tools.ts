@@ -3,7 +3,7 @@ import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
 import { recordUser } from "../record.js";
 import type { RunContext } from "../run-context.js";
 import type { RunState } from "../run-state.js";
-import { runTools, type ToolsOutcome } from "../run-tools.js";
+import { type ToolBatch, runTools, type ToolsOutcome } from "../run-tools.js";
 
 const STOP_ERRORS: Partial<Record<TerminalReason, string>> = {
   doom_loop: "The model kept repeating the same tool call, and the repetition was not approved.",
@@ -15,9 +15,12 @@ const STOP_ERRORS: Partial<Record<TerminalReason, string>> = {
  * The answer's tool calls run, their results go back as one user turn; a denial, hook or tool
  * may end the run, calls the caller must answer pause it, and a transfer hands it to another agent.
  */
-export async function* toolsStep(context: RunContext, state: RunState): AsyncGenerator<SDKMessage, NextStep> {
-  const answer = state.answer;
-  if (!answer || answer.calls.length === 0) return CONTINUE;
+export async function* toolsStep(
+  context: RunContext,
+  state: RunState,
+  answer: ToolBatch,
+): AsyncGenerator<SDKMessage, NextStep> {
+  if (answer.calls.length === 0) return CONTINUE;
   const handoff = context.handoffs?.plan(context, state, answer);
   const tools = yield* runTools(context, state, handoff?.batch ?? answer);
   state.denials.push(...tools.denials);
