@@ -46,6 +46,14 @@ export type GateDecision =
 
 type Ask = { reason: string; suggestions?: PermissionUpdate[]; kind: "permission" | "doom_loop"; path?: string };
 
+/** A call past its PreToolUse hooks: the input that will run, the context they added, and their answer. */
+interface HookedCall {
+  input: unknown;
+  context: string[];
+  hookDecision:
+    { behavior: "allow" } | { behavior: "ask"; reason: string } | { behavior: "defer"; reason: string } | undefined;
+}
+
 /**
  * Decides whether one validated tool call runs, in Claude Code's order: doom-loop check,
  * PreToolUse hooks (which may allow, deny, ask or rewrite the input), the permission
@@ -67,93 +75,122 @@ export class ToolGate {
     call: ToolCall,
     input: unknown,
   ): AsyncGenerator<SDKMessage, GateDecision> {
-    let current = input;
-    if (state.doomLoop.record(tool.name, input)) {
-      // The repetition is one more question, never an approval: an allowed repeat still goes
-      // through hooks, rules and mode below.
-      const repeat = yield* this.#ask(state, tool, call, input, {
-        kind: "doom_loop",
-        reason: `${tool.name} was called with the same input several times in a row`,
-      });
-      if (repeat.behavior === "deny") {
-        return { ...repeat, stop: "doom_loop", message: `${repeat.message} The run stops: it was repeating itself.` };
-      }
-      if (repeat.behavior === "defer") return repeat;
-      state.doomLoop.reset();
-      current = repeat.input;
+    const repeat = yield* this.#repetition(state, tool, call, input);
+    if (repeat.behavior !== "allow") return repeat;
+    const hooked = yield* this.#preToolUseHooks(tool, call, repeat.input);
+    if ("behavior" in hooked) return hooked;
+    const { context } = hooked;
+    const decided = await this.#policyDecision(state, tool, hooked);
+    if (!("ask" in decided)) return decided;
+    const asked = yield* this.#ask(state, tool, call, hooked.input, decided.ask);
+    return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
+  }
+
+  /**
+   * The doom-loop check: a repeated call is one more question, never an approval (an allowed
+   * repeat still goes through hooks, rules and mode); a denied one stops the run.
+   */
+  async *#repetition(
+    state: GateState,
+    tool: AnyTool,
+    call: ToolCall,
+    input: unknown,
+  ): AsyncGenerator<SDKMessage, GateDecision> {
+    if (!state.doomLoop.record(tool.name, input)) return { behavior: "allow", input, context: [] };
+    const repeat = yield* this.#ask(state, tool, call, input, {
+      kind: "doom_loop",
+      reason: `${tool.name} was called with the same input several times in a row`,
+    });
+    if (repeat.behavior === "deny") {
+      return { ...repeat, stop: "doom_loop", message: `${repeat.message} The run stops: it was repeating itself.` };
     }
-    const context: string[] = [];
-    let hookDecision:
-      { behavior: "allow" } | { behavior: "ask"; reason: string } | { behavior: "defer"; reason: string } | undefined;
-    if (this.config.hooks?.has("PreToolUse")) {
-      const outcome = await this.config.hooks.run(
-        "PreToolUse",
-        {
-          tool_name: tool.name,
-          tool_input: current,
-          tool_use_id: call.id,
-          ...(tool.mcp && { mcp_server: tool.mcp.server }),
-        },
-        { signal: this.config.signal },
-      );
-      yield* hookReports(this.config.stamp, outcome);
-      context.push(...outcome.additionalContext);
-      if (!outcome.continue) {
+    if (repeat.behavior === "allow") state.doomLoop.reset();
+    return repeat;
+  }
+
+  /**
+   * PreToolUse hooks: each may stop the run, deny, rewrite the input (checked against the
+   * tool's schema) or answer allow, ask or defer for the policy step to weigh.
+   */
+  async *#preToolUseHooks(
+    tool: AnyTool,
+    call: ToolCall,
+    input: unknown,
+  ): AsyncGenerator<SDKMessage, Extract<GateDecision, { behavior: "deny" }> | HookedCall> {
+    const hooked: HookedCall = { input, context: [], hookDecision: undefined };
+    const hooks = this.config.hooks;
+    if (!hooks?.has("PreToolUse")) return hooked;
+    const outcome = await hooks.run(
+      "PreToolUse",
+      {
+        tool_name: tool.name,
+        tool_input: input,
+        tool_use_id: call.id,
+        ...(tool.mcp && { mcp_server: tool.mcp.server }),
+      },
+      { signal: this.config.signal },
+    );
+    yield* hookReports(this.config.stamp, outcome);
+    hooked.context.push(...outcome.additionalContext);
+    if (!outcome.continue) {
+      return {
+        behavior: "deny",
+        denial: false,
+        message: outcome.stopReason ?? "A hook stopped the run.",
+        stop: "hook_stopped",
+      };
+    }
+    // A deny (a failed hook's too) stands whatever input another hook rewrote.
+    if (outcome.permissionDecision === "deny") {
+      return {
+        behavior: "deny",
+        denial: true,
+        message: outcome.permissionDecisionReason ?? `A hook denied ${tool.name}.`,
+      };
+    }
+    if (outcome.updatedInput !== undefined) {
+      const parsed = tool.inputSchema.safeParse(outcome.updatedInput);
+      if (!parsed.success) {
         return {
           behavior: "deny",
           denial: false,
-          message: outcome.stopReason ?? "A hook stopped the run.",
-          stop: "hook_stopped",
+          message: `A PreToolUse hook changed the input of ${tool.name} to one that is not valid.`,
         };
       }
-      // A deny (a failed hook's too) stands whatever input another hook rewrote.
-      if (outcome.permissionDecision === "deny") {
-        return {
-          behavior: "deny",
-          denial: true,
-          message: outcome.permissionDecisionReason ?? `A hook denied ${tool.name}.`,
-        };
-      }
-      if (outcome.updatedInput !== undefined) {
-        const parsed = tool.inputSchema.safeParse(outcome.updatedInput);
-        if (!parsed.success) {
-          return {
-            behavior: "deny",
-            denial: false,
-            message: `A PreToolUse hook changed the input of ${tool.name} to one that is not valid.`,
-          };
-        }
-        current = parsed.data;
-      }
-      if (outcome.permissionDecision === "allow") hookDecision = { behavior: "allow" };
-      if (outcome.permissionDecision === "ask")
-        hookDecision = { behavior: "ask", reason: outcome.permissionDecisionReason ?? "a hook asked for confirmation" };
-      if (outcome.permissionDecision === "defer")
-        hookDecision = {
-          behavior: "defer",
-          reason: outcome.permissionDecisionReason ?? "a hook deferred the decision",
-        };
+      hooked.input = parsed.data;
     }
-    // The policy judges the input that will run. Its deny stands over any hook's answer; a
-    // hook's defer pauses the run, its allow skips the question, its ask asks even what the rules allow.
+    const reason = outcome.permissionDecisionReason;
+    if (outcome.permissionDecision === "allow") hooked.hookDecision = { behavior: "allow" };
+    if (outcome.permissionDecision === "ask")
+      hooked.hookDecision = { behavior: "ask", reason: reason ?? "a hook asked for confirmation" };
+    if (outcome.permissionDecision === "defer")
+      hooked.hookDecision = { behavior: "defer", reason: reason ?? "a hook deferred the decision" };
+    return hooked;
+  }
+
+  /**
+   * The policy judges the input that will run. Its deny stands over any hook's answer; a
+   * hook's defer pauses the run, its allow skips the question, its ask asks even what the rules allow.
+   */
+  async #policyDecision(
+    state: GateState,
+    tool: AnyTool,
+    { input, context, hookDecision }: HookedCall,
+  ): Promise<GateDecision | { ask: Ask }> {
     const verdict: PermissionDecision = await state.permissions.evaluateWhenReady({
       toolName: tool.name,
-      input: current,
+      input,
       sideEffect: tool.sideEffect,
       cwd: this.config.cwd,
     });
     if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
     const judged = verdict.path;
-    if (hookDecision?.behavior === "defer") return { behavior: "defer", reason: hookDecision.reason, input: current };
-    const ask: Ask | undefined =
-      hookDecision?.behavior === "ask"
-        ? { kind: "permission", reason: hookDecision.reason, path: judged }
-        : hookDecision === undefined && verdict.behavior === "ask"
-          ? { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions, path: judged }
-          : undefined;
-    if (!ask) return { behavior: "allow", input: current, context, ...(judged !== undefined && { path: judged }) };
-    const asked = yield* this.#ask(state, tool, call, current, ask);
-    return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
+    if (hookDecision?.behavior === "defer") return { behavior: "defer", reason: hookDecision.reason, input };
+    if (hookDecision?.behavior === "ask")
+      return { ask: { kind: "permission", reason: hookDecision.reason, path: judged } };
+    if (hookDecision === undefined && verdict.behavior === "ask")
+      return { ask: { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions, path: judged } };
+    return { behavior: "allow", input, context, ...(judged !== undefined && { path: judged }) };
   }
 
   async *#ask(
