@@ -4,13 +4,10 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { setUpBuiltinTools } from "../src/mcp-server/builtin-tool-setup.js";
-import { createGyreServer } from "../src/mcp-server/gyre-server.js";
 import { mockTurn } from "../src/testing/index.js";
+import { withBuiltinToolsServer } from "./mcp-serve-client.js";
 import { withServer } from "./serve-support.js";
 
 const DENY = ["Read(./.env)", "Read(./sub/**)"];
@@ -67,17 +64,8 @@ describe("gyre serve's server-side Grep and Glob", () => {
 
 describe("gyre mcp serve --tools", () => {
   it("Grep and Glob called over MCP leave out what the server's Read rules deny", async () => {
-    const config = {
-      query: { cwd: ws, disallowedTools: DENY, permissionMode: "default" as const },
-      builtinTools: true,
-      log: () => {},
-    };
-    const gyre = await createGyreServer(config, await setUpBuiltinTools(config));
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: "gyre-test", version: "1.0.0" });
-    await gyre.connect(serverSide);
-    await client.connect(clientSide);
-    try {
+    const query = { cwd: ws, disallowedTools: DENY, permissionMode: "default" as const };
+    await withBuiltinToolsServer(query, async (client) => {
       const texts: string[] = [];
       for (const [name, args] of CALLS) {
         const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -93,9 +81,6 @@ describe("gyre mcp serve --tools", () => {
       ]);
       const { resources } = await client.listResources().catch(() => ({ resources: [] }));
       expect(resources).toEqual([]);
-    } finally {
-      await client.close();
-      await gyre.close();
-    }
+    });
   });
 });
