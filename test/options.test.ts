@@ -95,7 +95,14 @@ describe("query() options are checked before anything runs", () => {
     // The answer and the structured-output reminder's answer.
     await withMock({ mode: "sequential", turns: [ok, ok] }, async (server) => {
       // Session options that need a stored session are checked in the sessions tests.
-      type Unstored = "resume" | "continue" | "forkSession" | "resumeSessionAt" | "approvals" | "sessionStore";
+      type Unstored =
+        | "resume"
+        | "continue"
+        | "continueRun"
+        | "forkSession"
+        | "resumeSessionAt"
+        | "approvals"
+        | "sessionStore";
       const options: Required<Omit<QueryOptions, Unstored>> = {
         model: "anthropic/claude-sonnet-4-5",
         systemPrompt: { type: "preset", preset: "gyre", append: "Be brief." },

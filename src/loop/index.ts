@@ -13,6 +13,7 @@ export {
   readAnswers,
   toolResultsPrompt,
 } from "./pause.js";
+export { continueStep, type UnfinishedRun } from "./steps/continue.js";
 export { resumeStep } from "./steps/resume.js";
 export { resultMessage } from "./result.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";

@@ -186,6 +186,7 @@ const shape = {
   resume: z.string().min(1).optional(),
   approvals: z.record(z.string(), PermissionResultOption).optional() as z.ZodType<QueryOptions["approvals"]>,
   continue: z.boolean().optional(),
+  continueRun: z.boolean().optional(),
   forkSession: z.boolean().optional(),
   resumeSessionAt: z.string().min(1).optional(),
   persistSession: z.boolean().optional(),

@@ -206,6 +206,14 @@ export interface QueryOptions {
    * prompt instead, with `tool_result` blocks.
    */
   approvals?: Record<string, PermissionResult>;
+  /**
+   * With `resume`: go on with a run that the session left unfinished (the process running it
+   * died), with no new prompt (the prompt must be empty). It goes on from the last committed
+   * step: an answer of the model that was stored is not requested again; a tool call that was
+   * running runs again when its tool is `idempotent`, and is otherwise answered as interrupted
+   * (it may or may not have taken effect). A session whose run ended is a `resume_mismatch`.
+   */
+  continueRun?: boolean;
   /** Continue the most recently updated session in `cwd` (a new one when there is none). */
   continue?: boolean;
   /** With `resume`/`continue`: carry on in a new session holding a copy of the history. */

@@ -16,7 +16,14 @@ import {
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
 import type { ChildSessionStore } from "./agent-wiring.js";
-import { pendingToolCalls, uniqueHistoryToolUseIds } from "../loop/index.js";
+import { pendingToolCalls, type UnfinishedRun, uniqueHistoryToolUseIds } from "../loop/index.js";
+
+/** What a resumed session says of its run: calls it waits on, the agent it runs as, where it stopped. */
+interface ResumedSession {
+  pending: PendingToolCall[];
+  agent?: string | undefined;
+  unfinished?: UnfinishedRun | undefined;
+}
 
 /** A store with this run's session in it, locked for the run. */
 interface OpenedSession {
@@ -51,17 +58,24 @@ export class Persistence {
   /** Messages a session of one of the run's subagents stored already (copies passed up to this run's stream). */
   readonly #storedElsewhere = new WeakSet<SDKMessage>();
 
+  /** The calls the session's run paused on, still unanswered (see `pendingToolCalls`). */
+  readonly pending: PendingToolCall[];
+  /** The agent the session's main thread was last handed to (see agents/handoffs.ts). */
+  readonly agent: string | undefined;
+  /** With `continueRun`: where the run its process left stopped. */
+  readonly unfinished: UnfinishedRun | undefined;
+
   private constructor(
     readonly sessionId: string,
     readonly history: HistoryEntry[],
     session: OpenedSession | undefined,
     openLater: (() => Promise<OpenedSession>) | undefined,
     private readonly ownsStore: boolean,
-    /** The calls the session's run paused on, still unanswered (see `pendingToolCalls`). */
-    readonly pending: PendingToolCall[] = [],
-    /** The agent the session's main thread was last handed to (see agents/handoffs.ts). */
-    readonly agent?: string,
+    resumed: ResumedSession = { pending: [] },
   ) {
+    this.pending = resumed.pending;
+    this.agent = resumed.agent;
+    this.unfinished = resumed.unfinished;
     this.#session = session;
     this.#deferred = openLater && { open: openLater, waiting: [] };
   }
@@ -109,8 +123,12 @@ export class Persistence {
       lock = await store.acquireLock(sessionId);
       const messages = await store.getSessionMessages(sessionId);
       const pending = pendingToolCalls(messages);
-      const history = toHistory(messages, new Set(pending.map((call) => call.id)));
-      return new Persistence(sessionId, history, { store, lock }, undefined, ownsStore, pending, lastHandoff(messages));
+      const unfinished = options.continueRun ? unfinishedRun(sessionId, messages) : undefined;
+      // Calls that were running when a taken-over run's process died get their results from its first step.
+      const open = [...pending, ...(unfinished?.at === "tools" ? unfinished.calls : [])];
+      const history = toHistory(messages, new Set(open.map((call) => call.id)));
+      const resumed = { pending, agent: lastHandoff(messages), unfinished };
+      return new Persistence(sessionId, history, { store, lock }, undefined, ownsStore, resumed);
     } catch (error) {
       await lock?.release();
       if (ownsStore) await store.close();
@@ -336,4 +354,39 @@ function lastHandoff(messages: readonly SDKMessage[]): string | undefined {
       return message.to;
   }
   return undefined;
+}
+
+/**
+ * Where the run of a session stopped when its process died (`continueRun`), from its last
+ * top-level messages. A session whose run ended (its last message a result, a pause's too)
+ * has nothing to continue: `resume_mismatch`.
+ */
+export function unfinishedRun(sessionId: string, messages: readonly SDKMessage[]): UnfinishedRun {
+  const top = messages.filter(
+    (message) =>
+      message.type === "result" ||
+      ((message.type === "user" || message.type === "assistant") && message.parent_tool_use_id === null),
+  );
+  const last = top.at(-1);
+  if (last === undefined || last.type === "result") {
+    throw new GyreError(
+      "resume_mismatch",
+      `The session ${sessionId} has no unfinished run to continue: ${last ? "its last run ended" : "it holds no prompt"}. Nothing was changed.`,
+    );
+  }
+  const answerIndex = top.findLastIndex((message) => message.type === "assistant" && message.message.content.length > 0);
+  const answer = top[answerIndex];
+  if (answer?.type !== "assistant") return { at: "model" };
+  const answered = new Set(
+    top.slice(answerIndex + 1).flatMap((message) =>
+      message.type === "user" && typeof message.message.content !== "string"
+        ? message.message.content.flatMap((block) => (block.type === "tool_result" ? [block.tool_use_id] : []))
+        : [],
+    ),
+  );
+  const calls = answer.message.content.filter((block) => block.type === "tool_use");
+  const open = calls.filter((call) => !answered.has(call.id));
+  if (open.length > 0) return { at: "tools", calls: open };
+  if (calls.length === 0 && answerIndex === top.length - 1) return { at: "end_turn", answer: answer.message };
+  return { at: "model" };
 }

@@ -15,6 +15,7 @@ import { type RewindFilesResult, rewindFiles } from "../sessions/index.js";
 import { ToolSession } from "../tools/index.js";
 import {
   activeContext,
+  continueStep,
   hookReports,
   joinedText,
   MessageStamp,
@@ -95,6 +96,7 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
 export function query(params: QueryParams, wireAgents?: WireAgents): Query {
   validateOptions(params.options);
   const options = params.options ?? {};
+  if (options.continueRun) checkContinueRun(params.prompt, options);
   const ids = { newUuid: options.newUuid ?? randomUUID, now: options.now ?? Date.now };
   const proposedId = options.sessionId ?? ids.newUuid();
   const live: LiveRun = { proposedId, sessionId: options.resume ?? proposedId, state: undefined };
@@ -127,6 +129,14 @@ export function query(params: QueryParams, wireAgents?: WireAgents): Query {
     exitReason: { get: () => live.state?.exitReason },
   });
   return generator as unknown as Query;
+}
+
+/** `continueRun` goes on with a stored session's run: it needs `resume`, and takes no prompt. */
+function checkContinueRun(prompt: QueryPrompt, options: QueryOptions): void {
+  if (options.resume === undefined || options.forkSession || options.resumeSessionAt !== undefined)
+    throw new GyreError("config_error", "continueRun goes on with the run of the session named by resume, unforked.");
+  if (prompt !== "")
+    throw new GyreError("config_error", 'continueRun takes no prompt (pass ""): the run goes on from its session.');
 }
 
 /** What `Query`'s accessors read while the run goes: its session, and its state once set up. */
@@ -216,7 +226,9 @@ async function* runSession(
     });
     yield initMessage(setup, options, cwd);
     const sessionContext = yield* sessionHooks(setup, "SessionStart", { source: "startup", model: state.model.id });
-    yield* promptLoops(setup, prompts, persistence, sessionContext);
+    const { unfinished } = persistence;
+    if (unfinished) yield* runLoop(context, state, (c, s) => continueStep(c, s, unfinished));
+    else yield* promptLoops(setup, prompts, persistence, sessionContext);
     const reason = controller.signal.aborted ? "interrupted" : "other";
     yield* sessionHooks(setup, "SessionEnd", { reason });
     // Disposed here too (not only below), so that what the sandbox finds as it closes reaches the caller.

@@ -12,6 +12,8 @@ export interface DefineToolOptions<Schema extends z.ZodType> {
   maxOutputChars?: number;
   timeoutMs?: number;
   enabled?: boolean;
+  /** Running a call twice has the effect of running it once: a call cut off by a crash may run again (see `Tool.idempotent`). */
+  idempotent?: boolean;
   /** Runs the tool. Leave it out for a client-executed tool: the run pauses and the caller answers its calls. */
   execute?(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
@@ -45,6 +47,7 @@ export function defineTool<Schema extends z.ZodType>(
     maxOutputChars: options.maxOutputChars,
     timeoutMs: options.timeoutMs,
     enabled: options.enabled,
+    ...(options.idempotent && { idempotent: true }),
     ...(execute && { execute: async (input, context) => execute(input, context) }),
   };
 }

@@ -144,6 +144,12 @@ export interface Tool<Input = unknown> {
    * instead of being answered at once.
    */
   readonly endsOnAbort?: boolean;
+  /**
+   * Running a call again has the effect of running it once (Read, Glob, Grep): a call cut off
+   * when its process died runs again when another process takes the run over; any other is
+   * answered as interrupted.
+   */
+  readonly idempotent?: boolean;
   execute(input: Input, context: ToolContext): Promise<ToolOutput>;
 }
 

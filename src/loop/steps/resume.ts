@@ -1,5 +1,12 @@
 import { GyreError } from "../../errors/index.js";
-import type { HistoryEntry, PendingToolCall, SDKMessage, ToolResultBlock, ToolUseBlock } from "../../protocol/index.js";
+import type {
+  HistoryEntry,
+  PendingToolCall,
+  SDKMessage,
+  ToolResultBlock,
+  ToolUseBlock,
+  UserContentBlock,
+} from "../../protocol/index.js";
 import type { NextStep } from "../next-step.js";
 import type { PendingAnswers } from "../pause.js";
 import type { RunContext } from "../run-context.js";
@@ -27,16 +34,48 @@ export async function* resumeStep(
     if (!tool || !approval) continue;
     decided.set(call.id, context.gate.answer(state, tool, call.input, approval));
   }
-  const batch = { calls: toRun.map(toolUse), toolInputProblems: new Map(), repeatedIds: new Map(), decided };
+  return yield* finishOpenTurn(context, state, {
+    calls: answers.calls.map(toolUse),
+    toRun: toRun.map(toolUse),
+    decided,
+    given: answers.results,
+    rest: answers.rest,
+  });
+}
+
+/** The calls of a turn left open (a pause, or a process that died while they ran), and how each gets its result. */
+export interface OpenTurn {
+  /** The open calls, in call order. */
+  calls: readonly ToolUseBlock[];
+  /** Those that run now: through the gate, unless `decided` already holds their decision. */
+  toRun: readonly ToolUseBlock[];
+  decided: ReadonlyMap<string, GateDecision>;
+  /** Results given for the others, by call id. */
+  given: ReadonlyMap<string, ToolResultBlock>;
+  /** What follows the results in the same user turn (the rest of a prompt). */
+  rest: UserContentBlock[];
+}
+
+/**
+ * Ends a turn left open: the calls to run run (the same tool step, hooks included), their
+ * results and the given ones join the turn of the answer that made the calls, in call order,
+ * and the loop goes on as after any tools.
+ */
+export async function* finishOpenTurn(
+  context: RunContext,
+  state: RunState,
+  turn: OpenTurn,
+): AsyncGenerator<SDKMessage, NextStep> {
+  const batch = { calls: turn.toRun, toolInputProblems: new Map(), repeatedIds: new Map(), decided: turn.decided };
   const handoff = context.handoffs?.plan(context, state, batch);
   const ran = yield* runTools(context, state, handoff?.batch ?? batch);
   state.denials.push(...ran.denials);
-  const byId = new Map([...answers.results, ...ran.results.map((block) => [block.tool_use_id, block] as const)]);
-  const results = answers.calls.flatMap((call) => byId.get(call.id) ?? []);
+  const byId = new Map([...turn.given, ...ran.results.map((block) => [block.tool_use_id, block] as const)]);
+  const results = turn.calls.flatMap((call) => byId.get(call.id) ?? []);
   addResults(state.history, results);
-  if (answers.rest.length > 0) state.history.push({ role: "user", content: answers.rest });
+  if (turn.rest.length > 0) state.history.push({ role: "user", content: turn.rest });
   const data = Object.keys(ran.data).length > 0 ? { tool_use_result: ran.data } : {};
-  yield context.stamp.user([...results, ...answers.rest], data);
+  yield context.stamp.user([...results, ...turn.rest], data);
   const next = afterTools(context, state, ran);
   return handoff ? yield* handoff.take(context, state, ran, next) : next;
 }
@@ -45,7 +84,7 @@ export async function* resumeStep(
 function addResults(history: HistoryEntry[], results: ToolResultBlock[]): void {
   const index = history.findLastIndex((entry) => entry.role === "assistant");
   const answer = history[index];
-  if (answer?.role !== "assistant") throw new GyreError("internal_error", "A paused session has no assistant turn.");
+  if (answer?.role !== "assistant") throw new GyreError("internal_error", "An open turn has no assistant answer.");
   const order = answer.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []));
   const next = history[index + 1];
   if (next?.role === "user" && Array.isArray(next.content) && next.content.every((b) => b.type === "tool_result")) {

@@ -25,6 +25,7 @@ export function globTool(options: GlobToolOptions = {}): Tool<GlobInput> {
     description: DESCRIPTION,
     inputSchema: GlobInput,
     readOnly: true,
+    idempotent: true,
     async execute(input, context) {
       // The search itself (the crawl, tinyglobby, ignore rules) loads at the first call, not with Gyre.
       const { runGlob } = await import("./glob-run.js");

@@ -68,6 +68,7 @@ export function readTool(): Tool<ReadInput> {
     description: DESCRIPTION,
     inputSchema: ReadInput,
     readOnly: true,
+    idempotent: true,
     // Read keeps its own output under READ_LIMITS.maxOutputChars, cut at a line boundary.
     maxOutputChars: READ_LIMITS.maxOutputChars * 2,
     execute: (input, context) => readForModel(input, context),

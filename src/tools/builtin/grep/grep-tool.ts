@@ -18,6 +18,7 @@ export function grepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
     description: DESCRIPTION,
     inputSchema: GrepInput,
     readOnly: true,
+    idempotent: true,
     async execute(input, context) {
       // The search itself (backends, ripgrep, ignore rules) loads at the first call, not with Gyre.
       const { runGrep } = await import("./grep-run.js");
