@@ -52,7 +52,8 @@ describe("gyre run with a background subagent", () => {
         .split("\n")
         .map((line) => JSON.parse(line) as SDKMessage);
       const tagged = messages.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id === "call_bg");
-      expect(tagged.map((m) => m.type)).toEqual(["assistant", "user", "assistant"]);
+      // With its Glob call's start.
+      expect(tagged.map((m) => m.type)).toEqual(["assistant", "tool_progress", "user", "assistant"]);
       const parent = messages.filter((m) => !("parent_tool_use_id" in m) || m.parent_tool_use_id === null);
       const [launch, output] = toolResults(parent);
       expect(JSON.stringify(launch?.content)).toContain("task_id: call_bg");

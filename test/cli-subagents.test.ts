@@ -52,7 +52,8 @@ describe("gyre run with subagents", () => {
         .split("\n")
         .map((line) => JSON.parse(line) as SDKMessage);
       const tagged = messages.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id === "call_a");
-      expect(tagged.map((m) => m.type)).toEqual(["assistant", "user", "assistant"]);
+      // With its Glob call's start.
+      expect(tagged.map((m) => m.type)).toEqual(["assistant", "tool_progress", "user", "assistant"]);
       expect(messages.at(-1)).toMatchObject({ type: "result", result: "The scout found nothing." });
       expect(server.requests.map((r) => r.route)).toEqual([undefined, 0, 0, undefined]);
     });
@@ -75,7 +76,14 @@ describe("gyre run with subagents", () => {
       expect(tree.subagents).toHaveLength(1);
       const child = tree.subagents[0]!;
       expect(child.session).toMatchObject({ parentId, parentToolUseId: "call_a", title: "look" });
-      expect(child.messages.map((m) => m.type)).toEqual(["user", "assistant", "user", "assistant", "result"]);
+      expect(child.messages.map((m) => m.type)).toEqual([
+        "user",
+        "assistant",
+        "tool_progress",
+        "user",
+        "assistant",
+        "result",
+      ]);
       expect(tree.messages.some((m) => "parent_tool_use_id" in m && m.parent_tool_use_id !== null)).toBe(false);
 
       const text = (await gyre("sessions", "show", parentId, "--cwd", project)).split("\n");

@@ -5,8 +5,9 @@ import { mockTurn } from "../src/testing/index.js";
 import { calculator, FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 /**
- * Message kinds in order, without `tool_progress`: whether a call lasts past the progress
- * threshold is the machine's business (src/loop/tool-progress.test.ts pins progress on a manual clock).
+ * Message kinds in order, without `tool_progress`: each call's start has tests of its own
+ * (test/tool-call-states.test.ts), and whether a call lasts past the progress threshold is the
+ * machine's business (src/loop/tool-progress.test.ts pins progress on a manual clock).
  */
 function types(messages: SDKMessage[]): string[] {
   return messages

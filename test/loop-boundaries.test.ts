@@ -86,7 +86,7 @@ describe("injected ids and clock", () => {
     const first = await runOnce();
     const second = await runOnce();
     expect(resultOf(first).result).toBe("5");
-    // A call this fast sends no tool_progress (its timer is real time, not the injected clock).
+    // A call this fast sends only its start, no progress (whose timer is real time, not the injected clock).
     expect(second).toEqual(first);
     const uuids = first.map((m) => m.uuid);
     expect(uuids.every((uuid) => /^id-\d+$/.test(uuid))).toBe(true);

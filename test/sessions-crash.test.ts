@@ -52,8 +52,8 @@ describe("kill -9 in the middle of a turn, then resume", () => {
 
       const store = openSqliteSessionStore({ path: db });
       try {
-        // tool_progress comes only from calls running past the threshold (the hang call's may
-        // or may not be stored before the kill): left out.
+        // tool_progress is left out: the hang call's start reaches the store while the tool runs
+        // (before the kill or not), and progress comes from calls running past the threshold.
         const stored = (await store.getSessionMessages("crash-1")).filter((m) => m.type !== "tool_progress");
         expect(stored.map((m) => m.type)).toEqual(["system", "user", "assistant", "user", "assistant"]);
         expect(JSON.stringify(stored[4])).toContain("toolu_hang");

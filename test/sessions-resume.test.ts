@@ -28,7 +28,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Message kinds in order; `tool_progress` left out (a call sends it only if it runs past the threshold). */
+/** Message kinds in order; `tool_progress` left out (each call's start, and progress past the threshold). */
 function kinds(messages: SDKMessage[]): string[] {
   return messages
     .filter((m) => m.type !== "tool_progress")

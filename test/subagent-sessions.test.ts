@@ -86,12 +86,14 @@ for (const [name, open] of STORES) {
         const messages = await runQuery(server, anthropic, "look", options);
         const parentId = messages[0]?.session_id ?? "";
 
-        // The caller's stream is as before: the subagent's messages tagged, under the parent's id.
+        // The caller's stream is as before: the subagent's messages (with its Glob call's start) tagged, under the parent's id.
         const fromScout = tagged(messages, "call_1");
-        expect(fromScout.map((m) => m.type)).toEqual(["assistant", "user", "assistant"]);
+        expect(fromScout.map((m) => m.type)).toEqual(["assistant", "tool_progress", "user", "assistant"]);
         expect(fromScout.every((m) => m.session_id === parentId)).toBe(true);
-        // The call's first progress names the subagent's session.
-        const started = messages.find((m) => m.type === "tool_progress" && m.tool_use_id === "call_1");
+        // After the call's start, its progress with data names the subagent's session.
+        const started = messages.find(
+          (m) => m.type === "tool_progress" && m.tool_use_id === "call_1" && m.data !== undefined,
+        );
         expect(started).toMatchObject({ parent_tool_use_id: null, tool_name: "Agent" });
         const childId = (started as { data: { session_id: string } }).data.session_id;
 
@@ -117,11 +119,11 @@ for (const [name, open] of STORES) {
 
         // The child holds the subagent's messages as its loop made them: prompt first, result last.
         const child = await store.getSessionMessages(childId);
-        expect(child.map((m) => m.type)).toEqual(["user", "assistant", "user", "assistant", "result"]);
+        expect(child.map((m) => m.type)).toEqual(["user", "assistant", "tool_progress", "user", "assistant", "result"]);
         expect(child.every((m) => m.session_id === childId)).toBe(true);
         expect(child.every((m) => !("parent_tool_use_id" in m) || m.parent_tool_use_id === null)).toBe(true);
         expect(JSON.stringify(child[0])).toContain("work, scout");
-        expect(child.slice(1, 4).map((m) => m.uuid)).toEqual(fromScout.map((m) => m.uuid));
+        expect(child.slice(1, 5).map((m) => m.uuid)).toEqual(fromScout.map((m) => m.uuid));
 
         // The parent holds none of them; its subtask part links the child, with status and cost.
         const parent = await store.getSessionMessages(parentId);
@@ -220,9 +222,11 @@ for (const [name, open] of STORES) {
         expect(inner).toMatchObject({ parentToolUseId: "call_inner", title: "ask inner" });
         const outerMessages = await store.getSessionMessages(outer?.id ?? "");
         expect(JSON.stringify(outerMessages)).not.toContain('inner done"}],"id'); // only its Agent result
+        // The inner Agent call's start, then its progress naming the inner session.
         expect(outerMessages.map((m) => m.type)).toEqual([
           "user",
           "assistant",
+          "tool_progress",
           "tool_progress",
           "user",
           "assistant",
@@ -260,8 +264,8 @@ for (const [name, open] of STORES) {
         const messages: SDKMessage[] = [];
         for await (const message of q) {
           messages.push(message);
-          // The child's session exists once its start is on the stream: interrupt then.
-          if (message.type === "tool_progress") await q.interrupt();
+          // The child's session exists once the message naming it is on the stream: interrupt then.
+          if (message.type === "tool_progress" && message.data !== undefined) await q.interrupt();
         }
         expect(resultOf(messages)).toMatchObject({ terminal_reason: "interrupted" });
         const parentId = messages[0]?.session_id ?? "";
@@ -283,7 +287,8 @@ describe("without a session", () => {
     };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, anthropic, "go", { cwd: dir, agents: { scout: agent("scout") } });
-      expect(messages.some((m) => m.type === "tool_progress")).toBe(false);
+      // The Agent call's start only: no progress names a session.
+      expect(messages.some((m) => m.type === "tool_progress" && m.data !== undefined)).toBe(false);
       const results = messages.find((m) => m.type === "user" && m.tool_use_result !== undefined);
       expect(results).toMatchObject({ tool_use_result: { call_1: { status: "completed" } } });
       expect(results?.type === "user" && results.tool_use_result).not.toHaveProperty("call_1.session_id");

@@ -162,11 +162,11 @@ describe("background subagents", () => {
         // The worker's messages reach the stream tagged with the Agent call's id; its answer comes
         // before the AgentOutput result that carries it.
         const tagged = taggedWith(messages, "call_bg");
-        expect(tagged.map((m) => m.type)).toEqual(["assistant", "user", "assistant"]);
+        expect(tagged.map((m) => m.type)).toEqual(["assistant", "tool_progress", "user", "assistant"]);
         const completedIndex = messages.findIndex(
           (m) => m.type === "user" && m.parent_tool_use_id === null && textOf(m.message.content).includes("completed"),
         );
-        expect(messages.indexOf(tagged[2] as SDKMessage)).toBeLessThan(completedIndex);
+        expect(messages.indexOf(tagged[3] as SDKMessage)).toBeLessThan(completedIndex);
 
         // Six model calls of the same price: the worker's two are in the result.
         const result = resultOf(messages);

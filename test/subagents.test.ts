@@ -77,9 +77,9 @@ describe("the Agent tool", () => {
         expect(toolNamesOf(server, 2).sort()).toEqual(["Grep", "Read"]);
         // Its Read (read-only, allowed in default mode) read the file.
         expect(JSON.stringify(server.requests[2]?.body)).toContain("the secret is 42");
-        // Its messages reach the caller tagged with the Agent call's id.
+        // Its messages reach the caller tagged with the Agent call's id, its Read call's start too.
         const sub = fromSubagent(messages, "call_scout");
-        expect(sub.map((m) => m.type)).toEqual(["assistant", "user", "assistant"]);
+        expect(sub.map((m) => m.type)).toEqual(["assistant", "tool_progress", "user", "assistant"]);
         // The parent got the subagent's final answer, and nothing of its history.
         const parentResults = toolResults(
           messages.filter((m) => !("parent_tool_use_id" in m) || m.parent_tool_use_id === null),
@@ -342,7 +342,8 @@ describe("the Agent tool", () => {
         // The parent keeps none of them: they are in the subagent's own session (test/subagent-sessions.test.ts).
         expect(stored.filter((m) => "parent_tool_use_id" in m && m.parent_tool_use_id !== null)).toEqual([]);
         const [child] = await store.listSessions({ parentId: sessionId, subagents: "only" });
-        expect((await store.getSessionMessages(child?.id ?? "")).filter((m) => m.type !== "user")).toHaveLength(3);
+        // Its two answers, its Glob call's start and its result.
+        expect((await store.getSessionMessages(child?.id ?? "")).filter((m) => m.type !== "user")).toHaveLength(4);
         const second = await runQuery(server, anthropic, "Did it?", { ...options, resume: sessionId });
         expect(resultOf(second).result).toBe("Yes.");
         const history = JSON.stringify((server.requests.at(-1)?.body as { messages: unknown }).messages);

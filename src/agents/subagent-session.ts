@@ -32,8 +32,9 @@ export class SubagentSessions {
 
   /**
    * Creates the session of the subagent started by the call `toolUseId` of the session
-   * `parent` stamps for, and stores in the parent the call's first `tool_progress`, whose
-   * data names the new session (`started`: for the caller's stream; stored already).
+   * `parent` stamps for, and stores in the parent a `tool_progress` of the call (after the one
+   * it started with), whose data names the new session (`started`: for the caller's stream;
+   * stored already).
    */
   async open(
     parent: MessageStamp,

@@ -98,3 +98,40 @@ describe("a transcript with subagents", () => {
     ]);
   });
 });
+
+describe("a stored call without a result", () => {
+  const at = (uuid: string) => ({ uuid, session_id: "s" });
+  const init = (uuid: string): SDKMessage =>
+    ({ ...at(uuid), type: "system", subtype: "init", model: "x" }) as unknown as SDKMessage;
+  const calls = (ids: string[]): SDKMessage =>
+    ({
+      ...at("a"),
+      type: "assistant",
+      parent_tool_use_id: null,
+      message: {
+        id: "m",
+        type: "message",
+        role: "assistant",
+        model: "x",
+        content: ids.map((id) => ({ type: "tool_use", id, name: "Bash", input: { command: id } })),
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage: {},
+      },
+    }) as unknown as SDKMessage;
+  const started = (id: string): SDKMessage => ({
+    ...at(`p-${id}`),
+    type: "tool_progress",
+    tool_use_id: id,
+    tool_name: "Bash",
+    parent_tool_use_id: null,
+    elapsed_time_seconds: 0,
+  });
+
+  it("is marked running once it started, and interrupted when a later run found it open", () => {
+    const running = transcript([init("i1"), calls(["sleep", "ls"]), started("sleep")], false);
+    expect(running).toEqual(['  [Bash] {"command":"sleep"}  (running)', '  [Bash] {"command":"ls"}']);
+    const resumed = transcript([init("i1"), calls(["sleep"]), started("sleep"), init("i2")], false);
+    expect(resumed).toEqual(['  [Bash] {"command":"sleep"}  (interrupted)']);
+  });
+});

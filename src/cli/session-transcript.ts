@@ -1,4 +1,5 @@
 import type { SDKMessage } from "../protocol/index.js";
+import { applyMessage, initialDeriveState, type ToolState } from "../sessions/index.js";
 
 /** How much of a tool result `gyre sessions show` prints without `--full`. */
 export const PREVIEW_LINES = 10;
@@ -6,8 +7,9 @@ export const PREVIEW_CHARS = 1000;
 
 /**
  * The transcript of a session as text: prompts (`> `), the assistant's text and tool calls
- * (`[Name] input`), each tool result under `← Name` (a preview of its first lines, or all
- * of it with `full`), and a line per handoff and per run result. `nested` holds lines to show
+ * (`[Name] input`, with `(running)` or `(interrupted)` when no result was stored for them),
+ * each tool result under `← Name` (a preview of its first lines, or all of it with `full`),
+ * and a line per handoff and per run result. `nested` holds lines to show
  * indented under a call, by its id (a subagent's transcript under its Agent call; any whose
  * call is missing come last). A subagent's messages stored inline (sessions from before
  * subagents had their own) are indented too.
@@ -18,10 +20,11 @@ export function transcript(
   nested: ReadonlyMap<string, readonly string[]> = new Map(),
 ): string[] {
   const toolNames = new Map<string, string>();
+  const unfinished = unfinishedCalls(messages);
   const lines: string[] = [];
   const shown = new Set<string>();
   for (const message of messages) {
-    const own = messageLines(message, toolNames, full);
+    const own = messageLines(message, { toolNames, unfinished }, full);
     const inline = "parent_tool_use_id" in message && message.parent_tool_use_id !== null;
     lines.push(...(inline ? own.map(indentLine) : own));
     if (message.type !== "assistant") continue;
@@ -42,7 +45,39 @@ function indentLine(line: string): string {
   return `    ${line}`;
 }
 
-function messageLines(message: SDKMessage, toolNames: ReadonlyMap<string, string>, full: boolean): string[] {
+/** What the transcript knows of the session's calls: their names, and what became of those without a result. */
+interface Calls {
+  toolNames: ReadonlyMap<string, string>;
+  unfinished: ReadonlyMap<string, string>;
+}
+
+/**
+ * The calls no stored result ended, by id, with what became of them as the store derives it
+ * (the same reducer, replayed): `(running)` while the session's run runs them, `(interrupted)`
+ * when a later run found them left open by one that died. A call not started yet shows no mark.
+ */
+function unfinishedCalls(messages: readonly SDKMessage[]): Map<string, string> {
+  const states = new Map<string, ToolState["status"]>();
+  const answered = new Set<string>();
+  let state = initialDeriveState();
+  const context = { sessionId: "", now: 0, newId: () => "" };
+  for (const message of messages) {
+    const applied = applyMessage(state, message, context);
+    state = applied.state;
+    for (const part of applied.parts) if (part.type === "tool") states.set(part.callId, part.state.status);
+    if (message.type === "user" && Array.isArray(message.message.content))
+      for (const block of message.message.content) if (block.type === "tool_result") answered.add(block.tool_use_id);
+  }
+  const marks = new Map<string, string>();
+  for (const [id, status] of states) {
+    if (answered.has(id)) continue;
+    if (status === "running") marks.set(id, "running");
+    else if (status === "error") marks.set(id, "interrupted");
+  }
+  return marks;
+}
+
+function messageLines(message: SDKMessage, { toolNames, unfinished }: Calls, full: boolean): string[] {
   switch (message.type) {
     case "user": {
       const content = message.message.content;
@@ -63,7 +98,7 @@ function messageLines(message: SDKMessage, toolNames: ReadonlyMap<string, string
         block.type === "text"
           ? [block.text]
           : block.type === "tool_use"
-            ? [`  [${block.name}] ${JSON.stringify(block.input)}`]
+            ? [`  [${block.name}] ${JSON.stringify(block.input)}${mark(unfinished.get(block.id))}`]
             : [],
       );
     case "result":
@@ -73,6 +108,10 @@ function messageLines(message: SDKMessage, toolNames: ReadonlyMap<string, string
     default:
       return [];
   }
+}
+
+function mark(state: string | undefined): string {
+  return state === undefined ? "" : `  (${state})`;
 }
 
 /** The run's cost, saying so when some of its models had no price (their tokens are not in it). */

@@ -6,8 +6,9 @@ import type { ToolCallObserver } from "./tool-call.js";
 import { ToolProgress } from "./tool-progress.js";
 
 /**
- * What a run shows of a running call, as messages: `tool_progress` for calls that take a
- * while (see tool-progress.ts), measured on the run's clock; its subagent's messages, tagged
+ * What a run shows of a running call, as messages (its start is the pipeline's, see
+ * tool-call.ts): `tool_progress` for calls that take a while (see tool-progress.ts), measured
+ * on the run's clock; its subagent's messages, tagged
  * with the call's id; what the sandbox blocked; the todo list.
  */
 export function callObserver(

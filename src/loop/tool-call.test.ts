@@ -58,6 +58,46 @@ describe("ToolCallRun", () => {
     expect(run.state).toEqual({ status: "completed", startedAt: started, endedAt: started + 10, result: done.result });
   });
 
+  it("starts with a titled tool_progress at 0 s, and keeps the tool's latest report as its metadata", async () => {
+    const seen: { run?: ToolCallRun } = {};
+    const h: Harness = harness({
+      tools: [
+        defineTool({
+          name: "build",
+          description: "Builds a target.",
+          inputSchema: z.object({ command: z.string() }),
+          readOnly: true,
+          execute: async (_input, context) => {
+            context.reportProgress({ line: "compiling" });
+            context.emit({ type: "progress", data: { line: "linking" } });
+            expect(seen.run?.state).toMatchObject({ status: "running", metadata: { line: "linking" } });
+            return "built";
+          },
+        }),
+      ],
+    });
+    const run = new ToolCallRun(envOf(h), { id: "call-1", name: "build", input: { command: "make   all\n" } });
+    seen.run = run;
+    expect(run.title).toBe("make all");
+    run.prepare();
+    const { value: decision } = await drain(run.check());
+    if (decision.behavior !== "allow") throw new Error("the call should be allowed");
+    const { messages } = await drain(run.execute(decision));
+    expect(messages).toEqual([
+      {
+        type: "tool_progress",
+        tool_use_id: "call-1",
+        tool_name: "build",
+        parent_tool_use_id: null,
+        elapsed_time_seconds: 0,
+        title: "make all",
+        uuid: expect.any(String),
+        session_id: h.context.stamp.sessionId,
+      },
+    ]);
+    expect(run.state).toMatchObject({ status: "completed", metadata: { line: "linking" } });
+  });
+
   it("a call that never runs ends in error at once: invalid input, a denial", async () => {
     const h: Harness = harness({ tools: [steppingTool(() => h, 10)], permissions: { deny: ["step"] } });
     const invalid = new ToolCallRun(envOf(h), { id: "call-1", name: "step", input: { to: 1 } });
@@ -68,6 +108,11 @@ describe("ToolCallRun", () => {
     const { value: decision } = await drain(denied.check());
     expect(decision.behavior).toBe("deny");
     expect(denied.state).toMatchObject({ status: "error", result: { isError: true } });
+    // Neither says it started: runToolCall sends no start for a call that does not run.
+    for (const input of [{ to: 1 }, { to: "b" }]) {
+      const { messages } = await drain(runToolCall(envOf(h), { id: "call-3", name: "step", input }));
+      expect(messages.filter((message) => message.type === "tool_progress")).toEqual([]);
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 import type { HookRunner } from "../hooks/index.js";
-import type { SDKMessage } from "../protocol/index.js";
+import type { SDKMessage, SDKToolProgressMessage } from "../protocol/index.js";
 import {
   type AnyTool,
+  callTitle,
   errorResult,
   executeTool,
   type PreparedCall,
@@ -49,12 +50,13 @@ export interface ToolCallObserver {
 /**
  * Where a call is in its life. `pending` until it runs (also while it waits for the caller:
  * a client-executed tool, a deferred approval); a call that never runs (invalid input, denied)
- * goes straight to `error`, with both times the moment it was refused.
+ * goes straight to `error`, with both times the moment it was refused. `metadata` is the
+ * tool's latest progress report while it ran (as OpenCode's tool parts keep theirs).
  */
 export type ToolCallState =
   | { status: "pending" }
-  | { status: "running"; startedAt: number }
-  | { status: "completed" | "error"; startedAt: number; endedAt: number; result: ToolResult };
+  | { status: "running"; startedAt: number; metadata?: unknown }
+  | { status: "completed" | "error"; startedAt: number; endedAt: number; metadata?: unknown; result: ToolResult };
 
 /** A call that ran: its result as the model sees it, and whether a PostToolUse hook stopped the run. */
 export interface ToolCallDone {
@@ -74,16 +76,23 @@ type Approved = Extract<GateDecision, { behavior: "allow" }>;
  * PostToolUse or PostToolUseFailure hooks and the result with their notes
  * ({@link ToolCallRun.execute}). The stages are separate so that the loop can check calls in
  * order and run the read-only ones together; {@link runToolCall} runs them back to back.
+ *
+ * The call's state ({@link ToolCallState}) changes as it goes, and the session records it:
+ * the assistant message holds the call (pending), a `tool_progress` message starts it
+ * (running), and its `tool_result` ends it (completed or error).
  */
 export class ToolCallRun {
   readonly #env: ToolCallEnv;
   readonly call: ToolCall;
+  /** What the call is about, in a few words (see `callTitle`). */
+  readonly title: string;
   #state: ToolCallState = { status: "pending" };
   #prepared: Extract<PreparedCall, { ok: true }> | undefined;
 
   constructor(env: ToolCallEnv, call: ToolCall) {
     this.#env = env;
     this.call = call;
+    this.title = callTitle(call.input);
   }
 
   get state(): ToolCallState {
@@ -110,12 +119,20 @@ export class ToolCallRun {
     return decision;
   }
 
-  /** Run the approved call — timeout, abort, truncation — then the PostToolUse hooks, whose notes join the result. */
+  /**
+   * Run the approved call — timeout, abort, truncation — then the PostToolUse hooks, whose notes
+   * join the result. The call is running from here on, and says so first (see {@link started}).
+   */
   async *execute(approved: Approved): AsyncGenerator<SDKMessage, ToolCallDone> {
     const { tool } = this.#ready();
     const env = this.#env;
     this.#state = { status: "running", startedAt: env.now() };
+    yield started(env.stamp, this.call, tool, this.title);
     const observer = env.observe?.(this.call, tool);
+    const report = (data: unknown) => {
+      if (this.#state.status === "running") this.#state = { ...this.#state, metadata: data };
+      observer?.progress(data);
+    };
     let result: ToolResult;
     try {
       result = await executeTool(
@@ -131,8 +148,8 @@ export class ToolCallRun {
             ...(approved.path !== undefined && { approvedPath: approved.path }),
             mayRead: (file, found) => env.state.permissions.mayRead(file, tool.name, found),
           },
-          reportProgress: (data) => observer?.progress(data),
-          emit: (event) => (event.type === "progress" ? observer?.progress(event.data) : observer?.event(event)),
+          reportProgress: report,
+          emit: (event) => (event.type === "progress" ? report(event.data) : observer?.event(event)),
         },
         { timeoutMs: tool.timeoutMs ?? env.toolTimeoutMs },
       );
@@ -163,9 +180,35 @@ export class ToolCallRun {
 
   #end(result: ToolResult): void {
     const endedAt = this.#env.now();
-    const startedAt = this.#state.status === "running" ? this.#state.startedAt : endedAt;
-    this.#state = { status: result.isError ? "error" : "completed", startedAt, endedAt, result };
+    const ran = this.#state.status === "running" ? this.#state : undefined;
+    this.#state = {
+      status: result.isError ? "error" : "completed",
+      startedAt: ran?.startedAt ?? endedAt,
+      endedAt,
+      ...(ran?.metadata !== undefined && { metadata: ran.metadata }),
+      result,
+    };
   }
+}
+
+/**
+ * The message a call starts running with: `tool_progress` at 0 seconds, titled. Every call that
+ * runs sends one, so the session records it `running` while it runs, however short; a call
+ * that never runs (invalid, denied, waiting for the caller) sends none. It is a message of the
+ * run like any other, so stream-json prints it whatever `includePartialMessages` says: Claude
+ * Code sends `tool_progress` only for long shell commands, but a program reading Claude Agent
+ * SDK messages takes one at any time. `gyre mcp serve` drops it: its progress notifications
+ * carry only what a tool reports.
+ */
+function started(stamp: MessageStamp, call: ToolCall, tool: AnyTool, title: string): SDKToolProgressMessage {
+  return stamp.stamp({
+    type: "tool_progress",
+    tool_use_id: call.id,
+    tool_name: tool.name,
+    parent_tool_use_id: null,
+    elapsed_time_seconds: 0,
+    ...(title !== "" && { title }),
+  });
 }
 
 /**

@@ -6,8 +6,9 @@ import { drain, type Harness, harness, lastAnswer, manualTime, modelAnswered, to
 import { toolsStep } from "./steps/tools.js";
 import { TOOL_PROGRESS_INTERVAL_MS, TOOL_PROGRESS_THRESHOLD_MS, ToolProgress } from "./tool-progress.js";
 
-// tool_progress is for calls that take a while: none before the threshold, then one per
-// interval until the call ends. Time is the harness's manual clock: nothing here sleeps.
+// Besides the message every call starts with (at 0 s, see tool-call.ts), tool_progress is for
+// calls that take a while: none before the threshold, then one per interval until the call
+// ends. Time is the harness's manual clock: nothing here sleeps.
 
 /** A tool whose calls stay open until the test releases them; it reports what the test tells it to. */
 function heldTool() {
@@ -33,8 +34,11 @@ function heldTool() {
   return { tool, running, release: (text: string) => release(text), report: (data: unknown) => report(data) };
 }
 
+/** The progress messages after the call's start. */
 const progressOf = (messages: SDKMessage[]): SDKToolProgressMessage[] =>
-  messages.flatMap((message) => (message.type === "tool_progress" ? [message] : []));
+  messages.flatMap((message) =>
+    message.type === "tool_progress" && message.elapsed_time_seconds > 0 ? [message] : [],
+  );
 
 function setup(tool: ReturnType<typeof heldTool>["tool"]): Harness {
   const h = harness({ tools: [tool] });
@@ -53,7 +57,8 @@ describe("tool_progress from the tools step", () => {
     held.release("built");
     const { messages } = await step;
     expect(progressOf(messages)).toEqual([]);
-    expect(messages.map((message) => message.type)).toEqual(["user"]);
+    // The call's start, then its result.
+    expect(messages.map((message) => message.type)).toEqual(["tool_progress", "user"]);
     expect(h.time.pending()).toBe(0);
   });
 
@@ -61,6 +66,7 @@ describe("tool_progress from the tools step", () => {
     const held = heldTool();
     const h = setup(held.tool);
     const step = toolsStep(h.context, h.state, lastAnswer(h));
+    expect((await step.next()).value).toMatchObject({ type: "tool_progress", elapsed_time_seconds: 0 });
     const first = step.next();
     await held.running;
     h.time.advance(TOOL_PROGRESS_THRESHOLD_MS - 1);

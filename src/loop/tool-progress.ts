@@ -1,9 +1,9 @@
 import type { Timers } from "../async/index.js";
 
 /**
- * A tool call still running this long after it started gets its first `tool_progress`
- * message; a call that ends sooner gets none. As in Claude Code, progress is for calls that
- * take a while, not a start marker for every call.
+ * A tool call still running this long after it started gets its first progress message (after
+ * the one every call starts with, see tool-call.ts); a call that ends sooner gets none. As in
+ * Claude Code, progress is for calls that take a while.
  */
 export const TOOL_PROGRESS_THRESHOLD_MS = 1_000;
 

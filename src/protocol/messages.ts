@@ -320,6 +320,10 @@ export const SDKPartialAssistantMessage = z.object({
 });
 export type SDKPartialAssistantMessage = z.infer<typeof SDKPartialAssistantMessage>;
 
+/**
+ * A tool call is running. Gyre sends one as each call starts (`elapsed_time_seconds: 0`, with
+ * its `title`), then one a second for calls that take a while, with the tool's latest report.
+ */
 export const SDKToolProgressMessage = z.object({
   type: z.literal("tool_progress"),
   ...Base,
@@ -329,6 +333,8 @@ export const SDKToolProgressMessage = z.object({
   elapsed_time_seconds: z.number().nonnegative(),
   /** Gyre addition: what the tool reported (a line of output, a percentage, ...). */
   data: z.unknown().optional(),
+  /** Gyre addition, on the message a call starts with: what the call is about (a command, a path). */
+  title: z.string().optional(),
 });
 export type SDKToolProgressMessage = z.infer<typeof SDKToolProgressMessage>;
 

@@ -5,8 +5,8 @@ import { applyToolResults } from "./derive-tools.js";
 import { type Part, type SubtaskPart, SubtaskStatus } from "./parts.js";
 
 // A subtask part follows its Agent call: `running` from the call on, linked to the subagent's
-// session by the call's first `tool_progress` (whose data names it), and closed by the call's
-// result, whose `tool_use_result` data says how the subagent ended and what it cost.
+// session by the call's `tool_progress` whose data names it, and closed by the call's result,
+// whose `tool_use_result` data says how the subagent ended and what it cost.
 
 /** The call's subtask, linked to the subagent's session its progress message names. */
 export function linkSubtask(

@@ -10,17 +10,35 @@ export const FILE_EDIT_TOOLS: Readonly<Record<string, string>> = {
   NotebookEdit: "notebook_path",
 };
 
-/** `tool_progress` with a pending call: the call is running, since `elapsed_time_seconds` ago. */
+/**
+ * `tool_progress` for an open call: a pending call is running, since `elapsed_time_seconds`
+ * ago, titled by the message; a running call's metadata is the latest `data` reported.
+ */
 export function applyToolProgress(
   state: DeriveState,
   message: SDKToolProgressMessage,
   ctx: DeriveContext,
 ): { state: DeriveState; parts: Part[] } {
   const part = state.openTools[message.tool_use_id];
-  if (part?.state.status !== "pending") return { state, parts: [] };
-  // Progress comes only once a call has run past a threshold: its start is that long ago.
-  const startedAt = ctx.now - Math.round(message.elapsed_time_seconds * 1000);
-  const running: ToolPart = { ...part, state: { status: "running", input: part.state.input, startedAt } };
+  if (part === undefined) return { state, parts: [] };
+  const { data, title } = message;
+  let running: ToolPart;
+  if (part.state.status === "pending") {
+    // A call says when it starts; sessions stored before said so only once it had run a while.
+    const startedAt = ctx.now - Math.round(message.elapsed_time_seconds * 1000);
+    running = {
+      ...part,
+      state: {
+        status: "running",
+        input: part.state.input,
+        startedAt,
+        ...(title !== undefined && { title }),
+        ...(data !== undefined && { metadata: data }),
+      },
+    };
+  } else if (part.state.status === "running" && data !== undefined) {
+    running = { ...part, state: { ...part.state, metadata: data } };
+  } else return { state, parts: [] };
   return { state: { ...state, openTools: { ...state.openTools, [part.callId]: running } }, parts: [running] };
 }
 
@@ -57,18 +75,18 @@ export function applyToolResults(
 }
 
 function closeTool(part: ToolPart, result: ToolResultBlock, now: number): ToolPart {
-  const startedAt = part.state.status === "running" ? part.state.startedAt : now;
+  const ran = part.state.status === "running" ? part.state : undefined;
+  const { input } = part.state;
+  const times = { startedAt: ran?.startedAt ?? now, endedAt: now };
+  const described = {
+    ...(ran?.title !== undefined && { title: ran.title }),
+    ...(ran?.metadata !== undefined && { metadata: ran.metadata }),
+  };
   const text = resultText(result.content);
   if (result.is_error === true) {
-    return {
-      ...part,
-      state: { status: "error", input: part.state.input, error: text, startedAt, endedAt: now },
-    };
+    return { ...part, state: { status: "error", input, error: text, ...times, ...described } };
   }
-  return {
-    ...part,
-    state: { status: "completed", input: part.state.input, output: text, startedAt, endedAt: now },
-  };
+  return { ...part, state: { status: "completed", input, output: text, ...times, ...described } };
 }
 
 /** The text the model saw; images become a short note (the raw message keeps them). */

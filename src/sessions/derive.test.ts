@@ -12,7 +12,7 @@ import {
 import type { SDKMessage } from "../protocol/index.js";
 import { applyMessage } from "./derive.js";
 import { DeriveState, derivedSessionFields, initialDeriveState } from "./derive-state.js";
-import type { Part } from "./parts.js";
+import type { Part, ToolPart } from "./parts.js";
 import { assembleMessages } from "./session-record.js";
 import type { MessageInfo, StoredMessage } from "./types.js";
 
@@ -60,6 +60,39 @@ describe("applyMessage", () => {
     ]);
     expect(partsOf(messages[0], "tool")).toMatchObject([{ state: { status: "running", startedAt: 20 } }]);
     expect(changes.slice(2)).toEqual([[], []]);
+  });
+
+  it("titles a running tool by its start, keeps the latest reported data as metadata, and both when it ends", () => {
+    const { messages, changes } = fold([
+      assistant("s", [toolUse("t1", "Bash", { command: "make" }), toolUse("t2", "Bash", { command: "ls" })]),
+      { ...progress("s", "t1", "Bash"), title: "make" },
+      { ...progress("s", "t1", "Bash", 1), data: { line: "cc a.c" } },
+      { ...progress("s", "t1", "Bash", 2), data: { line: "cc b.c" } },
+      toolResults("s", [
+        { tool_use_id: "t1", content: "boom", is_error: true },
+        { tool_use_id: "t2", content: "a.c" },
+      ]),
+    ]);
+    expect(changes[1]).toMatchObject([{ state: { status: "running", startedAt: 20, title: "make" } }]);
+    expect(changes[2]).toMatchObject([{ state: { status: "running", startedAt: 20, metadata: { line: "cc a.c" } } }]);
+    const [made, listed] = partsOf(messages[0], "tool") as ToolPart[];
+    expect(made?.state).toEqual({
+      status: "error",
+      input: { command: "make" },
+      error: "boom",
+      startedAt: 20,
+      endedAt: 50,
+      title: "make",
+      metadata: { line: "cc b.c" },
+    });
+    // A call with no start message (one that never ran) has neither.
+    expect(listed?.state).toEqual({
+      status: "completed",
+      input: { command: "ls" },
+      output: "a.c",
+      startedAt: 50,
+      endedAt: 50,
+    });
   });
 
   it("dates a running tool's start back by the elapsed time its first progress reports", () => {

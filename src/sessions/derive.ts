@@ -23,8 +23,9 @@ const TITLE_MAX_CHARS = 80;
  *
  * - `assistant` → an assistant message with step-start, reasoning, text, tool (pending),
  *   subtask (Task calls) and step-finish parts;
- * - `tool_progress` → the pending tool part is running, with its start time (an Agent
- *   call's first one also links its subtask part to the subagent's session);
+ * - `tool_progress` → the pending tool part is running, with its start time and title, and
+ *   later ones with data update its metadata (an Agent call's that names its subagent's
+ *   session also links its subtask part to it);
  * - `user` → tool results complete (or fail) their tool parts and subtask parts and add
  *   patch parts; any text makes a user message (a message of only tool results makes none);
  * - `system`/`init` → a new run: calls left open by a run that died (not paused) close as

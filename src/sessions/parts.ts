@@ -25,10 +25,22 @@ export const ReasoningPart = z.object({
 });
 export type ReasoningPart = z.infer<typeof ReasoningPart>;
 
-/** A tool call's life: `pending → running → completed | error`. */
+/**
+ * What a call that ran says about itself, as OpenCode's tool parts: its `title` (what it is
+ * about, from the message it started with) and `metadata` (the tool's latest progress report).
+ */
+const Described = {
+  title: z.string().optional(),
+  metadata: z.unknown().optional(),
+};
+
+/**
+ * A tool call's life: `pending → running → completed | error`. A call that never ran (invalid
+ * input, denied, answered by the caller) goes from pending to its end, with both times its end.
+ */
 export const ToolState = z.discriminatedUnion("status", [
   z.object({ status: z.literal("pending"), input: z.unknown() }),
-  z.object({ status: z.literal("running"), input: z.unknown(), startedAt: z.number() }),
+  z.object({ status: z.literal("running"), input: z.unknown(), startedAt: z.number(), ...Described }),
   z.object({
     status: z.literal("completed"),
     input: z.unknown(),
@@ -36,6 +48,7 @@ export const ToolState = z.discriminatedUnion("status", [
     output: z.string(),
     startedAt: z.number(),
     endedAt: z.number(),
+    ...Described,
   }),
   z.object({
     status: z.literal("error"),
@@ -43,6 +56,7 @@ export const ToolState = z.discriminatedUnion("status", [
     error: z.string(),
     startedAt: z.number(),
     endedAt: z.number(),
+    ...Described,
   }),
 ]);
 export type ToolState = z.infer<typeof ToolState>;

@@ -72,6 +72,32 @@ describe("Transcript", () => {
     expect(transcript.tool("t1")).toMatchObject({ state: "done", outcome: "(3 lines)" });
   });
 
+  it("counts a call's seconds from its start message, not from when the model asked for it", () => {
+    let now = 1_000;
+    const transcript = new Transcript("/p", () => now);
+    transcript.apply(
+      assistant([
+        { type: "tool_use", id: "a", name: "Bash", input: { command: "sleep 5" } },
+        { type: "tool_use", id: "b", name: "Bash", input: { command: "ls" } },
+      ]),
+    );
+    const started = (id: string, elapsed: number) =>
+      ({
+        ...base,
+        type: "tool_progress",
+        tool_use_id: id,
+        tool_name: "Bash",
+        elapsed_time_seconds: elapsed,
+      }) as SDKMessage;
+    now = 1_100;
+    transcript.apply(started("a", 0));
+    now = 6_100;
+    transcript.apply(started("a", 5));
+    transcript.apply(started("b", 0));
+    expect(transcript.tool("a")).toMatchObject({ state: "running", startedAt: 1_100 });
+    expect(transcript.tool("b")).toMatchObject({ state: "running", startedAt: 6_100 });
+  });
+
   it("says whether a Write made its file or replaced one", () => {
     const transcript = new Transcript("/p");
     transcript.apply(

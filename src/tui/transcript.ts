@@ -88,7 +88,7 @@ export class Transcript {
       case "user":
         return this.#toolResults(message);
       case "tool_progress":
-        return this.#setState(message.tool_use_id, "running");
+        return this.#running(message);
       case "result":
         return this.#result(message);
       case "system":
@@ -240,10 +240,16 @@ export class Transcript {
     return changed;
   }
 
-  #setState(id: string, state: ToolState): boolean {
-    const item = this.tool(id);
-    if (!item || item.state === state) return false;
-    item.state = state;
+  /**
+   * A call runs. Its start message (at 0 seconds) restarts its clock: a call that waited for
+   * the ones before it counts its seconds from its own start, not from when the model asked.
+   */
+  #running(message: Extract<SDKMessage, { type: "tool_progress" }>): boolean {
+    const item = this.tool(message.tool_use_id);
+    if (!item) return false;
+    if (message.elapsed_time_seconds === 0) item.startedAt = this.#now();
+    if (item.state === "running") return false;
+    item.state = "running";
     return true;
   }
 

@@ -107,8 +107,13 @@ describe("toolsStep", () => {
     expect(others).toEqual([]);
     expect(user?.message.content).toEqual(results);
     expect(user).toMatchObject({ isSynthetic: true, tool_use_result: { c1: { entry: "a" } } });
-    // Calls that end before the progress threshold report no progress (see tool-progress.test.ts).
-    expect(messages.filter((message) => message.type === "tool_progress")).toEqual([]);
+    // Calls that end before the progress threshold report no progress (see tool-progress.test.ts),
+    // only that they started.
+    const progress = messages.flatMap((message) => (message.type === "tool_progress" ? [message] : []));
+    expect(progress.map((message) => [message.tool_use_id, message.elapsed_time_seconds])).toEqual([
+      ["c1", 0],
+      ["c2", 0],
+    ]);
     expect(h.state.denials).toEqual([]);
   });
 
@@ -358,6 +363,7 @@ describe("toolsStep", () => {
     modelAnswered(h, [toolUse("c1", "ledger", { entry: "a" })]);
     const { messages } = await runStep(h);
     const types = messages.map((message) => (message.type === "system" ? message.subtype : message.type));
-    expect(types).toEqual(["hook_response", "user"]);
+    // The PreToolUse report comes before the call starts; the result after.
+    expect(types).toEqual(["hook_response", "tool_progress", "user"]);
   });
 });
