@@ -137,6 +137,8 @@ export type GyreErrorCode =
    * (404), no valid API key (401), body too large (413). `statusCode` holds the HTTP status.
    */
   | "request_error"
+  /** The job queue (Redis, `--queue`) cannot be reached or refused a command; the message says where. */
+  | "queue_unavailable"
   /** A state Gyre's own code should never reach (a bug), reported instead of crashing. */
   | "internal_error";
 
