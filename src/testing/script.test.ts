@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,6 +48,23 @@ describe("loadMockScript", () => {
     const badShape = await loadError(await scriptFile("shape.json", '{"turns":[{"stopReason":"bored"}]}'));
     expect(isGyreError(badShape, "mock_script_error")).toBe(true);
     expect(String((badShape as Error).message)).toMatch(/stopReason/);
+  });
+
+  it("accepts the README's example script file", async () => {
+    const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+    const after = readme.slice(readme.indexOf("A script file for `gyre mock-llm --script`"));
+    const json = /```json\n([\s\S]*?)```/.exec(after)?.[1];
+    expect(json).toBeDefined();
+    expect(parseMockScript(JSON.parse(json ?? "")).turns).toHaveLength(3);
+  });
+
+  it("refuses keys the format does not have, naming them, instead of answering nothing", () => {
+    // `text` is not a turn's key (its answer is `content`): once, this gave an empty answer.
+    expect(() => parseMockScript({ turns: [{ text: "hi" }] })).toThrow(
+      /turns\[0\][\s\S]*"text"|"text"[\s\S]*turns\[0\]/,
+    );
+    expect(() => parseMockScript({ turns: [], mdoe: "sequential" })).toThrow(/mdoe/);
+    expect(() => parseMockScript({ turns: [{ content: [{ type: "text", text: "a", bold: true }] }] })).toThrow(/bold/);
   });
 });
 

@@ -3,11 +3,11 @@ import { z } from "zod";
 import { GyreError } from "../errors/index.js";
 
 /** Plain text the model says. */
-export const MockTextContent = z.object({ type: z.literal("text"), text: z.string() });
+export const MockTextContent = z.strictObject({ type: z.literal("text"), text: z.string() });
 export type MockTextContent = z.infer<typeof MockTextContent>;
 
 /** Reasoning. Anthropic gets a thinking block; Chat `reasoning_content`; Responses a reasoning summary. */
-export const MockThinkingContent = z.object({
+export const MockThinkingContent = z.strictObject({
   type: z.literal("thinking"),
   thinking: z.string(),
   /** Anthropic signature / Responses `encrypted_content`; a deterministic one is made up when absent. */
@@ -19,7 +19,7 @@ export type MockThinkingContent = z.infer<typeof MockThinkingContent>;
  * A tool call. `rawInput`, when given, is sent verbatim as the arguments text (may be malformed
  * JSON). Several calls of one turn may share an `id` (a model bug clients must survive).
  */
-export const MockToolUseContent = z.object({
+export const MockToolUseContent = z.strictObject({
   type: z.literal("tool_use"),
   id: z.string().optional(),
   name: z.string().min(1),
@@ -35,7 +35,7 @@ export type MockToolUseContent = z.infer<typeof MockToolUseContent>;
  * a `custom_tool_call` item (streamed as `response.custom_tool_call_input.*`); the other formats,
  * which have no freeform tools, a function call whose arguments are `{"input": input}`.
  */
-export const MockCustomToolCallContent = z.object({
+export const MockCustomToolCallContent = z.strictObject({
   type: z.literal("custom_tool_call"),
   id: z.string().optional(),
   name: z.string().min(1),
@@ -61,7 +61,7 @@ export type MockStopReason = z.infer<typeof MockStopReason>;
  * Token usage in Anthropic's terms: `input_tokens` excludes cached tokens. OpenAI formats
  * report `input + cache_read + cache_creation` as prompt/input tokens, as OpenAI does.
  */
-export const MockUsage = z.object({
+export const MockUsage = z.strictObject({
   input_tokens: z.number().int().nonnegative().optional(),
   output_tokens: z.number().int().nonnegative().optional(),
   cache_creation_input_tokens: z.number().int().nonnegative().optional(),
@@ -76,19 +76,19 @@ export type MockUsage = z.infer<typeof MockUsage>;
  * - `delay`: wait `ms`, then answer normally.
  */
 export const MockFault = z.discriminatedUnion("type", [
-  z.object({
+  z.strictObject({
     type: z.literal("http"),
     status: z.number().int().min(400).max(599),
     retryAfter: z.number().nonnegative().optional(),
     message: z.string().optional(),
   }),
-  z.object({ type: z.literal("cut"), afterChunks: z.number().int().nonnegative().optional() }),
-  z.object({ type: z.literal("delay"), ms: z.number().nonnegative() }),
+  z.strictObject({ type: z.literal("cut"), afterChunks: z.number().int().nonnegative().optional() }),
+  z.strictObject({ type: z.literal("delay"), ms: z.number().nonnegative() }),
 ]);
 export type MockFault = z.infer<typeof MockFault>;
 
 /** One scripted model answer. */
-export const MockTurn = z.object({
+export const MockTurn = z.strictObject({
   content: z.array(MockContent).optional(),
   /** Default: `tool_use` when the turn has a tool call, else `end_turn`. */
   stopReason: MockStopReason.optional(),
@@ -107,7 +107,7 @@ export type MockTurn = z.infer<typeof MockTurn>;
  * Turns for the requests whose system prompt contains `system`: a subagent, which has its own
  * system prompt and history, follows its own script (in history mode) next to its parent's.
  */
-export const MockRoute = z.object({
+export const MockRoute = z.strictObject({
   system: z.string().min(1),
   turns: z.array(MockTurn),
 });
@@ -119,7 +119,7 @@ export type MockRoute = z.infer<typeof MockRoute>;
  * history gets the right turn; in `sequential` mode each answered request takes the next turn.
  * A request matching one of `routes` (the first that matches) is answered from its turns instead.
  */
-export const MockScript = z.object({
+export const MockScript = z.strictObject({
   mode: z.enum(["history", "sequential"]).optional(),
   turns: z.array(MockTurn),
   routes: z.array(MockRoute).optional(),
