@@ -13,7 +13,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -67,8 +68,13 @@ async function launch(env: Record<string, string> = {}): Promise<{ code: number;
   }
 }
 
-function cacheFiles(): string[] {
-  const folder = join(cacheRoot, "gyre");
+/** The cache folder of the install whose bundle is `bundleFile`: one per install. */
+function installFolder(bundleFile = bundle): string {
+  return join(cacheRoot, "gyre", createHash("sha256").update(dirname(bundleFile)).digest("hex").slice(0, 16));
+}
+
+function cacheFiles(bundleFile = bundle): string[] {
+  const folder = installFolder(bundleFile);
   return existsSync(folder) ? readdirSync(folder).map((name) => join(folder, name)) : [];
 }
 
@@ -109,8 +115,19 @@ describe("runWithCodeCache", () => {
     expect(readFileSync(file!).equals(garbage)).toBe(false);
   });
 
+  it("keeps one cache per install: two checkouts with the same bundle neither share nor clear it", async () => {
+    const other = join(dir, "other-checkout", "cli-TEST.cjs");
+    mkdirSync(dirname(other));
+    writeFileSync(other, BUNDLE);
+    await launch();
+    await launch({ BUNDLE: other });
+    expect(cacheFiles()).toHaveLength(1);
+    expect(cacheFiles(other)).toHaveLength(1);
+    expect(installFolder(other)).not.toBe(installFolder());
+  });
+
   it("removes the caches of other bundles (earlier builds) when it writes one", async () => {
-    const folder = join(cacheRoot, "gyre");
+    const folder = installFolder();
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     const old = join(folder, `cli-OLD.cjs.run.${process.version}-${process.arch}.v8cache`);
     writeFileSync(old, "old bytecode");

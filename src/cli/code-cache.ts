@@ -1,25 +1,30 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { constants, Script } from "node:vm";
 
 /**
  * Where the code cache of `bundle` for `command` lives: a file in `$NODE_COMPILE_CACHE/gyre`
- * (Node's variable for its compile cache), else in `<tmpdir>/gyre-compile-cache-<uid>`,
- * named after the bundle (whose name carries its content hash), the command and the Node
- * version. Undefined when `NODE_DISABLE_COMPILE_CACHE` is set or the directory is not ours.
+ * (Node's variable for its compile cache), else in `<tmpdir>/gyre-compile-cache-<uid>`, in a
+ * folder of the install's own (named by a hash of the bundle's folder: two checkouts never
+ * share a cache, whose code would name the other's files, nor clear each other's), named after
+ * the bundle (whose name carries its content hash), the command and the Node version.
+ * Undefined when `NODE_DISABLE_COMPILE_CACHE` is set or the directory is not ours.
  */
 export function codeCacheFile(bundle: string, command: string | undefined): string | undefined {
   if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   try {
     const uid = process.getuid?.();
-    const directory = process.env.NODE_COMPILE_CACHE
+    const base = process.env.NODE_COMPILE_CACHE
       ? join(process.env.NODE_COMPILE_CACHE, "gyre")
       : join(tmpdir(), `gyre-compile-cache${uid === undefined ? "" : `-${uid}`}`);
+    const install = createHash("sha256").update(dirname(resolve(bundle))).digest("hex").slice(0, 16);
+    const directory = join(base, install);
     mkdirSync(directory, { recursive: true, mode: 0o700 });
-    // The cache is bytecode that runs as our code: trust only a directory we own.
-    if (uid !== undefined && statSync(directory).uid !== uid) return undefined;
+    // The cache is bytecode that runs as our code: trust only directories we own.
+    if (uid !== undefined && [base, directory].some((folder) => statSync(folder).uid !== uid)) return undefined;
     // One cache per command, so a `gyre --version` does not leave `gyre run` a cache without its code.
     const kind = command && /^[a-z][a-z-]{0,30}$/.test(command) ? command : "other";
     return join(directory, `${basename(bundle)}.${kind}.${process.version}-${process.arch}.v8cache`);
