@@ -20,7 +20,10 @@ export function codeCacheFile(bundle: string, command: string | undefined): stri
     const base = process.env.NODE_COMPILE_CACHE
       ? join(process.env.NODE_COMPILE_CACHE, "gyre")
       : join(tmpdir(), `gyre-compile-cache${uid === undefined ? "" : `-${uid}`}`);
-    const install = createHash("sha256").update(dirname(resolve(bundle))).digest("hex").slice(0, 16);
+    const install = createHash("sha256")
+      .update(dirname(resolve(bundle)))
+      .digest("hex")
+      .slice(0, 16);
     const directory = join(base, install);
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     // The cache is bytecode that runs as our code: trust only directories we own.

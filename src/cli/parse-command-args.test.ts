@@ -29,6 +29,17 @@ describe("parseCommandArgs", () => {
     });
   });
 
+  it("takes Claude Code's camelCase spellings of known options, and only of known ones", () => {
+    const parsed = parseCommandArgs({
+      args: ["--maxTurns", "3", "--maxBudgetUsd=0.5", "--", "--maxTurns"],
+      options,
+      allowPositionals: true,
+    });
+    expect(parsed.values).toEqual({ "max-turns": "3", "max-budget-usd": "0.5" });
+    expect(parsed.positionals).toEqual(["--maxTurns"]);
+    expect(() => parseCommandArgs({ args: ["--fooBar"], options })).toThrow(/unknown option '--fooBar'/);
+  });
+
   it("suggests nothing when no option is close", () => {
     expect(unknownOptionMessage("--frobnicate", options)).toBe("unknown option '--frobnicate'");
     expect(unknownOptionMessage("--modle=x", options)).toBe("unknown option '--modle=x'; did you mean --model?");

@@ -7,7 +7,11 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
  */
 export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
-    return parseArgs(config);
+    const end = config.args?.indexOf("--") ?? -1;
+    const args = config.args?.map((arg, index) =>
+      end !== -1 && index > end ? arg : kebabSpelling(arg, config.options ?? {}),
+    );
+    return parseArgs(args ? { ...config, args } : config);
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw error;
@@ -15,6 +19,17 @@ export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnTy
     if (flag === undefined) throw error;
     throw Object.assign(new Error(unknownOptionMessage(flag, config.options ?? {}), { cause: error }), { code });
   }
+}
+
+/**
+ * Claude Code's camelCase spelling of a known option (`--allowedTools`, `--disallowedTools`,
+ * `--mcpConfig=…`) as Gyre's (`--allowed-tools`); every other argument as it is (and all after `--`).
+ */
+function kebabSpelling(arg: string, options: NonNullable<ParseArgsConfig["options"]>): string {
+  const match = /^--([a-z]+[A-Z][A-Za-z]*)(=.*)?$/.exec(arg);
+  if (!match?.[1]) return arg;
+  const kebab = match[1].replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return kebab in options ? `--${kebab}${match[2] ?? ""}` : arg;
 }
 
 /** "unknown option '--max-turn'; did you mean --max-turns?" (without the hint when nothing is close). */

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { errorMessage, GyreError } from "../errors/index.js";
-import type { QueryOptions } from "../run/index.js";
+import { MODEL_ALIASES, type QueryOptions } from "../run/index.js";
 import { PermissionMode } from "../protocol/index.js";
 import { providerEnvironment } from "./provider-keys.js";
 
@@ -86,8 +86,8 @@ export async function queryOptionsOf(
   const settings = text("settings");
   return {
     env: providerEnvironment(),
-    model: text("model"),
-    fallbackModel: text("fallback-model"),
+    model: modelOf(text("model")),
+    fallbackModel: modelOf(text("fallback-model")),
     maxTurns: number(text("max-turns"), "--max-turns"),
     maxBudgetUsd: number(text("max-budget-usd"), "--max-budget-usd"),
     maxBudgetTokens: number(text("max-budget-tokens"), "--max-budget-tokens"),
@@ -124,6 +124,11 @@ export async function queryOptionsOf(
       append: text("append-system-prompt"),
     },
   };
+}
+
+/** `--model sonnet|opus|haiku`: Claude Code's aliases, to the current models (as agent files take them). */
+function modelOf(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : (MODEL_ALIASES[value] ?? value);
 }
 
 /** `--dangerously-skip-permissions` is `--permission-mode bypassPermissions`; naming another mode as well is a mistake. */
