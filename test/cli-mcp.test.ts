@@ -77,6 +77,18 @@ const gyreJson = () => path.join(home, ".gyre", "mcp.json");
 const projectJson = () => path.join(project, ".mcp.json");
 
 describe("gyre mcp add, list, get, remove", () => {
+  it("writes to Gyre's data folder, $GYRE_HOME when set, where the sessions are too", async () => {
+    const data = path.join(home, "gyre-data");
+    const sse = JSON.stringify({ type: "sse", url: "https://example.com/data-folder" });
+    const added = await gyre(["mcp", "add-json", "--scope", "user", "in-data", sse], { GYRE_HOME: data });
+    expect(added.code).toBe(0);
+    expect(readJson(path.join(data, "mcp.json"))).toEqual({
+      mcpServers: { "in-data": { type: "sse", url: "https://example.com/data-folder" } },
+    });
+    expect((await gyre(["mcp", "list"], { GYRE_HOME: data })).stdout).toContain("in-data");
+    expect((await gyre(["mcp", "list"])).stdout).not.toContain("in-data");
+  });
+
   it("round trip over the three scopes, in the files Claude Code's shapes", async () => {
     const add = await gyre(["mcp", "add", "srv", "-e", "TOKEN=abc", "--", "node", "server.js", "--port", "3"]);
     expect(add).toMatchObject({ code: 0, stdout: `added stdio MCP server "srv" to local scope: ${gyreJson()}\n` });

@@ -2,6 +2,7 @@ import { readFile, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { errorMessage, GyreError } from "../errors/index.js";
+import { gyreDataFolder } from "../sessions/index.js";
 import { type McpFileServerConfig, parseServersRecord } from "./config-file-schema.js";
 
 /** Where a server config lives, as in Claude Code; precedence on a name clash: `local` > `project` > `user`. */
@@ -31,15 +32,19 @@ export interface McpConfigPaths {
   project: string;
   /** `~/.claude.json`: Claude Code's user (`mcpServers`) and local (`projects[cwd].mcpServers`) servers. */
   claude: string;
-  /** `~/.gyre/mcp.json`: Gyre's own, in the same shape as `~/.claude.json`; `gyre mcp add` writes here. */
+  /**
+   * `mcp.json` in Gyre's data folder (`$GYRE_HOME`, else `$XDG_DATA_HOME/gyre`, else `~/.gyre`):
+   * Gyre's own, in the same shape as `~/.claude.json`; `gyre mcp add` writes here.
+   */
   gyre: string;
 }
 
-export function mcpConfigPaths(cwd: string, home: string = homedir()): McpConfigPaths {
+/** With `home` given (tests), Gyre's file is `<home>/.gyre/mcp.json`; else in the data folder, as the sessions are. */
+export function mcpConfigPaths(cwd: string, home?: string): McpConfigPaths {
   return {
     project: path.join(path.resolve(cwd), ".mcp.json"),
-    claude: path.join(home, ".claude.json"),
-    gyre: path.join(home, ".gyre", "mcp.json"),
+    claude: path.join(home ?? homedir(), ".claude.json"),
+    gyre: path.join(home === undefined ? gyreDataFolder() : path.join(home, ".gyre"), "mcp.json"),
   };
 }
 

@@ -3,15 +3,22 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
 /**
+ * The folder of everything Gyre writes for the user (sessions, prompt history, OAuth tokens,
+ * `gyre mcp add`'s servers): `$GYRE_HOME`, else `$XDG_DATA_HOME/gyre`, else `~/.gyre`.
+ */
+export function gyreDataFolder(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GYRE_HOME) return resolve(env.GYRE_HOME);
+  if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), "gyre");
+  return join(homedir(), ".gyre");
+}
+
+/**
  * The user's session database, shared by every project (sessions are keyed by project):
- * `$GYRE_HOME/sessions.db`, else `$XDG_DATA_HOME/gyre/sessions.db`, else
- * `~/.gyre/sessions.db`. Kept out of the projects themselves, so it never shows in
- * `git status` or in the agent's own searches.
+ * `sessions.db` in {@link gyreDataFolder}. Kept out of the projects themselves, so it never
+ * shows in `git status` or in the agent's own searches.
  */
 export function defaultSqlitePath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.GYRE_HOME) return join(resolve(env.GYRE_HOME), "sessions.db");
-  if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), "gyre", "sessions.db");
-  return join(homedir(), ".gyre", "sessions.db");
+  return join(gyreDataFolder(env), "sessions.db");
 }
 
 /**

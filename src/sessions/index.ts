@@ -5,7 +5,7 @@ export { initialDeriveState } from "./derive-state.js";
 export { FILE_EDIT_TOOLS } from "./derive-tools.js";
 export { createIdGenerator, type IdGenerator, type IdPrefix } from "./ids.js";
 export { MemorySessionStore, type StoreClockOptions } from "./memory-store.js";
-export { defaultSqlitePath, projectOf, projectSqlitePath } from "./default-location.js";
+export { defaultSqlitePath, gyreDataFolder, projectOf, projectSqlitePath } from "./default-location.js";
 export { defaultStoreIsEmpty, openDefaultSessionStore, type StoreLocation } from "./open-store.js";
 export {
   CompactionPart,

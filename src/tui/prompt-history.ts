@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { projectOf } from "../sessions/index.js";
+import { dirname, join } from "node:path";
+import { gyreDataFolder, projectOf } from "../sessions/index.js";
 
 /** How many prompts a project's history keeps (older ones are dropped on load). */
 const KEPT = 500;
@@ -18,7 +17,7 @@ export class PromptHistory {
 
   constructor(cwd: string, env: NodeJS.ProcessEnv = process.env) {
     const project = createHash("sha256").update(projectOf(cwd)).digest("hex").slice(0, 24);
-    this.#file = join(gyreHome(env), "history", `${project}.jsonl`);
+    this.#file = join(gyreDataFolder(env), "history", `${project}.jsonl`);
   }
 
   get entries(): readonly string[] {
@@ -47,10 +46,4 @@ export class PromptHistory {
     await mkdir(dirname(this.#file), { recursive: true, mode: 0o700 });
     await appendFile(this.#file, `${JSON.stringify(prompt)}\n`, { mode: 0o600 });
   }
-}
-
-function gyreHome(env: NodeJS.ProcessEnv): string {
-  if (env.GYRE_HOME) return resolve(env.GYRE_HOME);
-  if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), "gyre");
-  return join(homedir(), ".gyre");
 }
