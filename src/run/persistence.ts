@@ -374,15 +374,19 @@ export function unfinishedRun(sessionId: string, messages: readonly SDKMessage[]
       `The session ${sessionId} has no unfinished run to continue: ${last ? "its last run ended" : "it holds no prompt"}. Nothing was changed.`,
     );
   }
-  const answerIndex = top.findLastIndex((message) => message.type === "assistant" && message.message.content.length > 0);
+  const answerIndex = top.findLastIndex(
+    (message) => message.type === "assistant" && message.message.content.length > 0,
+  );
   const answer = top[answerIndex];
   if (answer?.type !== "assistant") return { at: "model" };
   const answered = new Set(
-    top.slice(answerIndex + 1).flatMap((message) =>
-      message.type === "user" && typeof message.message.content !== "string"
-        ? message.message.content.flatMap((block) => (block.type === "tool_result" ? [block.tool_use_id] : []))
-        : [],
-    ),
+    top
+      .slice(answerIndex + 1)
+      .flatMap((message) =>
+        message.type === "user" && typeof message.message.content !== "string"
+          ? message.message.content.flatMap((block) => (block.type === "tool_result" ? [block.tool_use_id] : []))
+          : [],
+      ),
   );
   const calls = answer.message.content.filter((block) => block.type === "tool_use");
   const open = calls.filter((call) => !answered.has(call.id));
