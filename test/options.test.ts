@@ -96,13 +96,7 @@ describe("query() options are checked before anything runs", () => {
     await withMock({ mode: "sequential", turns: [ok, ok] }, async (server) => {
       // Session options that need a stored session are checked in the sessions tests.
       type Unstored =
-        | "resume"
-        | "continue"
-        | "continueRun"
-        | "forkSession"
-        | "resumeSessionAt"
-        | "approvals"
-        | "sessionStore";
+        "resume" | "continue" | "continueRun" | "forkSession" | "resumeSessionAt" | "approvals" | "sessionStore";
       const options: Required<Omit<QueryOptions, Unstored>> = {
         model: "anthropic/claude-sonnet-4-5",
         systemPrompt: { type: "preset", preset: "gyre", append: "Be brief." },
