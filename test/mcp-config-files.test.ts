@@ -20,6 +20,7 @@ let root: string;
 let home: string;
 let project: string;
 let savedHome: string | undefined;
+let savedDataFolder: string | undefined;
 
 beforeEach(() => {
   root = realpathSync(mkdtempSync(path.join(tmpdir(), "gyre-mcp-files-")));
@@ -27,13 +28,17 @@ beforeEach(() => {
   project = path.join(root, "project");
   mkdirSync(home);
   mkdirSync(project);
-  // The user and local files and the trust record are read from the home folder: a throwaway one.
+  // The user and local files and the trust record are read from the home folder: a throwaway
+  // one, with Gyre's data folder (its mcp.json) in it, at ~/.gyre.
   savedHome = process.env.HOME;
+  savedDataFolder = process.env.GYRE_HOME;
   process.env.HOME = home;
+  process.env.GYRE_HOME = path.join(home, ".gyre");
 });
 
 afterEach(() => {
   process.env.HOME = savedHome;
+  process.env.GYRE_HOME = savedDataFolder;
   rmSync(root, { recursive: true, force: true });
 });
 
