@@ -63,16 +63,27 @@ describe("typing in the interactive agent, in a real terminal", () => {
       ".gyre/commands/git/recap.md": "Recap the last commit of $1 in $2 words.",
       "~/.claude/commands/mine.md": "A command of the user's own.",
     });
-    const term = await startGyre({ turns: [mockTurn.text("Hello, Ada."), mockTurn.text("Recapped.")] }, where);
+    const turns = [mockTurn.text("Hello, Ada."), mockTurn.text("Hello, Grace."), mockTurn.text("Recapped.")];
+    const term = await startGyre({ turns }, where);
     term.type("/gr");
     await term.waitFor(/\/greet Greet someone \[name\] \(project\)/, "the command offered under the prompt");
     term.press("Tab");
-    await term.waitFor("❯ /greet ", "Tab to complete the command");
+    // In the box (the list under it marks its choice with ❯ too).
+    await term.waitFor("│ ❯ /greet ", "Tab to complete the command");
     term.type("Ada Lovelace");
-    await term.waitFor("❯ /greet Ada Lovelace");
+    await term.waitFor("│ ❯ /greet Ada Lovelace");
     term.press("Enter");
     await term.waitFor("Hello, Ada.");
     expect(lastRequest()).toContain("Say hello to Ada Lovelace politely.");
+
+    // Tab and the next keys in one read, as a fast typist's reach a busy terminal.
+    term.type("/gr");
+    await term.waitFor(/\/greet Greet someone \[name\] \(project\)/, "the command offered again");
+    term.type("\tGrace");
+    await term.waitFor("│ ❯ /greet Grace", "the completion taken, then the name typed");
+    term.press("Enter");
+    await term.waitFor("Hello, Grace.");
+    expect(lastRequest()).toContain("Say hello to Grace politely.");
 
     await send(term, '/git:recap main "twenty five"');
     await term.waitFor("Recapped.");

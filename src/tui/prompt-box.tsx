@@ -1,4 +1,4 @@
-import { Box, Text, useInput } from "ink";
+import { Box, type Key, Text, useInput } from "ink";
 import { useRef, useState } from "react";
 import { applySuggestion, type CompletionToken, completionToken, type Suggestion } from "./completion.js";
 import { PASTE_END, PASTE_START, Pastes } from "./paste.js";
@@ -66,64 +66,74 @@ export function PromptBox({ keys, active }: { keys: PromptKeys; active: boolean 
     }
   };
 
+  const onKey = (input: string, key: Key): void => {
+    const state = latest.current;
+    if (input === PASTE_START) {
+      pasting.current = "";
+      return;
+    }
+    if (pasting.current !== undefined) {
+      // Inside a paste every key is text: Enter is a line end, not a send.
+      if (input === PASTE_END) {
+        const text = pastes.add(pasting.current);
+        pasting.current = undefined;
+        return setState(typeText(state, text));
+      }
+      pasting.current += key.return ? "\n" : key.tab ? "\t" : input;
+      return;
+    }
+    if (key.ctrl && input === "c") return keys.onCtrlC();
+    if (key.ctrl && input === "d") {
+      if (state.text === "") keys.onQuit();
+      return;
+    }
+    if (key.escape) return keys.onInterrupt();
+    if (key.tab && key.shift) return keys.onCycleMode();
+    const { token, suggestions } = completions(state);
+    if (token && suggestions.length > 0) {
+      const chosen = suggestions[Math.min(selection.current, suggestions.length - 1)];
+      if (key.tab && chosen) {
+        setSelected(0);
+        return setState(applySuggestion(state, token, chosen));
+      }
+      if (key.upArrow) return setSelected((selection.current + suggestions.length - 1) % suggestions.length);
+      if (key.downArrow) return setSelected((selection.current + 1) % suggestions.length);
+    }
+    if (key.return) return pressEnter(state, key.shift || key.meta);
+    if (key.upArrow && isOneLine(state)) {
+      const older = walk.older(state.text);
+      if (older !== undefined) setState({ text: older, cursor: older.length });
+      return;
+    }
+    if (key.downArrow && isOneLine(state)) {
+      const newer = walk.newer();
+      if (newer !== undefined) setState({ text: newer, cursor: newer.length });
+      return;
+    }
+    if (key.leftArrow) return setState(move(state, -1));
+    if (key.rightArrow) return setState(move(state, 1));
+    // Most terminals send DEL (0x7f) for Backspace, which Ink names `delete`.
+    if (key.backspace || key.delete) return setState(backspace(state));
+    if (key.ctrl || key.meta || key.tab || !input) return;
+    setSelected(0);
+    // Text and Enter in one read (`x` then Enter typed ahead, a one-line paste that ends in a
+    // line end, Enter then the next keys): the Enter is a key press, as in Claude Code. Other
+    // line ends are a paste the terminal did not bracket: they stay new lines, never a send.
+    const lines = input.split(/\r\n?|\n/);
+    if (lines.length !== 2 || (lines[0] !== "" && lines[1] !== "")) return setState(typeKeys(state, input));
+    pressEnter(typeText(state, lines[0] ?? ""), false);
+    if (lines[1]) setState(typeText(latest.current, lines[1]));
+  };
+
   useInput(
     (input, key) => {
-      const state = latest.current;
-      if (input === PASTE_START) {
-        pasting.current = "";
-        return;
+      // Tab then the next keys in one read (typed ahead while the box drew): the Tab is the
+      // key (it takes the completion), the rest is typed after it.
+      if (pasting.current === undefined && input.length > 1 && input.startsWith("\t") && !key.ctrl && !key.meta) {
+        onKey("", { ...key, tab: true });
+        return onKey(input.slice(1), key);
       }
-      if (pasting.current !== undefined) {
-        // Inside a paste every key is text: Enter is a line end, not a send.
-        if (input === PASTE_END) {
-          const text = pastes.add(pasting.current);
-          pasting.current = undefined;
-          return setState(typeText(state, text));
-        }
-        pasting.current += key.return ? "\n" : key.tab ? "\t" : input;
-        return;
-      }
-      if (key.ctrl && input === "c") return keys.onCtrlC();
-      if (key.ctrl && input === "d") {
-        if (state.text === "") keys.onQuit();
-        return;
-      }
-      if (key.escape) return keys.onInterrupt();
-      if (key.tab && key.shift) return keys.onCycleMode();
-      const { token, suggestions } = completions(state);
-      if (token && suggestions.length > 0) {
-        const chosen = suggestions[Math.min(selection.current, suggestions.length - 1)];
-        if (key.tab && chosen) {
-          setSelected(0);
-          return setState(applySuggestion(state, token, chosen));
-        }
-        if (key.upArrow) return setSelected((selection.current + suggestions.length - 1) % suggestions.length);
-        if (key.downArrow) return setSelected((selection.current + 1) % suggestions.length);
-      }
-      if (key.return) return pressEnter(state, key.shift || key.meta);
-      if (key.upArrow && isOneLine(state)) {
-        const older = walk.older(state.text);
-        if (older !== undefined) setState({ text: older, cursor: older.length });
-        return;
-      }
-      if (key.downArrow && isOneLine(state)) {
-        const newer = walk.newer();
-        if (newer !== undefined) setState({ text: newer, cursor: newer.length });
-        return;
-      }
-      if (key.leftArrow) return setState(move(state, -1));
-      if (key.rightArrow) return setState(move(state, 1));
-      // Most terminals send DEL (0x7f) for Backspace, which Ink names `delete`.
-      if (key.backspace || key.delete) return setState(backspace(state));
-      if (key.ctrl || key.meta || key.tab || !input) return;
-      setSelected(0);
-      // Text and Enter in one read (`x` then Enter typed ahead, a one-line paste that ends in a
-      // line end, Enter then the next keys): the Enter is a key press, as in Claude Code. Other
-      // line ends are a paste the terminal did not bracket: they stay new lines, never a send.
-      const lines = input.split(/\r\n?|\n/);
-      if (lines.length !== 2 || (lines[0] !== "" && lines[1] !== "")) return setState(typeKeys(state, input));
-      pressEnter(typeText(state, lines[0] ?? ""), false);
-      if (lines[1]) setState(typeText(latest.current, lines[1]));
+      onKey(input, key);
     },
     { isActive: active },
   );
