@@ -8,7 +8,9 @@ import type { Part } from "./parts.js";
 import { createPgPool, type PgClientLike, type PgPoolLike } from "./postgres-driver.js";
 import { PostgresLocks } from "./postgres-lock.js";
 import { migratePostgres, quoteIdentifier } from "./postgres-migrations.js";
+import { PostgresServerRecords } from "./postgres-records.js";
 import { type PostgresSql, postgresSql, type SessionRow, valuesList } from "./postgres-sql.js";
+import type { ServerRecords } from "./records.js";
 import { sessionFilterSql } from "./session-filter.js";
 import {
   assembleMessages,
@@ -73,6 +75,8 @@ function storeError(schema: string, error: unknown): GyreError {
 /** Use {@link openPostgresSessionStore} to create one. */
 export class PostgresSessionStore implements SessionStore {
   readonly schema: string;
+  /** `gyre serve`'s responses and conversations, in tables of their own in this schema. */
+  readonly records: ServerRecords;
   readonly #pool: PgPoolLike;
   readonly #ownsPool: boolean;
   readonly #sql: PostgresSql;
@@ -89,6 +93,13 @@ export class PostgresSessionStore implements SessionStore {
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? createIdGenerator({ now: this.#now });
     this.#locks = new PostgresLocks(pool, schema, quoteIdentifier(schema), this.#now);
+    this.records = new PostgresServerRecords({
+      s: quoteIdentifier(schema),
+      schema,
+      now: this.#now,
+      with: (work) => this.#with(work),
+      transaction: (work) => this.#transaction(work),
+    });
   }
 
   async createSession(input: CreateSessionInput, messages: readonly SDKMessage[] = []): Promise<SessionInfo> {
