@@ -36,6 +36,12 @@ export interface PostgresSessionStoreOptions extends StoreClockOptions {
   pool?: PgPoolLike;
   /** Schema holding the tables, created if missing (default `public`). */
   schema?: string;
+  /**
+   * With `connectionString`: how long to wait for a connection, opening one or waiting for a
+   * free one in the pool, before that operation fails (default: no limit). An address that
+   * never answers then fails to open the store after this long, instead of hanging.
+   */
+  connectionTimeoutMs?: number;
 }
 
 /**
@@ -49,7 +55,7 @@ export async function openPostgresSessionStore(options: PostgresSessionStoreOpti
   const ownsPool = options.pool === undefined;
   // pg is loaded only when a PostgreSQL store is opened: most runs use SQLite, and
   // loading pg costs tens of milliseconds of start-up. It is an optional peer dependency.
-  const pool = options.pool ?? (await createPgPool(options.connectionString));
+  const pool = options.pool ?? (await createPgPool(options.connectionString, options.connectionTimeoutMs));
   if (ownsPool) pool.on("error", () => {}); // idle clients that drop are replaced on next use
   try {
     const client = await pool.connect();
