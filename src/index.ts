@@ -162,6 +162,8 @@ export {
 // ── Sessions: stores, admin functions, and what a custom store must return ────────────
 export {
   CompactionPart,
+  type ConversationRecord,
+  type ConversationRecords,
   CreateSessionInput,
   defaultSqlitePath,
   deleteSession,
@@ -187,8 +189,14 @@ export {
   type PostgresSessionStoreOptions,
   projectSqlitePath,
   ReasoningPart,
+  type RecordData,
+  type RecordEvent,
+  type RecordItem,
+  type ResponseRecord,
+  type ResponseRecords,
   type RewindFilesResult,
   renameSession,
+  type ServerRecords,
   SessionInfo,
   type SessionLock,
   type SessionStore,

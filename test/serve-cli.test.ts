@@ -73,7 +73,7 @@ describe("gyre serve (the CLI)", () => {
       expect(await exitOf(child)).toBe(0);
       const store = openSqliteSessionStore({ path: db });
       try {
-        expect(await store.getSession(response.id)).toMatchObject({ id: response.id });
+        expect(await store.records.responses.get(response.id)).toMatchObject({ id: response.id });
       } finally {
         await store.close();
       }

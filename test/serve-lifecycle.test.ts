@@ -52,7 +52,7 @@ describe("gyre serve background responses", () => {
       { sessionStore },
     );
     // Had it kept running, closing the server would have cancelled it and stored it again.
-    expect(await sessionStore.getSession(id)).toBeUndefined();
+    expect(await sessionStore.records.responses.get(id)).toBeUndefined();
     expect(await sessionStore.getSession(`${id}-run`)).toBeUndefined();
   });
 

@@ -208,7 +208,7 @@ describe.each(UPSTREAMS)("gyre serve with the $name upstream", (upstream) => {
 });
 
 describe("gyre serve storage", () => {
-  it("keeps nothing with store: false, and a stored response is a session of the serve project", async () => {
+  it("keeps nothing with store: false; a stored response is a record, its run a session of the serve project", async () => {
     const store = openSqliteSessionStore({ path: join(mkdtempSync(join(tmpdir(), "gyre-serve-store-")), "s.db") });
     try {
       await withServer(
@@ -221,6 +221,7 @@ describe("gyre serve storage", () => {
             store: false,
           });
           expect(await store.listSessions({ project: "gyre-serve:local" })).toEqual([]);
+          expect(await store.records.responses.get(ephemeral.id)).toBeUndefined();
           await expect(openai.responses.retrieve(ephemeral.id)).rejects.toMatchObject({ status: 404 });
           await expect(
             openai.responses.create({
@@ -232,13 +233,15 @@ describe("gyre serve storage", () => {
 
           const kept = await openai.responses.create({ model: "anthropic/claude-sonnet-4-5", input: "c" });
           const sessions = await store.listSessions({ project: "gyre-serve:local" });
-          expect(sessions.map((session) => session.id).sort()).toEqual([kept.id, `${kept.id}-run`].sort());
+          expect(sessions.map((session) => session.id)).toEqual([`${kept.id}-run`]);
+          expect(await store.records.responses.get(kept.id)).toMatchObject({ id: kept.id, status: "completed" });
           // The run's own messages are in its session: the prompt and the model's answer.
           const run = await store.getSessionMessages(`${kept.id}-run`);
           expect(run.filter((m) => m.type === "assistant")).toHaveLength(1);
 
           expect(await openai.responses.delete(kept.id)).toMatchObject({ id: kept.id, deleted: true });
           expect(await store.listSessions({ project: "gyre-serve:local" })).toEqual([]);
+          expect(await store.records.responses.get(kept.id)).toBeUndefined();
           await expect(openai.responses.retrieve(kept.id)).rejects.toMatchObject({ status: 404 });
         },
         { sessionStore: store },
@@ -298,10 +301,10 @@ describe("gyre serve without streaming", () => {
         await until(async () => (mock.requests.length === 1 ? true : undefined));
         controller.abort();
         await expect(request).rejects.toThrow();
-        // The only stored response is the cancelled one; its id was never sent, so find it through the store's listing.
+        // The only stored response is the cancelled one; its id was never sent, so find it through its run's session.
         const stored = await until(async () => {
           const sessions = await store.listSessions({ project: "gyre-serve:local" });
-          const id = sessions.find((session) => session.id.startsWith("resp_") && !session.id.endsWith("-run"))?.id;
+          const id = sessions.find((session) => session.id.endsWith("-run"))?.id.slice(0, -"-run".length);
           const response = id ? await client().responses.retrieve(id) : undefined;
           return response?.status === "cancelled" ? response : undefined;
         });

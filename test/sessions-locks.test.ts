@@ -5,8 +5,9 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isGyreError } from "../src/errors/index.js";
-import { openSqliteSessionStore, type SessionStore } from "../src/sessions/index.js";
+import { openPostgresSessionStore, openSqliteSessionStore, type SessionStore } from "../src/sessions/index.js";
 import { compileSessionsForChild, killHard, startLockHolder } from "./sessions-child.js";
+import { prompt } from "./sessions-fixtures.js";
 import { openTestPostgresStore, TEST_DATABASE_URL } from "./sessions-postgres-helper.js";
 
 let entry: string;
@@ -143,3 +144,26 @@ async function waitForBackendsGone(applicationName: string): Promise<void> {
     await client.end();
   }
 }
+
+describe("PostgreSQL session locks in one process", () => {
+  it("holds every lock on one connection: more sessions run than the pool has connections, and still write", async () => {
+    const { schema, cleanup } = await openTestPostgresStore();
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
+    const store = await openPostgresSessionStore({ pool, schema });
+    try {
+      const ids = ["a", "b", "c", "d", "e"];
+      for (const id of ids) await store.createSession({ id, cwd: "/repo" });
+      // One lock per connection would take both of the pool's, and the third lock (or any append) would wait forever.
+      const locks = await Promise.all(ids.map((id) => store.acquireLock(id, `run ${id}`)));
+      await Promise.all(ids.map((id) => store.append(id, prompt(id, `hello ${id}`))));
+      expect((await busyError(store, "c")).message).toBe("Session c is in use by another run in this process (run c)");
+      await Promise.all(locks.map((lock) => lock.release()));
+      await (await store.acquireLock("c", "again")).release();
+      expect(pool.totalCount).toBeLessThanOrEqual(2);
+    } finally {
+      await store.close();
+      await pool.end();
+      await cleanup();
+    }
+  });
+});

@@ -52,7 +52,7 @@ describe("PostgreSQL session store", () => {
     await client.connect();
     const { rows } = await client.query(`SELECT version FROM "${schema}".gyre_migrations ORDER BY version`);
     await client.end();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
   });
 
   it("migration 2 keys the sessions of a version 1 schema by their cwd", async () => {

@@ -42,6 +42,7 @@ describe("SQLite session store", () => {
       { version: 2, name: expect.any(String) },
       { version: 3, name: expect.any(String) },
       { version: 4, name: expect.any(String) },
+      { version: 5, name: expect.any(String) },
     ]);
     db.close();
   });
@@ -86,7 +87,7 @@ describe("SQLite session store", () => {
     const path = join(dir, "sessions.db");
     for (let i = 0; i < 3; i++) await openSqliteSessionStore({ path }).close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT count(*) AS n FROM gyre_migrations").get()).toEqual({ n: 4 });
+    expect(db.prepare("SELECT count(*) AS n FROM gyre_migrations").get()).toEqual({ n: 5 });
     db.close();
   });
 

@@ -24,9 +24,10 @@ Usage:
                                      tools) on stdin/stdout, or streamable HTTP on 127.0.0.1:PORT/mcp
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
-  gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--db FILE]
+  gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]
                                      an Open Responses (OpenAI Responses API) server running the loop;
-                                     API keys from the config or GYRE_API_KEYS (none: loopback only)
+                                     API keys from the config or GYRE_API_KEYS (none: loopback only);
+                                     --store sqlite:PATH (default) or postgres://… (or GYRE_STORE_URL)
   gyre doctor [--json]               check what Gyre and its OS sandbox need (bubblewrap, user
                                      namespaces, socat, a trial sandboxed command, ripgrep, Node,
                                      the session store); exit code 1 when something required is missing
@@ -118,12 +119,16 @@ parent folder still covers it.
 Serves a scripted mock LLM speaking the Anthropic, OpenAI and Gemini wire formats until
 interrupted; prints the address and the environment that points gyre at it.
 `,
-  serve: `Usage: gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--db FILE]
+  serve: `Usage: gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]
 
 An Open Responses (OpenAI Responses API) server running the loop. API keys come from the
-config or GYRE_API_KEYS (without any, it listens on loopback only); responses are kept in
-the SQLite store (--db, default Gyre's own database). --backlog: connections the kernel
-queues for the server while it is busy (Linux caps it at net.core.somaxconn).
+config or GYRE_API_KEYS (without any, it listens on loopback only). Responses, conversations
+and their runs (each step committed as the loop makes it) are kept in the store of --store,
+else GYRE_STORE_URL: sqlite:PATH (default: Gyre's own database; --db FILE is the same as
+--store sqlite:FILE) or postgres://USER@HOST:PORT/DATABASE[?schema=NAME], shared by every
+instance on it. A store that cannot be opened stops it with exit code 1. --backlog:
+connections the kernel queues for the server while it is busy (Linux caps it at
+net.core.somaxconn).
 `,
   doctor: `Usage: gyre doctor [--json]
 

@@ -1,44 +1,24 @@
 import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { providerKeyEnvNames } from "../model/index.js";
-import { loadServerConfig, serve } from "../server/index.js";
-import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
+import { loadServerConfig, type RunningServer, type ServeOptions, serve } from "../server/index.js";
+import type { SessionStore } from "../sessions/index.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
+import { openServeStore, type StoreLocation, storeLocation } from "./serve-store.js";
 
 /**
- * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE]`: the Open Responses server,
- * until SIGINT/SIGTERM. Responses are kept in the SQLite session store (`--db FILE`, default
- * Gyre's own database). Prints the URL it listens on.
+ * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]`: the Open
+ * Responses server, until SIGINT/SIGTERM. Responses, conversations and their runs are kept in the
+ * store of `--store` (or `GYRE_STORE_URL`): `sqlite:PATH` (default Gyre's own database; `--db FILE`
+ * says the same) or `postgres://…`. Prints the URL it listens on.
  */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseCommandArgs({
-    args,
-    options: {
-      host: { type: "string", default: "127.0.0.1" },
-      port: { type: "string", default: "8080" },
-      backlog: { type: "string" },
-      config: { type: "string" },
-      db: { type: "string" },
-    },
-  });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new GyreError("config_error", "--port must be 0-65535");
-  const backlog = values.backlog === undefined ? undefined : Number(values.backlog);
-  if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1 && backlog <= 65535))
-    throw new GyreError("config_error", "--backlog must be 1-65535");
-  const config = values.config ? await loadServerConfig(values.config) : {};
+  const flags = serveFlags(args);
+  const config = flags.config ? await loadServerConfig(flags.config) : {};
   // The config's own providers' keys leave the environment too, before anything is started.
   if (config.providers) takeProviderKeys(providerKeyEnvNames(config.providers));
-  const sessionStore = openSqliteSessionStore({ path: values.db ?? defaultSqlitePath(), checkpoints: "background" });
-  const server = await serve({
-    ...config,
-    env: providerEnvironment(),
-    sessionStore,
-    host: values.host,
-    port,
-    ...(backlog !== undefined && { backlog }),
-  });
+  const sessionStore = await openServeStore(flags.store);
+  const server = await listen({ ...config, env: providerEnvironment(), ...flags.listen }, sessionStore);
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
   if (!server.requiresApiKey)
     process.stderr.write(
@@ -51,4 +31,44 @@ export async function serveCommand(args: string[]): Promise<number> {
   await server.close();
   await sessionStore.close();
   return 0;
+}
+
+/** The command's flags, checked before anything is read or opened. */
+function serveFlags(args: string[]): {
+  listen: Pick<ServeOptions, "host" | "port" | "backlog">;
+  config: string | undefined;
+  store: StoreLocation;
+} {
+  const { values } = parseCommandArgs({
+    args,
+    options: {
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "8080" },
+      backlog: { type: "string" },
+      config: { type: "string" },
+      db: { type: "string" },
+      store: { type: "string" },
+    },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new GyreError("config_error", "--port must be 0-65535");
+  const backlog = values.backlog === undefined ? undefined : Number(values.backlog);
+  if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1 && backlog <= 65535))
+    throw new GyreError("config_error", "--backlog must be 1-65535");
+  return {
+    listen: { host: values.host, port, ...(backlog !== undefined && { backlog }) },
+    config: values.config,
+    store: storeLocation(values, process.env),
+  };
+}
+
+/** Serves on `sessionStore`; when it cannot listen, the store is closed (an open PostgreSQL pool would keep the process alive). */
+async function listen(options: ServeOptions, sessionStore: SessionStore): Promise<RunningServer> {
+  try {
+    return await serve({ ...options, sessionStore });
+  } catch (error) {
+    await sessionStore.close();
+    throw error;
+  }
 }

@@ -60,8 +60,7 @@ export class InProcessRunner implements BackgroundRunner {
     try {
       await runResponse(this.deps, prepared, (event) => log.append(event), signal);
       // The events stay with the stored response, so a late reader can replay them.
-      const stored = await this.deps.responses.get(prepared.response.id);
-      if (stored) await this.deps.responses.save({ ...stored, events: log.events });
+      await this.deps.responses.appendEvents(prepared.response.id, log.events);
     } catch (error) {
       log.append({
         type: "error",

@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { SDKMessage } from "../protocol/index.js";
 import { MemorySessionStore } from "../sessions/index.js";
 import type { ResponseObject } from "./response-object.js";
-import { asConversationItem, type ConversationObject, SessionConversationStore } from "./conversations.js";
-import { SessionResponseStore } from "./response-store.js";
+import { asConversationItem, type ConversationObject, RecordConversationStore } from "./conversations.js";
+import { RecordResponseStore } from "./response-store.js";
 
 const ID = "conv_0123456789abcdef0123456789abcdef";
 const conversation: ConversationObject = { id: ID, object: "conversation", created_at: 1, metadata: { a: "1" } };
 const message = (id: string, text: string) => asConversationItem({ type: "message", id, role: "user", content: text });
 
-describe("SessionConversationStore", () => {
+describe("RecordConversationStore", () => {
   it("reads a conversation back as its changes applied in order", async () => {
-    const store = new SessionConversationStore(new MemorySessionStore());
+    const store = new RecordConversationStore(new MemorySessionStore().records.conversations);
     await store.create("owner-1", conversation, [message("msg_1", "one")]);
     expect(await store.addItems(ID, [message("msg_2", "two"), message("msg_3", "three")])).toBe(true);
     expect(await store.removeItem(ID, "msg_2")).toBe(true);
@@ -29,38 +28,52 @@ describe("SessionConversationStore", () => {
     });
   });
 
-  it("writes nothing to a deleted conversation, and reads no other session as one", async () => {
-    const sessions = new MemorySessionStore();
-    const store = new SessionConversationStore(sessions);
+  it("writes nothing to a deleted conversation", async () => {
+    const store = new RecordConversationStore(new MemorySessionStore().records.conversations);
     await store.create("owner-1", conversation, []);
     await store.delete(ID);
     expect(await store.get(ID)).toBeUndefined();
     expect(await store.addItems(ID, [message("msg_1", "late")])).toBe(false);
+    expect(await store.removeItem(ID, "msg_1")).toBe(false);
+    expect(await store.setMetadata(ID, { late: "yes" })).toBe(false);
     expect(await store.get(ID)).toBeUndefined();
+  });
+});
 
-    const responses = new SessionResponseStore(sessions);
-    const responseId = "resp_0123456789abcdef0123456789abcdef";
-    await sessions.createSession({ id: responseId, cwd: "/", project: "p", model: "m" });
-    expect(await store.get(responseId)).toBeUndefined();
-    expect(await responses.get(ID)).toBeUndefined();
+describe("RecordResponseStore", () => {
+  const response = (status: ResponseObject["status"]) =>
+    ({ id: "resp_0123456789abcdef0123456789abcdef", model: "m", status }) as ResponseObject;
+  const runSessionId = "resp_0123456789abcdef0123456789abcdef-run";
+
+  it("keeps the latest version, the input items, the events; a delete takes the run's session too", async () => {
+    const sessions = new MemorySessionStore();
+    const store = new RecordResponseStore(sessions.records.responses, sessions);
+    const inputItems = [{ type: "message" as const, id: "msg_1", role: "user" as const, content: "hi" }];
+    await store.save({ owner: "o", response: response("in_progress"), inputItems, runSessionId }, { first: true });
+    await sessions.createSession({ id: runSessionId, cwd: "/" });
+    await store.save({ owner: "o", response: response("completed"), inputItems, runSessionId });
+    const events = [0, 1, 2].map((n) => ({ type: "response.in_progress", sequence_number: n }));
+    await store.appendEvents(response("completed").id, events);
+    expect(await store.get(response("completed").id)).toEqual({
+      owner: "o",
+      response: response("completed"),
+      inputItems,
+      runSessionId,
+    });
+    expect(await store.events(response("completed").id, 0)).toEqual(events.slice(1));
+
+    await store.delete(response("completed").id);
+    expect(await store.get(response("completed").id)).toBeUndefined();
+    expect(await store.events(response("completed").id, -1)).toEqual([]);
+    expect(await sessions.getSession(runSessionId)).toBeUndefined();
   });
 
-  it("finds no conversation (and no response) deleted while it is read, on another instance", async () => {
-    // The delete lands between the look-up of the session and the read of its messages.
-    class DeletedMeanwhile extends MemorySessionStore {
-      override async getSessionMessages(id: string): Promise<SDKMessage[]> {
-        await this.deleteSession(id);
-        return super.getSessionMessages(id);
-      }
-    }
-    const sessions = new DeletedMeanwhile();
-    const store = new SessionConversationStore(sessions);
-    await store.create("owner-1", conversation, [message("msg_1", "one")]);
-    expect(await store.get(ID)).toBeUndefined();
-
-    const responses = new SessionResponseStore(sessions);
-    const response = { id: "resp_0123456789abcdef0123456789abcdef", model: "m" } as ResponseObject;
-    await responses.save({ owner: "owner-1", response, inputItems: [], runSessionId: "r" }, { first: true });
-    expect(await responses.get(response.id)).toBeUndefined();
+  it("does not bring back a response deleted while it ran", async () => {
+    const sessions = new MemorySessionStore();
+    const store = new RecordResponseStore(sessions.records.responses, sessions);
+    await store.save({ owner: "o", response: response("in_progress"), inputItems: [], runSessionId }, { first: true });
+    await store.delete(response("in_progress").id);
+    await store.save({ owner: "o", response: response("completed"), inputItems: [], runSessionId });
+    expect(await store.get(response("completed").id)).toBeUndefined();
   });
 });

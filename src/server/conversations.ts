@@ -1,10 +1,6 @@
-import type { SDKMessage } from "../protocol/index.js";
-import { isGyreError } from "../errors/index.js";
-import { recordMessage, recordMessages } from "./record-message.js";
-import type { SessionStore } from "../sessions/index.js";
+import type { ConversationRecords, RecordItem } from "../sessions/index.js";
 import { RequestError } from "./errors.js";
 import type { OutputItem, StoredInputItem } from "./response-object.js";
-import { serveProject } from "./response-store.js";
 
 /** The conversation object of OpenAI's Conversations API. */
 export interface ConversationObject {
@@ -40,84 +36,45 @@ export interface ConversationStore {
   delete(id: string): Promise<void>;
 }
 
-/** One change of a conversation, as one stored message. */
-type Change =
-  | { created: { owner: string; conversation: ConversationObject } }
-  | { items: ConversationItem[] }
-  | { removed: string }
-  | { metadata: Record<string, string> };
-
-const CONVERSATION_ID = /^conv_[0-9a-f]{32}$/;
-
 /**
- * Conversations in a {@link SessionStore} (SQLite, PostgreSQL or memory), shared by every
- * instance on the store: a conversation is a session of its own id whose messages are its
- * changes (synthetic user messages carrying them), read back in append order. An append is one
- * transaction that adds a row, so concurrent writers each add theirs and none is lost.
+ * Conversations as records of the session store's database (SQLite, PostgreSQL or memory),
+ * shared by every instance on the store: each change (items added, an item removed, new
+ * metadata) is one transaction of its own, so concurrent writers each add theirs and none is lost.
  */
-export class SessionConversationStore implements ConversationStore {
-  constructor(private readonly sessions: SessionStore) {}
+export class RecordConversationStore implements ConversationStore {
+  constructor(private readonly records: ConversationRecords) {}
 
   async create(owner: string, conversation: ConversationObject, items: readonly ConversationItem[]): Promise<void> {
-    const { id } = conversation;
-    const messages = [this.#message(id, { created: { owner, conversation } })];
-    if (items.length > 0) messages.push(this.#message(id, { items: [...items] }));
-    await this.sessions.createSession(
-      { id, cwd: "/", project: serveProject(owner), title: id, model: "conversation" },
-      messages,
+    await this.records.create(
+      { id: conversation.id, owner, data: { ...conversation } },
+      items as readonly RecordItem[],
     );
   }
 
   async get(id: string): Promise<StoredConversation | undefined> {
-    // Only a conversation's own session holds one (not a response's, nor any other session).
-    if (!CONVERSATION_ID.test(id)) return undefined;
-    let stored: StoredConversation | undefined;
-    for (const message of (await recordMessages(this.sessions, id)) ?? []) {
-      const change = changeOf(message);
-      if (!change) continue;
-      if ("created" in change) stored = { ...change.created, items: [] };
-      else if (!stored) continue;
-      else if ("items" in change) stored.items.push(...change.items);
-      else if ("removed" in change) stored.items = stored.items.filter((item) => item.id !== change.removed);
-      else stored.conversation = { ...stored.conversation, metadata: change.metadata };
-    }
-    return stored;
+    const stored = await this.records.get(id);
+    if (!stored) return undefined;
+    const conversation = stored.record.data as unknown as ConversationObject;
+    return { owner: stored.record.owner, conversation, items: stored.items as ConversationItem[] };
   }
 
   addItems(id: string, items: readonly ConversationItem[]): Promise<boolean> {
-    return this.#append(id, { items: [...items] });
+    return this.records.addItems(id, items as readonly RecordItem[]);
   }
 
   removeItem(id: string, itemId: string): Promise<boolean> {
-    return this.#append(id, { removed: itemId });
+    return this.records.removeItem(id, itemId);
   }
 
-  setMetadata(id: string, metadata: Record<string, string>): Promise<boolean> {
-    return this.#append(id, { metadata });
+  async setMetadata(id: string, metadata: Record<string, string>): Promise<boolean> {
+    const stored = await this.records.get(id);
+    if (!stored) return false;
+    return this.records.update({ ...stored.record, data: { ...stored.record.data, metadata } });
   }
 
   async delete(id: string): Promise<void> {
-    await this.sessions.deleteSession(id);
+    await this.records.delete(id);
   }
-
-  async #append(id: string, change: Change): Promise<boolean> {
-    try {
-      await this.sessions.append(id, this.#message(id, change));
-      return true;
-    } catch (error) {
-      if (isGyreError(error, "session_not_found")) return false;
-      throw error;
-    }
-  }
-
-  #message(id: string, change: Change): SDKMessage {
-    return recordMessage(id, { gyre_conversation: change });
-  }
-}
-
-function changeOf(message: SDKMessage): Change | undefined {
-  if (message.type !== "user" || !message.isSynthetic) return undefined;
-  return (message.tool_use_result as { gyre_conversation?: Change } | undefined)?.gyre_conversation;
 }
 
 /**

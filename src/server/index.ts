@@ -13,7 +13,7 @@ export type { KeyLimits } from "./limits.js";
 export { type ServeOptions, type RunningServer, serve } from "./serve.js";
 export type { ItemList } from "./list-items.js";
 export type { OutputItem, ResponseObject, ResponseStatus, ResponseUsage, StoredInputItem } from "./response-object.js";
-export { type ResponseStore, SessionResponseStore, type StoredResponse } from "./response-store.js";
+export type { ResponseStore, StoredResponse } from "./response-store.js";
 export type { AuthVariables } from "./auth.js";
 export type { InputItem, ToolChoice } from "./request-schema.js";
 export type { ItemStatus, OutputTextPart } from "./response-object.js";
@@ -27,6 +27,8 @@ export type {
   ApiUsage,
   AssistantContentBlock,
   CallSettings,
+  ConversationRecord,
+  ConversationRecords,
   CreateSessionInput,
   Env,
   FileCheckpoint,
@@ -52,8 +54,14 @@ export type {
   PricingTable,
   ProviderConfig,
   ProviderOptions,
+  RecordData,
+  RecordEvent,
+  RecordItem,
+  ResponseRecord,
+  ResponseRecords,
   SandboxSettings,
   SDKMessage,
+  ServerRecords,
   SessionInfo,
   SessionLock,
   SessionStore,

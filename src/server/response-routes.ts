@@ -125,9 +125,8 @@ async function getResponse(c: RouteContext, id: string, parts: ResponseRoutePart
   // A response running here is followed live; one that ended is replayed from its stored events.
   const log = parts.runner.events(stored.response.id);
   const target = nodeResponseOf(c);
-  return (
-    log ? followLog(log, after, parts.keepAliveMs, target) : replay(stored.events ?? [], after, target)
-  ).response();
+  if (log) return followLog(log, after, parts.keepAliveMs, target).response();
+  return replay(await parts.deps.responses.events(stored.response.id, after), target).response();
 }
 
 async function cancelResponse(c: RouteContext, id: string, parts: ResponseRouteParts): Promise<Response> {

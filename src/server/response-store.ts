@@ -1,6 +1,4 @@
-import { isGyreError } from "../errors/index.js";
-import { recordMessage, recordMessages } from "./record-message.js";
-import type { SessionStore } from "../sessions/index.js";
+import type { RecordData, RecordItem, ResponseRecords, SessionStore } from "../sessions/index.js";
 import type { NumberedEvent } from "./stream-event.js";
 import type { ResponseObject, StoredInputItem } from "./response-object.js";
 
@@ -11,24 +9,27 @@ export interface StoredResponse {
   response: ResponseObject;
   inputItems: StoredInputItem[];
   /**
-   * The session the loop ran in (its messages, for `gyre sessions`), deleted with the response.
-   * It is written whole when the run ends: a run the process did not finish has none.
+   * The session the loop runs in (its messages, for `gyre sessions`), deleted with the response.
+   * Each message is in it as soon as the loop produced it, so a run cut short leaves what it did.
    */
   runSessionId: string;
-  /** A background response's streaming events, kept to replay (`GET ?stream=true`). */
-  events?: NumberedEvent[];
 }
 
 /** Where responses live; `previous_response_id` chains are read through it. */
 export interface ResponseStore {
-  /** Stores a version of the response; `first`: no version exists yet (skips looking for one). */
+  /**
+   * Stores a version of the response: `first`, the response is new (stored with its input
+   * items); else its new state, unless it was deleted meanwhile (it stays deleted).
+   */
   save(record: StoredResponse, options?: { first?: boolean }): Promise<void>;
   get(id: string): Promise<StoredResponse | undefined>;
-  /** Deletes the response and its run's session; an unknown id is fine. */
+  /** Deletes the response, its events and its run's session; an unknown id is fine. */
   delete(id: string): Promise<void>;
+  /** Keeps a background response's streaming events, to replay (`GET ?stream=true`). */
+  appendEvents(id: string, events: readonly NumberedEvent[]): Promise<void>;
+  /** The stored events numbered after `after`, in order. */
+  events(id: string, after: number): Promise<NumberedEvent[]>;
 }
-
-const RESPONSE_ID = /^resp_[0-9a-f]{32}$/;
 
 /** The project of a response's sessions: one per owner, apart from the projects of `gyre run`. */
 export function serveProject(owner: string): string {
@@ -36,43 +37,48 @@ export function serveProject(owner: string): string {
 }
 
 /**
- * Responses in a {@link SessionStore} (SQLite, PostgreSQL or memory), so that every instance
- * sharing the store sees them: a response is a session of its own id whose messages are
- * versions of its record (a synthetic user message carrying it); the latest one counts.
+ * Responses as records of the session store's database (SQLite, PostgreSQL or memory), so
+ * that every instance sharing the store sees them; their runs are sessions of that store.
  */
-export class SessionResponseStore implements ResponseStore {
-  constructor(private readonly sessions: SessionStore) {}
+export class RecordResponseStore implements ResponseStore {
+  constructor(
+    private readonly records: ResponseRecords,
+    private readonly sessions: SessionStore,
+  ) {}
 
   async save(record: StoredResponse, options: { first?: boolean } = {}): Promise<void> {
-    const id = record.response.id;
-    const message = recordMessage(id, { gyre_response: record });
-    // A new version of a response that exists is one append; a new response is created with
-    // its first version in one transaction.
-    if (!options.first)
-      try {
-        return await this.sessions.append(id, message);
-      } catch (error) {
-        if (!isGyreError(error, "session_not_found")) throw error;
-      }
-    const session = { id, cwd: "/", project: serveProject(record.owner), title: id, model: record.response.model };
-    await this.sessions.createSession(session, [message]);
+    const { owner, response, runSessionId } = record;
+    const row = { id: response.id, owner, status: response.status, runSessionId, data: asData(response) };
+    if (options.first) await this.records.create(row, record.inputItems as readonly RecordItem[]);
+    else await this.records.update(row);
   }
 
   async get(id: string): Promise<StoredResponse | undefined> {
-    // Only a response's own session holds a record (not its run's, nor any other session).
-    if (!RESPONSE_ID.test(id)) return undefined;
-    const messages = (await recordMessages(this.sessions, id)) ?? [];
-    for (const message of [...messages].reverse()) {
-      if (message.type !== "user" || !message.isSynthetic) continue;
-      const stored = (message.tool_use_result as { gyre_response?: StoredResponse } | undefined)?.gyre_response;
-      if (stored) return stored;
-    }
-    return undefined;
+    const row = await this.records.get(id);
+    if (!row) return undefined;
+    return {
+      owner: row.owner,
+      response: row.data as unknown as ResponseObject,
+      inputItems: (await this.records.inputItems(id)) as StoredInputItem[],
+      runSessionId: row.runSessionId,
+    };
   }
 
   async delete(id: string): Promise<void> {
-    const stored = await this.get(id);
-    if (stored) await this.sessions.deleteSession(stored.runSessionId);
-    await this.sessions.deleteSession(id);
+    const row = await this.records.get(id);
+    if (row) await this.sessions.deleteSession(row.runSessionId);
+    await this.records.delete(id);
   }
+
+  async appendEvents(id: string, events: readonly NumberedEvent[]): Promise<void> {
+    if (events.length > 0) await this.records.appendEvents(id, events);
+  }
+
+  async events(id: string, after: number): Promise<NumberedEvent[]> {
+    return (await this.records.events(id, after)) as NumberedEvent[];
+  }
+}
+
+function asData(response: ResponseObject): RecordData {
+  return response as unknown as RecordData;
 }

@@ -1,13 +1,14 @@
 import type { Env, Model } from "../model/index.js";
 import type { SandboxSettings } from "../sandbox/index.js";
-import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
+import { GyreError } from "../errors/index.js";
+import { MemorySessionStore, type ServerRecords, type SessionStore } from "../sessions/index.js";
 import type { ServerBuiltinTool, ServerConfig } from "./config.js";
-import { type ConversationStore, SessionConversationStore } from "./conversations.js";
+import { type ConversationStore, RecordConversationStore } from "./conversations.js";
 import { RequestError } from "./errors.js";
 import { ServerMetrics } from "./metrics.js";
 import type { McpLookup } from "./remote-mcp/index.js";
 import { resolveOnce } from "./resolve-once.js";
-import { type ResponseStore, SessionResponseStore } from "./response-store.js";
+import { RecordResponseStore, type ResponseStore } from "./response-store.js";
 
 /** What a response runs with: the server's stores, limits and model resolution. */
 export interface RunDependencies {
@@ -37,10 +38,11 @@ export interface BuiltinToolsConfig {
 /** A server config's answer to what every response runs with (an in-memory store unless it names one). */
 export function runDependencies(config: ServerConfig, env: Env): RunDependencies {
   const sessions = config.sessionStore ?? new MemorySessionStore();
+  const records = recordsOf(sessions);
   return {
     sessions,
-    responses: new SessionResponseStore(sessions),
-    conversations: new SessionConversationStore(sessions),
+    responses: new RecordResponseStore(records.responses, sessions),
+    conversations: new RecordConversationStore(records.conversations),
     resolveModel: servedModels(config, env),
     maxTurns: config.maxTurns ?? 10,
     cwd: config.workspace ?? config.cwd ?? process.cwd(),
@@ -49,6 +51,15 @@ export function runDependencies(config: ServerConfig, env: Env): RunDependencies
     ...(config.mcpLookup && { mcpLookup: config.mcpLookup }),
     ...(config.tools?.length && { builtin: builtinTools(config.tools, config) }),
   };
+}
+
+/** The store's tables for responses and conversations: a store of Gyre's has them, another may not. */
+function recordsOf(sessions: SessionStore): ServerRecords {
+  if (sessions.records) return sessions.records;
+  throw new GyreError(
+    "config_error",
+    "createServer: the sessionStore keeps no server records (`records`); use one of Gyre's stores (memory, SQLite, PostgreSQL)",
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { query } from "../agents/index.js";
 import type { EffortOption, Query, QueryOptions } from "../run/index.js";
 import type { SDKUserMessageInput } from "../protocol/index.js";
-import type { MemorySessionStore } from "../sessions/index.js";
+import type { SessionStore } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { KindOf } from "./call-kinds.js";
 import { type Conversation, systemPrompt } from "./conversation.js";
@@ -12,11 +12,11 @@ import type { RunDependencies } from "./run-dependencies.js";
 import { type SeedInput, seedSession } from "./seed-session.js";
 
 /**
- * Where a response's run keeps its session: in memory, seeded with the conversation; with
- * `store`, the response copies it to the server's store when the run ends.
+ * Where a response's run keeps its session, seeded with the conversation: the server's store
+ * (the loop commits each message to it as it goes), or, with `store: false`, one in memory.
  */
 export interface RunSession {
-  store: MemorySessionStore;
+  store: SessionStore;
   session: SeedInput["session"];
 }
 

@@ -1,5 +1,5 @@
 import type { SDKAssistantMessage, SDKMessage, SDKResultMessage } from "../protocol/index.js";
-import { MemorySessionStore } from "../sessions/index.js";
+import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
 import type { CallKind, KindOf } from "./call-kinds.js";
 import type { Conversation } from "./conversation.js";
 import { asConversationItem, type ConversationStore } from "./conversations.js";
@@ -29,10 +29,7 @@ export async function runResponse(
 ): Promise<ResponseObject> {
   const { response } = prepared;
   const store = response.store;
-  // The loop runs on a session in memory, seeded with the conversation; with `store` it is
-  // written to the server's store whole when the run ends (one commit, not one per message).
-  // The response record, stored as it starts and ends, is what continuations read.
-  const run: RunSession = { store: new MemorySessionStore(), session: runSessionOf(deps, prepared) };
+  const run: RunSession = { store: runStore(deps, store), session: runSessionOf(deps, prepared) };
   const record: StoredResponse = {
     owner: prepared.owner,
     response,
@@ -44,17 +41,24 @@ export async function runResponse(
   if (store) await deps.responses.save(record, { first: !response.background });
   await runToEnd(deps, prepared, run, emit, signal);
   deps.metrics.responseFinished(response);
-  if (store) {
-    await deps.sessions.createSession(run.session, await run.store.getSessionMessages(run.session.id));
-    await deps.responses.save(record);
-  }
+  if (store) await deps.responses.save(record);
+  else await run.store.close();
   // Before the last event, so that a client's next response in the conversation sees this one.
   // `store: false` too: the conversation is stored, whatever becomes of the response object.
   if (prepared.inConversation && (response.status === "completed" || response.status === "incomplete"))
     await addToConversation(deps.conversations, prepared.inConversation, prepared.inputItems, response);
-  await run.store.close();
   emit({ type: terminalEvent(response), response: structuredClone(response) });
   return response;
+}
+
+/**
+ * Where the loop keeps the run's messages. With `store`, the server's store: the loop commits
+ * each message there as it produces it (a finished model turn, each tool result), so what a
+ * run did is in the store while it runs, and one cut short by a crash leaves it. Without,
+ * a store of its own in memory, gone when the run ends: the client asked that nothing be kept.
+ */
+function runStore(deps: RunDependencies, store: boolean): SessionStore {
+  return store ? deps.sessions : new MemorySessionStore();
 }
 
 function runSessionOf(deps: RunDependencies, prepared: PreparedResponse): RunSession["session"] {

@@ -167,10 +167,10 @@ export function followLog(
   return sse;
 }
 
-/** Stored events after `after`, as a finished stream. */
-export function replay(events: readonly NumberedEvent[], after: number, target?: ServerResponse): SseStream {
+/** Stored events, as a finished stream. */
+export function replay(events: readonly NumberedEvent[], target?: ServerResponse): SseStream {
   const sse = new SseStream(() => {}, undefined, target);
-  for (const event of events.slice(after + 1)) sse.send(event);
+  for (const event of events) sse.send(event);
   sse.close();
   return sse;
 }

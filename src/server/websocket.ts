@@ -134,6 +134,8 @@ class Connection {
       get: async (id) => (this.#latest?.response.id === id ? this.#latest : store.get(id)),
       save: (record, options) => store.save(record, options),
       delete: (id) => store.delete(id),
+      appendEvents: (id, events) => store.appendEvents(id, events),
+      events: (id, after) => store.events(id, after),
     };
   }
 

@@ -22,6 +22,16 @@ export {
 } from "./parts.js";
 export type { PgClientLike, PgPoolLike, PgQueryResult } from "./postgres-driver.js";
 export { openPostgresSessionStore, PostgresSessionStore, type PostgresSessionStoreOptions } from "./postgres-store.js";
+export type {
+  ConversationRecord,
+  ConversationRecords,
+  RecordData,
+  RecordEvent,
+  RecordItem,
+  ResponseRecord,
+  ResponseRecords,
+  ServerRecords,
+} from "./records.js";
 export { type RewindFilesResult, rewindFiles } from "./rewind-files.js";
 export { assembleMessages } from "./session-record.js";
 export { type SessionTree, sessionTree } from "./session-tree.js";

@@ -3,6 +3,8 @@ import { applyMessage } from "./derive.js";
 import { createIdGenerator, type IdGenerator } from "./ids.js";
 import type { Part } from "./parts.js";
 import { currentHost, describeHolder } from "./lock-liveness.js";
+import { MemoryServerRecords } from "./memory-records.js";
+import type { ServerRecords } from "./records.js";
 import { matchesFilter, withSubagentSessions } from "./session-filter.js";
 import {
   assembleMessages,
@@ -42,6 +44,8 @@ interface MemorySession {
  * database stores; returned values are copies, so callers cannot change what is stored.
  */
 export class MemorySessionStore implements SessionStore {
+  /** `gyre serve`'s responses and conversations, in memory too. */
+  readonly records: ServerRecords = new MemoryServerRecords();
   readonly #sessions = new Map<string, MemorySession>();
   readonly #locks = new Map<string, string>();
   readonly #now: () => number;

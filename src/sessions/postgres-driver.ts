@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { errorMessage, fsErrorCode, GyreError } from "../errors/index.js";
 
 /** What a query returns, as the PostgreSQL store reads it (pg's `QueryResult`). */
@@ -29,21 +30,26 @@ export interface PgPoolLike {
 }
 
 /**
- * A new `pg` pool for `connectionString`. `pg` is an optional peer dependency, imported only
+ * A new `pg` pool for `connectionString`. `pg` is an optional peer dependency, loaded only
  * here, when a PostgreSQL store is opened: without it, a `missing_dependency` error says
- * what to install.
+ * what to install. It is required, not imported: the CLI bundle runs as a script compiled
+ * with V8's code cache, and on Node 20 a script loaded from that cache has no loader for
+ * `import()` ("A dynamic import callback was not specified").
  */
-export async function createPgPool(connectionString: string | undefined): Promise<PgPoolLike> {
-  let pg: typeof import("pg");
+export async function createPgPool(
+  connectionString: string | undefined,
+  connectionTimeoutMillis?: number,
+): Promise<PgPoolLike> {
+  let pg: (typeof import("pg"))["default"];
   try {
-    pg = await import("pg");
+    pg = createRequire(import.meta.url)("pg") as typeof pg;
   } catch (error) {
     if (!isMissingPg(error)) throw error;
     throw new GyreError("missing_dependency", "openPostgresSessionStore needs the `pg` package: npm install pg", {
       cause: error,
     });
   }
-  return new pg.default.Pool({ connectionString });
+  return new pg.Pool({ connectionString, ...(connectionTimeoutMillis && { connectionTimeoutMillis }) });
 }
 
 /** `pg` itself cannot be found (not a module that pg, once found, fails to load). */

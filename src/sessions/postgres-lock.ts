@@ -5,17 +5,22 @@ import { lockOwner, sessionBusy } from "./session-record.js";
 import type { SessionLock } from "./store.js";
 
 /**
- * Session locks as PostgreSQL advisory locks, each held by a dedicated pooled connection
- * for as long as the lock is held: if the process dies, its connection closes and the
- * server frees the lock, so there is nothing stale to recover. A row in
- * `session_lock_owners` only says who holds it, for the `session_busy` message.
+ * Session locks as PostgreSQL advisory locks, all held by one pooled connection of the store
+ * while it holds any: if the process dies, its connection closes and the server frees the
+ * locks, so there is nothing stale to recover. One connection for all of them, not one each,
+ * so that a server running more responses than its pool has connections still has
+ * connections left to write with. A row in `session_lock_owners` only says who holds one, for
+ * the `session_busy` message.
  */
 export class PostgresLocks {
   readonly #pool: PgPoolLike;
   readonly #schema: string;
   readonly #s: string;
   readonly #now: () => number;
-  readonly #held = new Map<string, () => Promise<void>>();
+  /** The sessions this store holds (or is taking) locks on: advisory locks are re-entrant on one connection, so a second loop of this process is turned away here. */
+  readonly #held = new Map<string, { owner: string; release?: () => Promise<void> }>();
+  /** The connection new locks are taken on; a broken one is left for the next. */
+  #current: LockConnection | undefined;
 
   constructor(pool: PgPoolLike, schema: string, quotedSchema: string, now: () => number) {
     this.#pool = pool;
@@ -26,13 +31,16 @@ export class PostgresLocks {
 
   async acquire(sessionId: string, owner: string | undefined): Promise<SessionLock> {
     const label = lockOwner(owner);
+    const mine = this.#held.get(sessionId);
+    if (mine)
+      throw sessionBusy(sessionId, describeHolder({ owner: mine.owner, pid: process.pid, host: currentHost() }));
+    const entry: { owner: string; release?: () => Promise<void> } = { owner: label };
+    this.#held.set(sessionId, entry);
+    const connection = this.#enter();
     const key = `gyre:${this.#schema}:${sessionId}`;
-    const client = await this.#pool.connect();
-    // A connection that fails while idle must not crash the process; the lock is gone with it.
-    const ignore = (): void => {};
-    client.on("error", ignore);
     let locked = false;
     try {
+      const client = await connection.client;
       const taken = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [
         key,
       ]);
@@ -47,40 +55,62 @@ export class PostgresLocks {
         [sessionId, token, label, process.pid, currentHost(), this.#now()],
       );
       let released: Promise<void> | undefined;
-      const release = (): Promise<void> => {
-        released ??= this.#release(client, sessionId, token, key, ignore);
-        return released;
-      };
-      this.#held.set(token, release);
-      return { sessionId, owner: label, release };
+      entry.release = () => (released ??= this.#release(connection, sessionId, token, key));
+      return { sessionId, owner: label, release: entry.release };
     } catch (error) {
-      if (locked) await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]).catch(ignore);
-      client.off("error", ignore);
-      client.release();
+      if (locked) await this.#unlock(connection, key);
+      this.#held.delete(sessionId);
+      await this.#leave(connection);
       throw error;
     }
   }
 
   async releaseAll(): Promise<void> {
-    await Promise.all([...this.#held.values()].map((release) => release()));
+    await Promise.all([...this.#held.values()].map((held) => held.release?.()));
   }
 
-  async #release(client: PgClientLike, sessionId: string, token: string, key: string, ignore: () => void) {
-    this.#held.delete(token);
-    let broken: Error | undefined;
+  async #release(connection: LockConnection, sessionId: string, token: string, key: string): Promise<void> {
     try {
+      const client = await connection.client;
       await client.query(`DELETE FROM ${this.#s}.session_lock_owners WHERE session_id = $1 AND token = $2`, [
         sessionId,
         token,
       ]);
-      await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
-    } catch (error) {
-      // Destroying the connection frees the advisory lock on the server.
-      broken = error instanceof Error ? error : new Error(String(error));
-    } finally {
-      client.off("error", ignore);
-      client.release(broken);
+    } catch {
+      // Only the note of who holds it; the lock itself goes below.
     }
+    await this.#unlock(connection, key);
+    this.#held.delete(sessionId);
+    await this.#leave(connection);
+  }
+
+  async #unlock(connection: LockConnection, key: string): Promise<void> {
+    try {
+      await (await connection.client).query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
+    } catch {
+      // Destroying the connection (once nobody else uses it) frees the lock on the server.
+      this.#broken(connection);
+    }
+  }
+
+  /** The connection to take a lock on, counted as used until {@link #leave}. */
+  #enter(): LockConnection {
+    const connection = (this.#current ??= new LockConnection(this.#pool, (broken) => this.#broken(broken)));
+    connection.users++;
+    return connection;
+  }
+
+  /** Gives the pool back a connection that holds no more locks (destroyed when it broke). */
+  async #leave(connection: LockConnection): Promise<void> {
+    if (--connection.users > 0) return;
+    if (this.#current === connection) this.#current = undefined;
+    await connection.close();
+  }
+
+  /** A connection that failed holds no locks any more, or may hold one it should not: new locks go elsewhere. */
+  #broken(connection: LockConnection): void {
+    connection.broken = true;
+    if (this.#current === connection) this.#current = undefined;
   }
 
   async #holder(client: PgClientLike, sessionId: string): Promise<string> {
@@ -90,5 +120,30 @@ export class PostgresLocks {
     );
     const row = found.rows[0];
     return row ? describeHolder(row) : "another process";
+  }
+}
+
+/** A pooled connection that holds advisory locks, and how many locks use it. */
+class LockConnection {
+  users = 0;
+  broken = false;
+  readonly client: Promise<PgClientLike>;
+  readonly #onError: () => void;
+
+  constructor(pool: PgPoolLike, onBroken: (connection: LockConnection) => void) {
+    // A connection that fails while idle must not crash the process; its locks are gone with it.
+    this.#onError = () => onBroken(this);
+    this.client = pool.connect().then((client) => {
+      client.on("error", this.#onError);
+      return client;
+    });
+    this.client.catch(() => onBroken(this));
+  }
+
+  async close(): Promise<void> {
+    const client = await this.client.catch(() => undefined);
+    if (!client) return;
+    client.off("error", this.#onError);
+    client.release(this.broken ? new Error("a session lock connection failed") : undefined);
   }
 }

@@ -1,11 +1,14 @@
 import type { PgClientLike } from "./postgres-driver.js";
 import { GyreError } from "../errors/index.js";
+import { moveLegacyRecords } from "./postgres-legacy-records.js";
 
 export interface PostgresMigration {
   version: number;
   name: string;
   /** SQL for the schema named by `s` (already quoted). */
   sql: (s: string) => string;
+  /** Moves data in ways SQL alone does not say well; runs after `sql`, in its transaction. */
+  migrate?: (client: PgClientLike, s: string) => Promise<void>;
 }
 
 /** Append only: a released migration never changes; a new version fixes forward. */
@@ -92,6 +95,51 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX sessions_by_parent ON ${s}.sessions (parent_id);
     `,
   },
+  {
+    version: 4,
+    name: "gyre serve's responses, their input items and events, and conversations in tables of their own",
+    // As SQLite's migration 5 (see there): the sessions that carried them are moved in and deleted.
+    sql: (s) => `
+      CREATE TABLE ${s}.responses (
+        id text PRIMARY KEY,
+        owner text NOT NULL,
+        status text NOT NULL,
+        run_session_id text NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        data text NOT NULL
+      );
+      CREATE INDEX responses_unfinished ON ${s}.responses (updated_at) WHERE status IN ('queued', 'in_progress');
+      CREATE TABLE ${s}.response_input_items (
+        response_id text NOT NULL,
+        seq integer NOT NULL,
+        data text NOT NULL,
+        PRIMARY KEY (response_id, seq)
+      );
+      CREATE TABLE ${s}.response_events (
+        response_id text NOT NULL,
+        seq integer NOT NULL,
+        data text NOT NULL,
+        PRIMARY KEY (response_id, seq)
+      );
+      CREATE TABLE ${s}.conversations (
+        id text PRIMARY KEY,
+        owner text NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        data text NOT NULL
+      );
+      CREATE TABLE ${s}.conversation_items (
+        conversation_id text NOT NULL,
+        seq integer NOT NULL,
+        item_id text NOT NULL,
+        data text NOT NULL,
+        PRIMARY KEY (conversation_id, seq)
+      );
+      CREATE INDEX conversation_items_by_id ON ${s}.conversation_items (conversation_id, item_id);
+    `,
+    migrate: moveLegacyRecords,
+  },
 ];
 
 /** A transaction-scoped advisory lock key, so instances starting together migrate one at a time. */
@@ -130,6 +178,7 @@ export async function migratePostgres(
       const done = await client.query(`SELECT 1 FROM ${s}.gyre_migrations WHERE version = $1`, [migration.version]);
       if (done.rowCount) return;
       await client.query(migration.sql(s));
+      await migration.migrate?.(client, s);
       await client.query(`INSERT INTO ${s}.gyre_migrations (version, name) VALUES ($1, $2)`, [
         migration.version,
         migration.name,

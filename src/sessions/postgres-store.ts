@@ -8,7 +8,9 @@ import type { Part } from "./parts.js";
 import { createPgPool, type PgClientLike, type PgPoolLike } from "./postgres-driver.js";
 import { PostgresLocks } from "./postgres-lock.js";
 import { migratePostgres, quoteIdentifier } from "./postgres-migrations.js";
+import { PostgresServerRecords } from "./postgres-records.js";
 import { type PostgresSql, postgresSql, type SessionRow, valuesList } from "./postgres-sql.js";
+import type { ServerRecords } from "./records.js";
 import { sessionFilterSql } from "./session-filter.js";
 import {
   assembleMessages,
@@ -34,6 +36,12 @@ export interface PostgresSessionStoreOptions extends StoreClockOptions {
   pool?: PgPoolLike;
   /** Schema holding the tables, created if missing (default `public`). */
   schema?: string;
+  /**
+   * With `connectionString`: how long to wait for a connection, opening one or waiting for a
+   * free one in the pool, before that operation fails (default: no limit). An address that
+   * never answers then fails to open the store after this long, instead of hanging.
+   */
+  connectionTimeoutMs?: number;
 }
 
 /**
@@ -47,7 +55,7 @@ export async function openPostgresSessionStore(options: PostgresSessionStoreOpti
   const ownsPool = options.pool === undefined;
   // pg is loaded only when a PostgreSQL store is opened: most runs use SQLite, and
   // loading pg costs tens of milliseconds of start-up. It is an optional peer dependency.
-  const pool = options.pool ?? (await createPgPool(options.connectionString));
+  const pool = options.pool ?? (await createPgPool(options.connectionString, options.connectionTimeoutMs));
   if (ownsPool) pool.on("error", () => {}); // idle clients that drop are replaced on next use
   try {
     const client = await pool.connect();
@@ -73,6 +81,8 @@ function storeError(schema: string, error: unknown): GyreError {
 /** Use {@link openPostgresSessionStore} to create one. */
 export class PostgresSessionStore implements SessionStore {
   readonly schema: string;
+  /** `gyre serve`'s responses and conversations, in tables of their own in this schema. */
+  readonly records: ServerRecords;
   readonly #pool: PgPoolLike;
   readonly #ownsPool: boolean;
   readonly #sql: PostgresSql;
@@ -89,6 +99,13 @@ export class PostgresSessionStore implements SessionStore {
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? createIdGenerator({ now: this.#now });
     this.#locks = new PostgresLocks(pool, schema, quoteIdentifier(schema), this.#now);
+    this.records = new PostgresServerRecords({
+      s: quoteIdentifier(schema),
+      schema,
+      now: this.#now,
+      with: (work) => this.#with(work),
+      transaction: (work) => this.#transaction(work),
+    });
   }
 
   async createSession(input: CreateSessionInput, messages: readonly SDKMessage[] = []): Promise<SessionInfo> {

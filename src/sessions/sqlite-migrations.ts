@@ -1,11 +1,14 @@
 import type { Database } from "better-sqlite3";
 import { GyreError } from "../errors/index.js";
+import { moveLegacyRecords } from "./sqlite-legacy-records.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Moves data in ways SQL alone does not say well; runs after `sql`, in its transaction. */
+  migrate?: (db: Database, now: number) => void;
 }
 
 /** Append only: a released migration never changes; a new version fixes forward. */
@@ -134,6 +137,55 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_by_parent ON sessions (parent_id);
     `,
   },
+  {
+    version: 5,
+    name: "gyre serve's responses, their input items and events, and conversations in tables of their own",
+    // They were sessions of synthetic messages carrying them (see legacy-records.ts): every
+    // version of a response a new message, read back by parsing them all, and conversations
+    // replayed from their changes. Those sessions are moved into the new tables and deleted
+    // (a response's run keeps its session). The partial index finds the responses still to
+    // finish (a run to take over) without indexing every finished one.
+    sql: `
+      CREATE TABLE responses (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        status TEXT NOT NULL,
+        run_session_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX responses_unfinished ON responses (updated_at) WHERE status IN ('queued', 'in_progress');
+      CREATE TABLE response_input_items (
+        response_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (response_id, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE response_events (
+        response_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (response_id, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE TABLE conversation_items (
+        conversation_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        item_id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX conversation_items_by_id ON conversation_items (conversation_id, item_id);
+    `,
+    migrate: moveLegacyRecords,
+  },
 ];
 
 /**
@@ -169,6 +221,7 @@ export function migrateSqlite(
     db.transaction(() => {
       if (applied.get(migration.version)) return;
       db.exec(migration.sql);
+      migration.migrate?.(db, now);
       record.run(migration.version, migration.name, now);
     }).immediate();
   }

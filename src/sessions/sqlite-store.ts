@@ -31,6 +31,8 @@ import { openDatabase } from "./sqlite-driver.js";
 import { SqliteLocks } from "./sqlite-lock.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
+import { SqliteServerRecords } from "./sqlite-records.js";
+import type { ServerRecords } from "./records.js";
 import { listSessionsSql, prepareStatements, type SessionRow, type Statements } from "./sqlite-statements.js";
 import { sessionFilterSql } from "./session-filter.js";
 import type { ForkOptions, ListSessionsFilter, SessionLock, SessionStore, UpToOptions } from "./store.js";
@@ -92,6 +94,8 @@ function storeError(path: string, error: unknown): GyreError {
 /** The embedded default store. Use {@link openSqliteSessionStore} to create one. */
 export class SqliteSessionStore implements SessionStore {
   readonly path: string;
+  /** `gyre serve`'s responses and conversations, in tables of their own in this database. */
+  readonly records: ServerRecords;
   readonly #db: Database.Database;
   readonly #sql: Statements;
   readonly #now: () => number;
@@ -128,6 +132,7 @@ export class SqliteSessionStore implements SessionStore {
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? createIdGenerator({ now: this.#now });
     this.#locks = new SqliteLocks(db, statements, this.#now, options.lockTtlMs);
+    this.records = new SqliteServerRecords({ db, path, now: this.#now, run: (work) => this.#run(work) });
     this.#appendTransaction = db.transaction((sessionId: string, message: SDKMessage) =>
       this.#append(sessionId, message),
     );

@@ -1,4 +1,5 @@
 import type { SDKMessage } from "../protocol/index.js";
+import type { ServerRecords } from "./records.js";
 import type { CreateSessionInput, FileCheckpoint, SessionInfo, StoredMessage } from "./types.js";
 
 export interface ListSessionsFilter {
@@ -48,6 +49,12 @@ export interface SessionLock {
  * unreadable data → `session_store_error`.
  */
 export interface SessionStore {
+  /**
+   * `gyre serve`'s responses and conversations, kept in the same database as the sessions their
+   * runs write (Gyre's memory, SQLite and PostgreSQL stores all have them). `createServer`
+   * needs a store that has them.
+   */
+  readonly records?: ServerRecords;
   /**
    * Creates a session; an `id` that already exists is a `session_store_error`. `messages`, if
    * given, are appended in the same transaction: a session written whole (a finished run's
