@@ -14,7 +14,7 @@ export function gyreDataFolder(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * The user's session database, shared by every project (sessions are keyed by project):
- * `sessions.db` in {@link gyreDataFolder}. Kept out of the projects themselves, so it never
+ * `sessions.db` in Gyre's data folder (`$GYRE_HOME`, else `$XDG_DATA_HOME/gyre`, else `~/.gyre`). Kept out of the projects themselves, so it never
  * shows in `git status` or in the agent's own searches.
  */
 export function defaultSqlitePath(env: NodeJS.ProcessEnv = process.env): string {
