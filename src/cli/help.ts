@@ -24,7 +24,7 @@ Usage:
                                      tools) on stdin/stdout, or streamable HTTP on 127.0.0.1:PORT/mcp
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
-  gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--db FILE]
+  gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--db FILE] [--quiet]
                                      an Open Responses (OpenAI Responses API) server running the loop;
                                      API keys from the config or GYRE_API_KEYS (none: loopback only)
   gyre doctor [--json]               check what Gyre and its OS sandbox need (bubblewrap, user
@@ -118,12 +118,14 @@ parent folder still covers it.
 Serves a scripted mock LLM speaking the Anthropic, OpenAI and Gemini wire formats until
 interrupted; prints the address and the environment that points gyre at it.
 `,
-  serve: `Usage: gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--db FILE]
+  serve: `Usage: gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--db FILE] [--quiet]
 
 An Open Responses (OpenAI Responses API) server running the loop. API keys come from the
 config or GYRE_API_KEYS (without any, it listens on loopback only); responses are kept in
 the SQLite store (--db, default Gyre's own database). --backlog: connections the kernel
-queues for the server while it is busy (Linux caps it at net.core.somaxconn).
+queues for the server while it is busy (Linux caps it at net.core.somaxconn). Each request
+is logged on stderr when its response ends (time, method, path, status, duration, the
+response's id); --quiet (-q) leaves the log out.
 `,
   doctor: `Usage: gyre doctor [--json]
 

@@ -1,14 +1,14 @@
 import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { providerKeyEnvNames } from "../model/index.js";
-import { loadServerConfig, serve } from "../server/index.js";
+import { loadServerConfig, type RequestLogEntry, serve } from "../server/index.js";
 import { defaultSqlitePath, openSqliteSessionStore } from "../sessions/index.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 
 /**
- * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE]`: the Open Responses server,
+ * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--quiet]`: the Open Responses server,
  * until SIGINT/SIGTERM. Responses are kept in the SQLite session store (`--db FILE`, default
- * Gyre's own database). Prints the URL it listens on.
+ * Gyre's own database). Prints the URL it listens on, and a line per request on stderr unless `--quiet`.
  */
 export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs({
@@ -19,6 +19,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       backlog: { type: "string" },
       config: { type: "string" },
       db: { type: "string" },
+      quiet: { type: "boolean", short: "q" },
     },
   });
   const port = Number(values.port);
@@ -38,6 +39,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     host: values.host,
     port,
     ...(backlog !== undefined && { backlog }),
+    ...(!values.quiet && { logRequest: (entry: RequestLogEntry) => process.stderr.write(`${accessLogLine(entry)}\n`) }),
   });
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
   if (!server.requiresApiKey)
@@ -51,4 +53,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   await server.close();
   await sessionStore.close();
   return 0;
+}
+
+/** A request as `gyre serve` logs it: `2025-01-01T12:00:00.000Z POST /v1/responses 200 812ms resp_…`. */
+export function accessLogLine(entry: RequestLogEntry, now = new Date()): string {
+  const id = entry.responseId === undefined ? "" : ` ${entry.responseId}`;
+  return `${now.toISOString()} ${entry.method} ${entry.path} ${entry.status} ${Math.round(entry.durationMs)}ms${id}`;
 }
