@@ -225,7 +225,7 @@ try {
   const scriptFile = join(scratch, "script.json");
   writeFileSync(scriptFile, JSON.stringify(quick));
   const mock = await start(["mock-llm", "--script", scriptFile]);
-  const server = await start(["serve", "--port", "0", "--db", join(scratch, "serve.db")], {
+  const server = await start(["serve", "--port", "0", "--quiet", "--db", join(scratch, "serve.db")], {
     OPENAI_BASE_URL: `${mock.url}/v1`,
     OPENAI_API_KEY: "mock",
   });
@@ -349,7 +349,7 @@ try {
   // 2. Streams held open: one word a second for HOLD_SECONDS, through a server that samples its memory.
   server.child.kill("SIGTERM");
   const holder = await start(
-    ["serve", "--port", "0", "--db", join(scratch, "hold.db")],
+    ["serve", "--port", "0", "--quiet", "--db", join(scratch, "hold.db")],
     { OPENAI_BASE_URL: `${mock.url}/v1`, OPENAI_API_KEY: "mock" },
     ["--expose-gc", "--import", pathToFileURL(samplerFile).href],
   );

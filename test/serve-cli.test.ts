@@ -20,18 +20,32 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-/** Starts `gyre serve` and waits for the line with its URL. */
-async function startServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/** Starts `gyre serve` and waits for the line with its URL; `stderr()` is what it wrote there so far. */
+async function startServe(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
     env: cliEnv(env),
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
     const match = /listening on (http:\/\/\S+)/.exec(line);
-    if (match?.[1]) return { child, url: match[1] };
+    if (match?.[1]) return { child, url: match[1], stderr: () => stderr };
   }
-  throw new Error("gyre serve exited without printing its URL");
+  throw new Error(`gyre serve exited without printing its URL: ${stderr}`);
+}
+
+/** Waits until `read()` matches `pattern` (a log line is written when its response has ended). */
+async function eventually(read: () => string, pattern: RegExp): Promise<string> {
+  for (let tries = 0; tries < 100; tries++) {
+    if (pattern.test(read())) return read();
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  throw new Error(`never matched ${String(pattern)}: ${read()}`);
 }
 
 function exitOf(child: ChildProcess): Promise<number | null> {
@@ -101,6 +115,42 @@ describe("gyre serve (the CLI)", () => {
       expect(mock.requests[0]?.headers["x-api-key"]).toBe(secret);
       // What any process of this user could read of the server's environment.
       expect(readFileSync(`/proc/${child.pid}/environ`, "latin1")).not.toContain(secret);
+    });
+  });
+
+  it("logs one line per request on stderr (method, path, status, duration, response id), and none with --quiet", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gyre-serve-log-"));
+    await withMock({ turns: [mockTurn.text("logged")] }, async (mock) => {
+      const served = await startServe(["--db", join(dir, "a.db")], { ...mock.env() });
+      const openai = new OpenAI({ baseURL: served.url, apiKey: "unused", maxRetries: 0 });
+      const whole = await openai.responses.create({ model: "anthropic/claude-sonnet-4-5", input: "hello" });
+      const stream = await openai.responses.create({
+        model: "anthropic/claude-sonnet-4-5",
+        input: "hi",
+        stream: true,
+      });
+      let streamedId = "";
+      for await (const event of stream) if (event.type === "response.completed") streamedId = event.response.id;
+      await expect(openai.responses.create({ model: "teleport-9000", input: "hi" })).rejects.toMatchObject({
+        status: 404,
+      });
+      await expect(openai.responses.retrieve("resp_missing")).rejects.toMatchObject({ status: 404 });
+      const log = await eventually(served.stderr, /GET \/v1\/responses\/resp_missing 404/);
+      const line = (text: string) => new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z ${text}$`, "m");
+      expect(log).toMatch(line(`POST /v1/responses 200 \\d+ms ${whole.id}`));
+      expect(log).toMatch(line(`POST /v1/responses 200 \\d+ms ${streamedId}`));
+      expect(log).toMatch(line("POST /v1/responses 404 \\d+ms"));
+      expect(log).toMatch(line("GET /v1/responses/resp_missing 404 \\d+ms"));
+      expect(log.match(/ \/v1\//g)).toHaveLength(4);
+
+      const quiet = await startServe(["--db", join(dir, "b.db"), "--quiet"], { ...mock.env() });
+      const answer = await new OpenAI({ baseURL: quiet.url, apiKey: "unused", maxRetries: 0 }).responses.create({
+        model: "anthropic/claude-sonnet-4-5",
+        input: "hello",
+      });
+      expect(answer.status).toBe("completed");
+      await new Promise((done) => setTimeout(done, 100));
+      expect(quiet.stderr()).not.toContain("/v1/");
     });
   });
 

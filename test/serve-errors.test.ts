@@ -129,7 +129,6 @@ describe("gyre serve request errors", () => {
           "previous_response_id",
           "previous_response_not_found",
         ],
-        [{ model: "nosuch/model", input: "hi" }, null, "unknown_provider"],
         ["{not json", null, "invalid_json"],
       ];
       for (const [body, param, code] of cases) {
@@ -215,7 +214,8 @@ describe("gyre serve listings", () => {
         expect(response.model).toBe("house-model");
         expect(mock.requests[0]?.format).toBe("openai-responses");
         await expect(openai.responses.create({ model: MODEL, input: "hi" })).rejects.toMatchObject({
-          status: 400,
+          status: 404,
+          type: "invalid_request_error",
           code: "model_not_found",
           param: "model",
         });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { RequestLogEntry } from "../src/server/index.js";
 import { type MockTurn, mockTurn } from "../src/testing/index.js";
 import { weatherTool, withServer } from "./serve-support.js";
 
@@ -201,3 +202,25 @@ function post(url: string, key: string, body: unknown): Promise<Response> {
     body: JSON.stringify(body),
   });
 }
+
+describe("gyre serve request log", () => {
+  it("reports each request once its response has ended (a stream at its last event), with the response's id", async () => {
+    const entries: RequestLogEntry[] = [];
+    const script = { turns: [mockTurn.text("one two three four five six", { chunkDelayMs: 40 })] };
+    await withServer(
+      script,
+      async ({ client, server }) => {
+        const stream = await client().responses.create({ model: "openai/gpt-5", input: "count", stream: true });
+        let id = "";
+        for await (const event of stream) if (event.type === "response.completed") id = event.response.id;
+        expect((await fetch(`${server.url}/v1/nowhere`)).status).toBe(404);
+        const [streamed, missing] = await until(async () => (entries.length === 2 ? entries : undefined));
+        expect(streamed).toMatchObject({ method: "POST", path: "/v1/responses", status: 200, responseId: id });
+        // Timed to the stream's end, not its headers: the mock spaced its events 40 ms apart.
+        expect(streamed?.durationMs).toBeGreaterThan(150);
+        expect(missing).toEqual({ method: "GET", path: "/v1/nowhere", status: 404, durationMs: expect.any(Number) });
+      },
+      { logRequest: (entry) => entries.push(entry) },
+    );
+  });
+});

@@ -24,7 +24,7 @@ Usage:
                                      tools) on stdin/stdout, or streamable HTTP on 127.0.0.1:PORT/mcp
   gyre mock-llm --script FILE [--port N] [--host H]
                                      serve a scripted mock LLM (Anthropic, OpenAI and Gemini wire formats)
-  gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]
+  gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL] [--quiet]
                                      an Open Responses (OpenAI Responses API) server running the loop;
                                      API keys from the config or GYRE_API_KEYS (none: loopback only);
                                      --store sqlite:PATH (default) or postgres://… (or GYRE_STORE_URL)
@@ -119,7 +119,7 @@ parent folder still covers it.
 Serves a scripted mock LLM speaking the Anthropic, OpenAI and Gemini wire formats until
 interrupted; prints the address and the environment that points gyre at it.
 `,
-  serve: `Usage: gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]
+  serve: `Usage: gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL] [--quiet]
 
 An Open Responses (OpenAI Responses API) server running the loop. API keys come from the
 config or GYRE_API_KEYS (without any, it listens on loopback only). Responses, conversations
@@ -128,7 +128,9 @@ else GYRE_STORE_URL: sqlite:PATH (default: Gyre's own database; --db FILE is the
 --store sqlite:FILE) or postgres://USER@HOST:PORT/DATABASE[?schema=NAME], shared by every
 instance on it. A store that cannot be opened stops it with exit code 1. --backlog:
 connections the kernel queues for the server while it is busy (Linux caps it at
-net.core.somaxconn).
+net.core.somaxconn). Each request is logged on stderr when its
+response ends (time, method, path, status, duration, the response's id); --quiet (-q) leaves
+the log out.
 `,
   doctor: `Usage: gyre doctor [--json]
 

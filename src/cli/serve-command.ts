@@ -1,16 +1,23 @@
 import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { providerKeyEnvNames } from "../model/index.js";
-import { loadServerConfig, type RunningServer, type ServeOptions, serve } from "../server/index.js";
+import {
+  loadServerConfig,
+  type RequestLogEntry,
+  type RunningServer,
+  type ServeOptions,
+  serve,
+} from "../server/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 import { openServeStore, type StoreLocation, storeLocation } from "./serve-store.js";
 
 /**
- * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]`: the Open
- * Responses server, until SIGINT/SIGTERM. Responses, conversations and their runs are kept in the
+ * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL] [--quiet]`:
+ * the Open Responses server, until SIGINT/SIGTERM. Responses, conversations and their runs are kept in the
  * store of `--store` (or `GYRE_STORE_URL`): `sqlite:PATH` (default Gyre's own database; `--db FILE`
- * says the same) or `postgres://…`. Prints the URL it listens on.
+ * says the same) or `postgres://…`. Prints the URL it listens on, and a line per request on stderr
+ * unless `--quiet`.
  */
 export async function serveCommand(args: string[]): Promise<number> {
   const flags = serveFlags(args);
@@ -18,7 +25,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   // The config's own providers' keys leave the environment too, before anything is started.
   if (config.providers) takeProviderKeys(providerKeyEnvNames(config.providers));
   const sessionStore = await openServeStore(flags.store);
-  const server = await listen({ ...config, env: providerEnvironment(), ...flags.listen }, sessionStore);
+  const log = flags.quiet
+    ? {}
+    : { logRequest: (entry: RequestLogEntry) => process.stderr.write(`${accessLogLine(entry)}\n`) };
+  const server = await listen({ ...config, env: providerEnvironment(), ...flags.listen, ...log }, sessionStore);
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
   if (!server.requiresApiKey)
     process.stderr.write(
@@ -38,6 +48,7 @@ function serveFlags(args: string[]): {
   listen: Pick<ServeOptions, "host" | "port" | "backlog">;
   config: string | undefined;
   store: StoreLocation;
+  quiet: boolean;
 } {
   const { values } = parseCommandArgs({
     args,
@@ -48,6 +59,7 @@ function serveFlags(args: string[]): {
       config: { type: "string" },
       db: { type: "string" },
       store: { type: "string" },
+      quiet: { type: "boolean", short: "q", default: false },
     },
   });
   const port = Number(values.port);
@@ -60,6 +72,7 @@ function serveFlags(args: string[]): {
     listen: { host: values.host, port, ...(backlog !== undefined && { backlog }) },
     config: values.config,
     store: storeLocation(values, process.env),
+    quiet: values.quiet,
   };
 }
 
@@ -71,4 +84,10 @@ async function listen(options: ServeOptions, sessionStore: SessionStore): Promis
     await sessionStore.close();
     throw error;
   }
+}
+
+/** A request as `gyre serve` logs it: `2025-01-01T12:00:00.000Z POST /v1/responses 200 812ms resp_…`. */
+export function accessLogLine(entry: RequestLogEntry, now = new Date()): string {
+  const id = entry.responseId === undefined ? "" : ` ${entry.responseId}`;
+  return `${now.toISOString()} ${entry.method} ${entry.path} ${entry.status} ${Math.round(entry.durationMs)}ms${id}`;
 }

@@ -133,8 +133,9 @@ export type GyreErrorCode =
   /** Compaction could not bring the history under the context window. */
   | "context_overflow"
   /**
-   * `gyre serve` refused a request: invalid (400, with the offending `param`), unknown id
-   * (404), no valid API key (401), body too large (413). `statusCode` holds the HTTP status.
+   * `gyre serve` refused a request: invalid (400, with the offending `param`: an unknown field
+   * or tool type, a wrong value), unknown id (404), a model it cannot serve (404
+   * `model_not_found`), no valid API key (401), body too large (413). `statusCode` holds the HTTP status.
    */
   | "request_error"
   /** The job queue (Redis, `--queue`) cannot be reached or refused a command; the message says where. */

@@ -20,4 +20,5 @@ export type { JsonObject, JsonValue, ProviderOptions } from "./provider-options.
 export { providerKeyEnvNames } from "./provider-key-env.js";
 export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";
 export { type Env, type ResolveModelOptions, resolveModel } from "./resolve-model.js";
+export { type ServableModel, servableModels } from "./servable-models.js";
 export { wrapTextProtocol } from "./text-protocol/index.js";

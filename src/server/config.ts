@@ -6,6 +6,7 @@ import { type Env, type Model, ModelInfo, type PricingTable, ProviderConfig } fr
 import { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { KeyLimits } from "./limits.js";
+import type { RequestLogEntry } from "./middleware.js";
 
 /** One of Gyre's built-in tools an operator may run server-side (`tools` of the config). */
 export type ServerBuiltinTool = "Read" | "Grep" | "Glob" | "Edit" | "Write" | "TodoWrite" | "Bash";
@@ -116,6 +117,11 @@ export interface ServerConfig extends ServerConfigFile {
   cwd?: string;
   /** The clock of the rate limit, in milliseconds (tests); default `Date.now`. */
   now?: () => number;
+  /**
+   * Called once for every request when its response has been sent (a stream: when it ends),
+   * for an access log; `gyre serve` writes each as a line on stderr. Default: nothing is logged.
+   */
+  logRequest?: (entry: RequestLogEntry) => void;
 }
 
 /** Reads a config file; an unreadable or invalid one is a `config_error` saying where. */

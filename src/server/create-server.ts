@@ -2,11 +2,12 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { type AuthVariables, authMiddleware, socketIsLoopback } from "./auth.js";
 import { InProcessRunner } from "./background.js";
-import { apiKeysOf, checkServerTools, type ServedModel, type ServerConfig } from "./config.js";
+import { apiKeysOf, checkServerTools, type ServerConfig } from "./config.js";
 import { conversationRoutes } from "./conversation-routes.js";
 import { newId } from "./ids.js";
 import { KeyLimiter } from "./limits.js";
-import { answerError, answerNotFound, countRequests, limitBody } from "./middleware.js";
+import { answerError, answerNotFound, countRequests, limitBody, logRequests } from "./middleware.js";
+import { modelList } from "./model-list.js";
 import { jsonBody } from "./parse-request.js";
 import { responseRoutes } from "./response-routes.js";
 import { runDependencies } from "./run-dependencies.js";
@@ -27,6 +28,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   const app = new Hono<{ Variables: AuthVariables }>();
   keepServerParts(app, { deps, runner, apiKeys, maxBodyBytes: config.maxBodyBytes });
   app.onError(answerError);
+  if (config.logRequest) app.use(logRequests(config.logRequest));
   app.use(countRequests(deps.metrics));
   app.notFound(answerNotFound);
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -37,7 +39,8 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     c.body(await deps.metrics.render(), 200, { "content-type": deps.metrics.contentType }),
   );
   app.use("/v1/*", limitBody(config.maxBodyBytes));
-  app.get("/v1/models", (c) => c.json(modelList(config.models ?? [])));
+  const models = modelList(config, env);
+  app.get("/v1/models", (c) => c.json(models));
   responseRoutes(app, {
     deps,
     runner,
@@ -52,12 +55,4 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
 function loopbackCheck(config: ServerConfig): (c: Context) => boolean {
   const isLoopback = config.isLoopback;
   return isLoopback ? (c) => isLoopback(c.req.raw) : socketIsLoopback;
-}
-
-/** `GET /v1/models`: the config's public model names. */
-function modelList(models: readonly ServedModel[]) {
-  return {
-    object: "list",
-    data: models.map((model) => ({ id: model.name, object: "model", created: 0, owned_by: "gyre" })),
-  };
 }

@@ -20,6 +20,37 @@ export class RequestError extends GyreError {
   ) {
     super("request_error", message, { statusCode, cause });
   }
+
+  /** The error object's `type`: by default the one OpenAI gives the status. */
+  get wireType(): string {
+    return ERROR_TYPES[this.statusCode ?? 400] ?? "invalid_request_error";
+  }
+}
+
+/**
+ * A model the server does not serve, as OpenAI answers it: a 404 of type `invalid_request_error`,
+ * `code: "model_not_found"`, `param: "model"`. `reason` says why (not listed, no provider or key for it).
+ */
+export class ModelNotFoundError extends RequestError {
+  constructor(model: string, reason: string, cause?: unknown) {
+    super(404, `The model '${model}' does not exist or is not served here: ${reason}`, MODEL_NOT_FOUND, "model", cause);
+  }
+
+  override get wireType(): string {
+    return "invalid_request_error";
+  }
+}
+
+/** OpenAI's error code for a model it does not have. */
+export const MODEL_NOT_FOUND = "model_not_found";
+
+/** Model resolution's own errors: what the server cannot serve, not what failed. */
+const UNSERVABLE = new Set(["invalid_model", "unknown_provider", "missing_api_key", "config_error"]);
+
+/** A model resolution failure as {@link ModelNotFoundError}; any other error as it is. */
+export function asModelNotFound(model: string, error: unknown): unknown {
+  if (!isGyreError(error) || !UNSERVABLE.has(error.code)) return error;
+  return new ModelNotFoundError(model, errorMessage(error), error);
 }
 
 /** The spec's (and OpenAI's) error body: `{ error: { message, type, param, code } }`. */
@@ -36,7 +67,7 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
       body: {
         error: {
           message: error.message,
-          type: ERROR_TYPES[status] ?? "invalid_request_error",
+          type: error.wireType,
           param: error.param,
           code: error.wireCode,
         },

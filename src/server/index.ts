@@ -10,6 +10,7 @@ export { attachWebSocket } from "./websocket.js";
 export type { CompactResource } from "./compact.js";
 export { type ErrorBody, RequestError } from "./errors.js";
 export type { KeyLimits } from "./limits.js";
+export type { RequestLogEntry } from "./middleware.js";
 export { type ServeOptions, type RunningServer, serve } from "./serve.js";
 export type { ItemList } from "./list-items.js";
 export type { OutputItem, ResponseObject, ResponseStatus, ResponseUsage, StoredInputItem } from "./response-object.js";

@@ -4,6 +4,7 @@ import { matchedRoutes } from "hono/route";
 import { RequestError, toErrorResponse } from "./errors.js";
 import { RateLimitError } from "./limits.js";
 import type { ServerMetrics } from "./metrics.js";
+import { nodeResponseOf } from "./sse.js";
 
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -40,4 +41,45 @@ export function limitBody(maxBytes: number | undefined): MiddlewareHandler {
       throw new RequestError(413, "The request body is too large.", "request_too_large");
     },
   });
+}
+
+/** What the server reports of one request once its response has been sent (`ServerConfig.logRequest`). */
+export interface RequestLogEntry {
+  method: string;
+  /** The path, without the query. */
+  path: string;
+  status: number;
+  /** From the request's arrival to its response's end (a stream's last event), in milliseconds. */
+  durationMs: number;
+  /** The response a `POST /v1/responses` created, when it got that far. */
+  responseId?: string;
+}
+
+const RESPONSE_ID = "gyre.responseId";
+
+/** Names the response a request created, for its log entry. */
+export function noteResponseId(c: Context, id: string): void {
+  c.set(RESPONSE_ID, id);
+}
+
+/**
+ * Reports every request to `log` once its response has been sent: over Node, when the
+ * response ends (a stream runs to its end); elsewhere (`app.request()`), when it is returned.
+ */
+export function logRequests(log: (entry: RequestLogEntry) => void): MiddlewareHandler {
+  return async function logRequest(c: Context, next) {
+    const started = performance.now();
+    await next();
+    const report = () =>
+      log({
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        durationMs: performance.now() - started,
+        ...(typeof c.get(RESPONSE_ID) === "string" && { responseId: c.get(RESPONSE_ID) as string }),
+      });
+    const outgoing = nodeResponseOf(c);
+    if (!outgoing || outgoing.closed) report();
+    else outgoing.once("close", report);
+  };
 }

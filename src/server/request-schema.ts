@@ -1,7 +1,9 @@
 import { z } from "zod";
 
 // The create-response request of the Open Responses spec (OpenAI's Responses API where the spec
-// is silent). Fields Gyre does not act on yet are accepted and echoed, so clients work unchanged.
+// is silent). Every field of the spec is known: those Gyre does not act on are accepted and
+// echoed (or ignored), so clients work unchanged; a field or tool type outside the spec is
+// refused, as OpenAI refuses it, rather than dropped without a word.
 
 export const InputText = z.object({ type: z.literal("input_text"), text: z.string() });
 export const InputImage = z.object({
@@ -140,17 +142,27 @@ export const InputItem = z.union([
 ]);
 export type InputItem = z.infer<typeof InputItem>;
 
-export const FunctionTool = z.object({
+/** Fields of OpenAI's function and custom tools that Gyre accepts and does not act on. */
+const toolExtras = {
+  /** Who may call the tool (`direct`, `programmatic`): the model calls it directly here. */
+  allowed_callers: z.array(z.string()).nullish(),
+  /** For OpenAI's tool search: Gyre offers every tool up front. */
+  defer_loading: z.boolean().nullish(),
+};
+
+export const FunctionTool = z.strictObject({
   type: z.literal("function"),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "a function name is 1-64 letters, digits, underscores or dashes"),
   description: z.string().nullish(),
   parameters: z.record(z.string(), z.unknown()).nullish(),
   strict: z.boolean().nullish(),
+  output_schema: z.record(z.string(), z.unknown()).nullish(),
+  ...toolExtras,
 });
 export type FunctionTool = z.infer<typeof FunctionTool>;
 
 /** OpenAI's freeform tool (Codex's `apply_patch`): the model writes its input as plain text. */
-export const CustomTool = z.object({
+export const CustomTool = z.strictObject({
   type: z.literal("custom"),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "a custom tool name is 1-64 letters, digits, underscores or dashes"),
   description: z.string().nullish(),
@@ -161,6 +173,7 @@ export const CustomTool = z.object({
       z.object({ type: z.literal("grammar"), syntax: z.enum(["lark", "regex"]), definition: z.string() }),
     ])
     .nullish(),
+  ...toolExtras,
 });
 export type CustomTool = z.infer<typeof CustomTool>;
 
@@ -188,14 +201,34 @@ export const McpTool = z.object({
 });
 export type McpTool = z.infer<typeof McpTool>;
 
-const KNOWN_TOOL_TYPES = new Set(["function", "custom", "mcp"]);
+/**
+ * The tool types OpenAI hosts and runs itself (its Responses API's `Tool` union, as the `openai`
+ * package defines it): Gyre does not run them. A request may offer them (Codex CLI sends
+ * `web_search` and `tool_search`); they are accepted and the model never sees them.
+ */
+export const HOSTED_TOOL_TYPES = [
+  "web_search",
+  "web_search_2025_08_26",
+  "web_search_preview",
+  "web_search_preview_2025_03_11",
+  "file_search",
+  "code_interpreter",
+  "image_generation",
+  "computer",
+  "computer_use_preview",
+  "local_shell",
+  "shell",
+  "apply_patch",
+  "tool_search",
+  "namespace",
+  "programmatic_tool_calling",
+] as const;
 
-/** Hosted tool types Gyre does not offer (`web_search`, `tool_search`, `namespace`, …): accepted and ignored. */
-export const IgnoredTool = z.looseObject({
-  type: z.string().refine((type) => !KNOWN_TOOL_TYPES.has(type)),
-});
+/** A hosted tool (see {@link HOSTED_TOOL_TYPES}): accepted as it comes, and left out. */
+export const HostedTool = z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) });
 
-export const RequestTool = z.union([FunctionTool, CustomTool, McpTool, IgnoredTool]);
+/** A request's tool, by its `type`; any other type is refused (`tools[0].type`). */
+export const RequestTool = z.discriminatedUnion("type", [FunctionTool, CustomTool, McpTool, HostedTool]);
 export type RequestTool = z.infer<typeof RequestTool>;
 
 /** A request's `tool_choice`: whether the model may, must or must not call tools, and which. */
@@ -224,7 +257,18 @@ export const TextFormat = z.discriminatedUnion("type", [
 ]);
 export type TextFormat = z.infer<typeof TextFormat>;
 
-export const CreateResponseRequest = z.object({
+/**
+ * A spec field Gyre cannot honour (ignored, it would change the answer without a word): only its
+ * absence or `null` is accepted; a value is an `unsupported_parameter` 400 that says `why`.
+ */
+function unsupported(why: string) {
+  return z
+    .unknown()
+    .refine((value) => value == null, { message: why, params: { code: "unsupported_parameter" } })
+    .optional();
+}
+
+export const CreateResponseRequest = z.strictObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(InputItem)]).optional(),
   instructions: z.string().nullish(),
@@ -255,16 +299,31 @@ export const CreateResponseRequest = z.object({
   service_tier: z.string().nullish(),
   background: z.boolean().nullish(),
   stream: z.boolean().nullish(),
+  // Accepted and not acted on: sampling and logprobs Gyre does not pass upstream, hints about
+  // the upstream's own caching, compaction and stream obfuscation, and Codex CLI's metadata.
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  stream_options: z.strictObject({ include_obfuscation: z.boolean().nullish() }).nullish(),
+  prompt_cache_retention: z.enum(["in_memory", "24h"]).nullish(),
+  prompt_cache_options: z.record(z.string(), z.unknown()).nullish(),
+  context_management: z.array(z.looseObject({ type: z.string() })).nullish(),
+  client_metadata: z.record(z.string(), z.unknown()).nullish(),
+  prompt: unsupported("stored prompt templates are not available on this server; send instructions and input"),
+  moderation: unsupported("OpenAI's moderation is not available on this server"),
 });
 export type CreateResponseRequest = z.infer<typeof CreateResponseRequest>;
 
 /** The body of `POST /v1/responses/compact`. */
-export const CompactRequest = z.object({
+export const CompactRequest = z.strictObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(InputItem)]).nullish(),
   previous_response_id: z.string().nullish(),
   instructions: z.string().nullish(),
   prompt_cache_key: z.string().nullish(),
+  prompt_cache_retention: z.enum(["in_memory", "24h"]).nullish(),
+  prompt_cache_options: z.record(z.string(), z.unknown()).nullish(),
+  service_tier: z.string().nullish(),
 });
 export type CompactRequest = z.infer<typeof CompactRequest>;
 
@@ -277,17 +336,17 @@ export const Metadata = z
 const ConversationItems = z.array(InputItem).max(20);
 
 /** The body of `POST /v1/conversations`. */
-export const CreateConversationRequest = z.object({
+export const CreateConversationRequest = z.strictObject({
   items: ConversationItems.nullish(),
   metadata: Metadata.nullish(),
 });
 export type CreateConversationRequest = z.infer<typeof CreateConversationRequest>;
 
 /** The body of `POST /v1/conversations/{id}`: the new metadata, in place of the old. */
-export const UpdateConversationRequest = z.object({ metadata: Metadata.nullable() });
+export const UpdateConversationRequest = z.strictObject({ metadata: Metadata.nullable() });
 
 /** The body of `POST /v1/conversations/{id}/items`. */
-export const AddConversationItemsRequest = z.object({ items: ConversationItems });
+export const AddConversationItemsRequest = z.strictObject({ items: ConversationItems });
 
 /** The conversation id of a create-response request's `conversation` (an id or `{ id }`). */
 export function conversationIdOf(conversation: string | { id: string }): string {

@@ -5,6 +5,7 @@ import { compactConversation } from "./compact.js";
 import { RequestError, toErrorResponse } from "./errors.js";
 import type { KeyLimiter } from "./limits.js";
 import { listInputItems } from "./list-items.js";
+import { noteResponseId } from "./middleware.js";
 import { jsonBody, parseBody, parseCreateRequest } from "./parse-request.js";
 import { type PreparedResponse, prepareResponse } from "./prepare-response.js";
 import { CompactRequest } from "./request-schema.js";
@@ -56,6 +57,7 @@ async function createResponse(c: RouteContext, parts: ResponseRouteParts): Promi
   let prepared: PreparedResponse;
   try {
     prepared = await prepareResponse(parts.deps, request, c.get("owner"));
+    noteResponseId(c, prepared.response.id);
     if (request.background) return await startInBackground(c, parts, prepared, release);
   } catch (error) {
     release();

@@ -4,7 +4,7 @@ import { GyreError } from "../errors/index.js";
 import { MemorySessionStore, type ServerRecords, type SessionStore } from "../sessions/index.js";
 import type { ServerBuiltinTool, ServerConfig } from "./config.js";
 import { type ConversationStore, RecordConversationStore } from "./conversations.js";
-import { RequestError } from "./errors.js";
+import { asModelNotFound, ModelNotFoundError } from "./errors.js";
 import { ServerMetrics } from "./metrics.js";
 import type { McpLookup } from "./remote-mcp/index.js";
 import { resolveOnce } from "./resolve-once.js";
@@ -64,7 +64,8 @@ function recordsOf(sessions: SessionStore): ServerRecords {
 
 /**
  * A request's `model` resolved: a name of the config's `models` to the model behind it, any
- * other name as a Gyre model string, unless only listed names may be asked for (a 400).
+ * other name as a Gyre model string, unless only listed names may be asked for. A name the
+ * server cannot serve (not listed, no such provider or family, no key) is a 404 `model_not_found`.
  */
 function servedModels(config: ServerConfig, env: Env): (name: string) => Promise<Model> {
   const models = config.models ?? [];
@@ -72,14 +73,10 @@ function servedModels(config: ServerConfig, env: Env): (name: string) => Promise
   const resolve = config.resolveModel ?? resolveOnce(env, config);
   return async (name) => {
     const served = models.find((model) => model.name === name);
-    if (!served && onlyListed)
-      throw new RequestError(
-        400,
-        `The model ${name} is not served here; GET /v1/models lists those that are.`,
-        "model_not_found",
-        "model",
-      );
-    return resolve(served?.model ?? name);
+    if (!served && onlyListed) throw new ModelNotFoundError(name, "it is not one of the models GET /v1/models lists.");
+    return resolve(served?.model ?? name).catch((error: unknown) => {
+      throw asModelNotFound(name, error);
+    });
   };
 }
 
