@@ -18,7 +18,10 @@ const terminals = gyreTerminals("tui", async () => {
 });
 const send = sendPrompt;
 
-/** Starts the mock with `script` and `gyre ARGS` in a fresh project folder; waits for the prompt. */
+/**
+ * Starts the mock with `script` and `gyre ARGS` in a fresh project folder, with a home folder of
+ * its own (no trust decision or user setting of the developer's reaches it); waits for the prompt.
+ */
 async function startGyre(
   script: MockScript | ((cwd: string) => MockScript),
   args: string[] = [],
@@ -26,7 +29,12 @@ async function startGyre(
 ): Promise<{ term: TmuxTerminal; cwd: string }> {
   server = await startMockLLM({ script: typeof script === "function" ? script(cwd) : script });
   const env = cliEnv(server.env());
-  const term = await terminals.startReady({ cwd, args, env: { GYRE_HOME: env.GYRE_HOME ?? "", ...server.env() } });
+  const home = mkdtempSync(join(tmpdir(), "gyre-tui-home-"));
+  const term = await terminals.startReady({
+    cwd,
+    args,
+    env: { GYRE_HOME: env.GYRE_HOME ?? "", HOME: home, ...server.env() },
+  });
   return { term, cwd };
 }
 
@@ -72,6 +80,11 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     await term.waitFor("Allow this call?");
     await term.waitFor("always allow Bash(touch made.txt) in this project");
     term.press("2");
+    // The folder is not trusted, so the next session would ignore the rule: trusting it is
+    // offered (test/tui-trust-tmux.test.ts answers yes); "no" keeps the rule for this session.
+    await term.waitFor("Do you trust the files in this folder?");
+    term.press("2");
+    await term.waitFor("is allowed for this session only");
     // The second, identical call runs without a question: the answer comes.
     const screen = await term.waitFor("Both calls ran.");
     expect(screen).not.toContain("Allow this call?");

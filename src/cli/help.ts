@@ -106,8 +106,10 @@ rm: delete a session with its subagents' sessions.
 `,
   trust: `Usage: gyre trust [PATH] | gyre trust --list
 
-Lets the settings files of PATH (default: the current folder) and its subfolders grant
-permissions, run hooks and set env. --list prints the trusted folders.
+Lets the settings files, agent files and .mcp.json of PATH (default: the current folder)
+and its subfolders grant permissions, run hooks, set env and start MCP servers. The
+interactive agent asks the same at its first start in such a folder. --list prints the
+trusted folders.
 `,
   untrust: `Usage: gyre untrust [PATH]
 

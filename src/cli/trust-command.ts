@@ -5,9 +5,10 @@ import { listTrustedFolders, trustFolder, untrustFolder } from "../settings/inde
 const USAGE = "usage: gyre trust [PATH] | gyre trust --list | gyre untrust [PATH]";
 
 /**
- * `gyre trust [PATH]` (default: the current folder): the project and local settings of PATH
- * and its subfolders apply in full from the next run on. `gyre trust --list` prints the
- * trusted folders, one a line: the date trusted, two spaces, the path.
+ * `gyre trust [PATH]` (default: the current folder): the project and local settings, agent
+ * files and `.mcp.json` servers of PATH and its subfolders apply in full from the next run
+ * on. `gyre trust --list` prints the trusted folders, one a line: the date trusted, two
+ * spaces, the path.
  */
 export async function trustCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs({
@@ -25,7 +26,7 @@ export async function trustCommand(args: string[]): Promise<number> {
   const { folder, added } = await trustFolder(onePath(positionals));
   write(
     added
-      ? `trusted ${folder.path} and its subfolders: their .gyre/ and .claude/ settings apply in full from the next run\n`
+      ? `trusted ${folder.path} and its subfolders: their .gyre/ and .claude/ settings, agent files and .mcp.json servers apply in full from the next run\n`
       : `already trusted through ${folder.path}\n`,
   );
   return 0;

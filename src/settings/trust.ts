@@ -75,11 +75,12 @@ export interface TrustOutcome {
 }
 
 /**
- * Trust `folder` and its subfolders: their `.gyre/` and `.claude/` project and local settings
- * apply in full from the next run on. Recorded by real path in the person's config, written
- * atomically. This is what `gyre trust` (and the interactive prompt) call. A folder that
- * contains the home folder (home itself, its parents, `/`) is refused: trusting it would
- * trust every repository the person ever clones. A missing folder is a `config_error`.
+ * Trust `folder` and its subfolders: their `.gyre/` and `.claude/` project and local settings,
+ * agent files and `.mcp.json` servers apply in full from the next run on. Recorded by real
+ * path in the person's config, written atomically. This is what `gyre trust` and the
+ * interactive agent's trust prompt call. A folder that contains the home folder (home itself,
+ * its parents, `/`) is refused: trusting it would trust every repository the person ever
+ * clones. A missing folder is a `config_error`.
  */
 export async function trustFolder(folder: string, options: TrustStoreOptions = {}): Promise<TrustOutcome> {
   const real = await existingFolder(folder);

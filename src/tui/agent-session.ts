@@ -47,7 +47,7 @@ interface RunningQuery {
  * new one that resumes the same session, so an interrupt never loses the conversation.
  */
 export class AgentSession {
-  readonly #base: QueryOptions;
+  #base: QueryOptions;
   readonly #events: AgentSessionEvents;
   #running: RunningQuery | undefined;
   #sessionId: string | undefined;
@@ -68,6 +68,19 @@ export class AgentSession {
     this.#model = typeof base.model === "string" ? base.model : undefined;
     this.#mode = base.permissionMode ?? "default";
     this.#sessionId = base.resume;
+  }
+
+  /** The options each query of the session starts with (the permission mode and model aside). */
+  get options(): QueryOptions {
+    return this.#base;
+  }
+
+  /**
+   * The person trusted the folder for this session only: its project and local settings, agent
+   * files and `.mcp.json` servers apply to the queries started from now on. Nothing is recorded.
+   */
+  trustProjectForSession(): void {
+    this.#base = { ...this.#base, requireProjectTrust: false };
   }
 
   get sessionId(): string | undefined {

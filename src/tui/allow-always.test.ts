@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { persistAllowRules, suggestedRules } from "./allow-always.js";
+import { GYRE_GITIGNORE, persistAllowRules, suggestedRules } from "./allow-always.js";
 import { PromptHistory } from "./prompt-history.js";
 
 describe("allow always", () => {
@@ -32,12 +32,32 @@ describe("allow always", () => {
     });
   });
 
-  it("leaves a settings file that is not a JSON object alone", async () => {
+  it("leaves a settings file that is not a JSON object, or not JSON, alone", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "gyre-allow-"));
     mkdirSync(join(cwd, ".gyre"));
-    writeFileSync(join(cwd, ".gyre", "settings.local.json"), "[1]");
-    await expect(persistAllowRules(cwd, ["Bash(ls)"])).rejects.toMatchObject({ code: "config_error" });
-    expect(readFileSync(join(cwd, ".gyre", "settings.local.json"), "utf8")).toBe("[1]");
+    for (const text of ["[1]", "{ not json"]) {
+      writeFileSync(join(cwd, ".gyre", "settings.local.json"), text);
+      await expect(persistAllowRules(cwd, ["Bash(ls)"])).rejects.toMatchObject({ code: "config_error" });
+      expect(readFileSync(join(cwd, ".gyre", "settings.local.json"), "utf8")).toBe(text);
+    }
+  });
+
+  it("writes .gyre/.gitignore once, with the file it creates; never over the person's own", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "gyre-allow-"));
+    const gitignore = join(cwd, ".gyre", ".gitignore");
+    await persistAllowRules(cwd, ["Bash(ls)"]);
+    expect(readFileSync(gitignore, "utf8")).toBe(GYRE_GITIGNORE);
+    expect(GYRE_GITIGNORE.split("\n")).toEqual(expect.arrayContaining(["settings.local.json", "sessions.db"]));
+    // Removed by the person: the next rule added to the same file does not bring it back.
+    rmSync(gitignore);
+    await persistAllowRules(cwd, ["Bash(pwd)"]);
+    expect(existsSync(gitignore)).toBe(false);
+    // A folder with a .gitignore of its own keeps it.
+    const other = mkdtempSync(join(tmpdir(), "gyre-allow-"));
+    mkdirSync(join(other, ".gyre"));
+    writeFileSync(join(other, ".gyre", ".gitignore"), "mine\n");
+    await persistAllowRules(other, ["Bash(ls)"]);
+    expect(readFileSync(join(other, ".gyre", ".gitignore"), "utf8")).toBe("mine\n");
   });
 });
 

@@ -8,6 +8,7 @@ import { SessionPicker } from "./session-picker.js";
 import { StatusLine } from "./status-line.js";
 import { TodoPanel } from "./todo-list.js";
 import { TranscriptItemView } from "./transcript-item.js";
+import { TrustPrompt } from "./trust-prompt.js";
 import type { TuiController } from "./tui-controller.js";
 import { useViewKeys } from "./use-view-keys.js";
 
@@ -26,12 +27,14 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
   useViewKeys({ onToggleExpanded: () => controller.toggleExpanded(), onResize: () => controller.redraw() });
   const items = store.transcript.items;
   const settled = store.transcript.settledCount();
-  const permission = store.permission;
+  // One thing has the keyboard at a time: whether to trust the folder, a permission question,
+  // a server's, the model's, the picker, the prompt box.
+  const trust = store.trust;
+  const permission = trust ? undefined : store.permission;
   const expanded = store.expanded;
-  // One thing has the keyboard at a time: a permission question, a server's, the model's, the picker, the prompt box.
-  const elicitation = permission ? undefined : store.elicitation;
-  const question = permission || elicitation ? undefined : store.question;
-  const picker = permission || elicitation || question ? undefined : store.picker;
+  const elicitation = trust || permission ? undefined : store.elicitation;
+  const question = trust || permission || elicitation ? undefined : store.question;
+  const picker = trust || permission || elicitation || question ? undefined : store.picker;
   return (
     <Box flexDirection="column">
       <Static key={controller.generation} items={items.slice(0, settled)}>
@@ -41,6 +44,14 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
         <TranscriptItemView key={item.id} item={item} waitingId={permission?.toolUseId} expanded={expanded} />
       ))}
       <TodoPanel todos={store.transcript.todos} busy={store.status.busy} />
+      {trust ? (
+        <TrustPrompt
+          key={trust.id}
+          question={trust}
+          onAnswer={(answer) => trust.answer(answer)}
+          onCtrlC={() => controller.ctrlC()}
+        />
+      ) : null}
       {permission ? (
         <PermissionPrompt
           key={permission.toolUseId}
@@ -74,7 +85,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
         />
       ) : null}
       <PromptBox
-        active={!permission && !elicitation && !question && !picker}
+        active={!trust && !permission && !elicitation && !question && !picker}
         keys={{
           onSubmit: (text) => controller.submit(text),
           onInterrupt: () => controller.interrupt(),

@@ -89,7 +89,8 @@ async function resume(controller: CommandHost, id: string): Promise<void> {
 
 async function describeSettings(controller: CommandHost, what: "permissions" | "hooks"): Promise<string> {
   const { loadSettings } = await import("../settings/index.js");
-  const { options, cwd } = controller.options;
+  const { cwd } = controller.options;
+  const { options } = controller.session;
   const settings = await loadSettings({
     cwd,
     home: homedir(),

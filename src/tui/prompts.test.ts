@@ -9,6 +9,8 @@ import { ElicitationPrompt } from "./elicitation-prompt.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptBox } from "./prompt-box.js";
 import { QuestionPrompt } from "./question-prompt.js";
+import type { TrustOffer } from "./trust-offer.js";
+import { TrustPrompt, type TrustQuestion } from "./trust-prompt.js";
 
 const KEY = {
   enter: "\r",
@@ -282,5 +284,68 @@ describe("ElicitationPrompt", () => {
     await view.press(KEY.enter);
     await until(() => onAnswer.mock.calls.length > 0, "the answer");
     expect(onAnswer).toHaveBeenCalledExactlyOnceWith({ action: "accept" });
+  });
+});
+
+describe("TrustPrompt", () => {
+  const offer: TrustOffer = {
+    folder: "/work/repo",
+    settings: [{ file: ".gyre/settings.json", allow: ["Bash(npm test:*)"], hooks: ["Stop ./notify.sh"], other: [] }],
+    mcpServers: [{ name: "docs", runs: "npx docs" }],
+    agents: [],
+    problems: [],
+    ignored: { folder: "/work/repo", files: [] },
+  };
+  const question = (saved?: TrustQuestion["saved"]): TrustQuestion => ({
+    id: 1,
+    offer,
+    ...(saved && { saved }),
+    answer: vi.fn(),
+  });
+
+  it("shows the folder and what it asks for; 2 trusts for this session only", async () => {
+    const onAnswer = vi.fn();
+    const view = await mount(createElement(TrustPrompt, { question: question(), onAnswer, onCtrlC: vi.fn() }));
+    expect(view.frame()).toMatch(/Do you trust the files in this folder\?[\s\S]*\/work\/repo/);
+    expect(view.frame()).toMatch(
+      /\.gyre\/settings\.json[\s\S]*allow: Bash\(npm test:\*\)[\s\S]*hook: Stop \.\/notify\.sh/,
+    );
+    expect(view.frame()).toMatch(/MCP servers \(\.mcp\.json\)[\s\S]*docs: npx docs/);
+    expect(view.frame()).toMatch(/❯ 1\. Yes, trust this folder[\s\S]*2\. Yes, for this session only[\s\S]*3\. No/);
+    await view.press("2", "1");
+    await until(() => onAnswer.mock.calls.length > 0, "the answer");
+    expect(onAnswer.mock.calls).toEqual([["session"]]);
+  });
+
+  it("Esc is no; Down, Down and Enter is no too; Ctrl+C is passed on", async () => {
+    const escaped = vi.fn();
+    const onCtrlC = vi.fn();
+    const view = await mount(createElement(TrustPrompt, { question: question(), onAnswer: escaped, onCtrlC }));
+    await view.press(KEY.ctrlC, KEY.escape);
+    await until(() => escaped.mock.calls.length > 0, "the answer");
+    expect(escaped.mock.calls).toEqual([["no"]]);
+    expect(onCtrlC).toHaveBeenCalledOnce();
+    mounted?.unmount();
+
+    const walked = vi.fn();
+    const again = await mount(createElement(TrustPrompt, { question: question(), onAnswer: walked, onCtrlC }));
+    await again.press(KEY.down, KEY.down);
+    await frameShows(again, "❯ 3. No");
+    await again.press(KEY.enter);
+    await until(() => walked.mock.calls.length > 0, "the answer");
+    expect(walked.mock.calls).toEqual([["no"]]);
+  });
+
+  it("after 'always allow' names the saved rule and offers yes or no only", async () => {
+    const onAnswer = vi.fn();
+    const saved = { rules: ["Bash(touch made.txt)"], file: ".gyre/settings.local.json" };
+    const view = await mount(createElement(TrustPrompt, { question: question(saved), onAnswer, onCtrlC: vi.fn() }));
+    expect(view.frame()).toContain("Bash(touch made.txt) is saved in .gyre/settings.local.json");
+    expect(view.frame()).toContain("❯ 1. Yes, trust this folder: the rule sticks");
+    expect(view.frame()).toContain("2. No, allow it for this session only");
+    expect(view.frame()).not.toContain("3.");
+    await view.press("3", "1");
+    await until(() => onAnswer.mock.calls.length > 0, "the answer");
+    expect(onAnswer.mock.calls).toEqual([["trust"]]);
   });
 });

@@ -34,11 +34,23 @@ export async function runTui(args: string[]): Promise<number> {
   exit = () => instance.unmount();
   // Pastes come marked, so a long one can stand as a placeholder and its line ends never send it.
   process.stdout.write(BRACKETED_PASTE_ON);
-  // --resume shows the conversation it goes on with; with no id, the /resume picker chooses it.
-  if (start.options.resume) await controller.resume(start.options.resume);
-  else if (start.pickSession) await runBuiltinCommand(controller, "resume", "");
-  if (start.prompt) controller.submit(start.prompt);
-  await instance.waitUntilExit().finally(() => process.stdout.write(BRACKETED_PASTE_OFF));
+  const exited = instance.waitUntilExit();
+  // Whether to trust the folder comes first: nothing of it (hooks, MCP servers) runs before
+  // that. Quitting with the question open starts nothing.
+  const answered = await Promise.race([
+    controller.checkProjectTrust().then(() => true),
+    exited.then(
+      () => false,
+      () => false,
+    ),
+  ]);
+  if (answered) {
+    // --resume shows the conversation it goes on with; with no id, the /resume picker chooses it.
+    if (start.options.resume) await controller.resume(start.options.resume);
+    else if (start.pickSession) await runBuiltinCommand(controller, "resume", "");
+    if (start.prompt) controller.submit(start.prompt);
+  }
+  await exited.finally(() => process.stdout.write(BRACKETED_PASTE_OFF));
   const sessionId = controller.session.sessionId;
   if (sessionId && start.options.persistSession !== false) {
     process.stdout.write(`Session ${sessionId}. Go on with: gyre --resume ${sessionId}\n`);

@@ -9,6 +9,7 @@ import { listProjectPaths } from "./file-index.js";
 import { mentionGate } from "./mention-gate.js";
 import { attachMentions, findMentions } from "./mentions.js";
 import type { PermissionChoice } from "./permission-prompt.js";
+import { ProjectTrust } from "./project-trust.js";
 import type { PromptHistory } from "./prompt-history.js";
 import { runShellEscape, shellContext, shellSummary } from "./shell-escape.js";
 import { commandEntries, parseSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
@@ -64,6 +65,7 @@ export class TuiController {
   #modelAfterTurn: string | undefined;
   /** The last `init` message: the tools (MCP ones included) and MCP servers of the run. */
   lastInit: Extract<SDKMessage, { type: "system"; subtype: "init" }> | undefined;
+  readonly #trust: ProjectTrust;
 
   constructor(options: TuiControllerOptions) {
     this.#options = options;
@@ -78,7 +80,10 @@ export class TuiController {
     });
     this.session = new AgentSession(options.options, {
       onMessage: (message) => {
-        if (message.type === "system" && message.subtype === "init") this.lastInit = message;
+        if (message.type === "system" && message.subtype === "init") {
+          this.lastInit = message;
+          this.#trust.reportIgnored(message.ignored_settings);
+        }
         if (message.type === "result") this.#restoreModel();
         if (message.type === "result" && message.question)
           this.store.question = { id: ++this.#questions, ...message.question };
@@ -100,6 +105,13 @@ export class TuiController {
         this.store.changed();
       },
     });
+    this.#trust = new ProjectTrust({
+      cwd: options.cwd,
+      options: options.options,
+      session: this.session,
+      store: this.store,
+      notice: (text, tone) => this.notice(text, tone),
+    });
   }
 
   get history(): readonly string[] {
@@ -112,6 +124,14 @@ export class TuiController {
 
   get userCommands(): ReadonlyMap<string, UserCommand> {
     return this.#options.userCommands ?? new Map();
+  }
+
+  /**
+   * At start, before any prompt runs: whether to trust a folder that is not trusted and asks
+   * for something (see {@link ProjectTrust.checkAtStart}). Resolves once answered.
+   */
+  checkProjectTrust(): Promise<void> {
+    return this.#trust.checkAtStart();
   }
 
   /** A prompt, a `!command` or a slash command from the prompt box. */
@@ -164,8 +184,8 @@ export class TuiController {
   ): Promise<string | UserContentBlock[]> {
     let content: string | UserContentBlock[] = prompt;
     if (findMentions(prompt).length > 0) {
-      const { cwd, options } = this.#options;
-      const refuse = await mentionGate(options, cwd, typed);
+      const { cwd } = this.#options;
+      const refuse = await mentionGate(this.session.options, cwd, typed);
       const attached = await attachMentions(prompt, cwd, { refuse });
       if (attached.attached.length > 0) this.notice(`Attached ${attached.attached.join(", ")}`);
       for (const problem of attached.problems) this.notice(`Not attached: ${problem}`, "error");
@@ -354,12 +374,17 @@ export class TuiController {
         : update,
     );
     if (choice.rules.length > 0) {
+      // The call waits for the trust question that may follow; its own question is answered.
+      this.store.permission = undefined;
+      this.store.changed();
+      let file: string | undefined;
       try {
-        const file = await persistAllowRules(this.#options.cwd, choice.rules);
+        file = await persistAllowRules(this.#options.cwd, choice.rules);
         this.notice(`Added ${choice.rules.join(", ")} to ${file}`);
       } catch (error) {
-        this.notice(`Could not save the rule: ${error instanceof Error ? error.message : String(error)}`, "error");
+        this.notice(`Could not save the rule: ${errorMessage(error)}`, "error");
       }
+      if (file) await this.#trust.afterAllowAlways(choice.rules, file);
     }
     request.answer({ behavior: "allow", updatedPermissions: updates });
   }

@@ -4,6 +4,7 @@ import type { SessionInfo } from "../sessions/index.js";
 import type { PendingElicitation, PermissionRequest } from "./agent-session.js";
 import type { PendingQuestion } from "./question-prompt.js";
 import { Transcript } from "./transcript.js";
+import type { TrustQuestion } from "./trust-prompt.js";
 
 /** What the status line shows. */
 export interface StatusInfo {
@@ -13,6 +14,8 @@ export interface StatusInfo {
   /** Share of the model's context window the last call used (0–100); undefined until known. */
   contextPercent: number | undefined;
   busy: boolean;
+  /** The folder is not trusted and some of what its files ask for is ignored. */
+  untrusted?: boolean;
 }
 
 /** At most this many frames a second: a fast stream is drawn in batches, so typing never lags. */
@@ -27,6 +30,8 @@ export class TuiStore {
   readonly transcript: Transcript;
   readonly status: StatusInfo;
   permission: PermissionRequest | undefined;
+  /** Whether to trust the folder: asked at start, or after "always allow" in a folder that is not trusted. */
+  trust: TrustQuestion | undefined;
   /** The model's `ask_question`, until the person answers or dismisses it. */
   question: PendingQuestion | undefined;
   /** An MCP server's request for input, until answered. */
