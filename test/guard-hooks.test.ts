@@ -177,9 +177,11 @@ describe("a failed PreToolUse hook denies the call", () => {
 
 /** PreToolUse hooks: one callback that throws, under this `onFailure` (absent: the SDK's default). */
 function throwingGuard(onFailure?: "continue" | "block"): QueryOptions["hooks"] {
-  const guard = async function guard() {
+  // A declaration, not `const guard = async function guard()`: Vite 7's esbuild renames a function
+  // expression whose name a binding around it shares (to `guard2`), and hook reports use the name.
+  async function guard(): Promise<never> {
     throw new Error("policy service unreachable");
-  };
+  }
   return { PreToolUse: [{ hooks: [guard], ...(onFailure && { onFailure }) }] };
 }
 

@@ -20,6 +20,7 @@ import { mockTurn } from "../src/testing/index.js";
 // @ts-expect-error -- a plain ES module fixture without types; only its constant is read.
 import { PIXEL_PNG } from "./fixtures/mcp-calls-server.mjs";
 import { calculator, FORMATS, mockEnv, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { compatPeer } from "./compat-peers.js";
 import { text } from "./mcp-support.js";
 
 // The Anthropic and OpenAI (Responses) wire formats.
@@ -27,7 +28,10 @@ const FORMATS_UNDER_TEST = [FORMATS[0], FORMATS[1]];
 const anthropic = FORMATS[0];
 const EVERYTHING = resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const CALLS_SERVER = resolve("test/fixtures/mcp-calls-server.mjs");
-const FILESYSTEM = resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+const FILESYSTEM = join(
+  compatPeer("mcp-filesystem"),
+  "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+);
 
 const everything: McpStdioServerConfig = { command: process.execPath, args: [EVERYTHING, "stdio"] };
 

@@ -13,12 +13,16 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { McpStdioServerConfig, SDKMessage } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
+import { compatPeer } from "./compat-peers.js";
 import { FORMATS, runQuery, toolResults, withMock } from "./helpers.js";
 
 // Issue 15: a stdio MCP server started with `sandbox: true` is held by the same sandbox as Bash.
 
 const [anthropic] = FORMATS;
-const FILESYSTEM = resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+const FILESYSTEM = join(
+  compatPeer("mcp-filesystem"),
+  "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+);
 const SANDBOX = { enabled: true };
 const made: string[] = [];
 afterAll(() => {

@@ -1,10 +1,11 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { folderWithPeer } from "./compat-peers.js";
 
 /**
  * Gyre's messages follow the Claude Agent SDK's `SDKMessage` so programs written for it read
@@ -12,34 +13,13 @@ import { beforeAll, describe, expect, it } from "vitest";
  * mock LLM and type-checks every line against the SDK's own declarations, so a drift in any
  * field (a value outside the SDK's union, a required field missing) fails here.
  *
- * The SDK is installed from the npm registry into a cache folder rather than as a dev
- * dependency: its optional per-platform package carries a ~360 MB Claude Code binary that
- * `--omit=optional` skips; only its `.d.ts` files are used.
+ * The SDK (test/compat/claude-agent-sdk, pinned) is installed by `npm run compat:install`
+ * rather than as a dev dependency, without its optional per-platform package (a ~360 MB
+ * Claude Code binary): only its `.d.ts` files are used.
  */
-const SDK_VERSION = "0.3.330";
 const run = promisify(execFile);
 const CLI = resolve("dist/bin/gyre.js");
 const TSC = resolve("node_modules/typescript/bin/tsc");
-const SDK_DIR = resolve(`node_modules/.cache/gyre-claude-agent-sdk-${SDK_VERSION}`);
-
-async function installSdk(): Promise<void> {
-  if (existsSync(join(SDK_DIR, "node_modules/@anthropic-ai/claude-agent-sdk/sdk.d.ts"))) return;
-  mkdirSync(SDK_DIR, { recursive: true });
-  writeFileSync(join(SDK_DIR, "package.json"), JSON.stringify({ name: "sdk-types", private: true }));
-  await run(
-    "npm",
-    [
-      "install",
-      "--omit=optional",
-      "--ignore-scripts",
-      "--no-audit",
-      "--no-fund",
-      "--no-package-lock",
-      `@anthropic-ai/claude-agent-sdk@${SDK_VERSION}`,
-    ],
-    { cwd: SDK_DIR },
-  );
-}
 
 async function startMock(script: unknown, dir: string): Promise<{ child: ChildProcess; baseURL: string }> {
   const path = join(dir, `script-${Math.random().toString(36).slice(2)}.json`);
@@ -98,7 +78,6 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "gyre-sdk-types-"));
-    const sdk = installSdk();
     const toolRun = {
       mode: "sequential",
       turns: [
@@ -132,8 +111,8 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
       turns: [{ content: [{ type: "tool_use", name: "Bash", input: { command: "true" } }] }],
     };
     recorded.push(...(await record(endless, dir, ["--allowed-tools", "Bash", "--max-turns", "1"])));
-    await sdk;
   }, 180_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("covers the message kinds a run produces", () => {
     const kinds = new Set(recorded.map((m) => [m.type, m.subtype].filter(Boolean).join("/")));
@@ -155,11 +134,14 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
   });
 
   it("every line is assignable to SDKMessage", async () => {
+    // A folder of the check's own whose node_modules is the installed SDK's.
+    const check = folderWithPeer("claude-agent-sdk", "gyre-sdk-types-check-");
+    onTestFinished(() => rmSync(check, { recursive: true, force: true }));
     const lines = recorded.map((message, i) => `export const m${i}: SDKMessage = ${literal(message)};`);
     const source = ['import type { SDKMessage } from "@anthropic-ai/claude-agent-sdk";', ...lines].join("\n");
-    writeFileSync(join(SDK_DIR, "recorded.ts"), `${source}\n`);
+    writeFileSync(join(check, "recorded.ts"), `${source}\n`);
     writeFileSync(
-      join(SDK_DIR, "tsconfig.json"),
+      join(check, "tsconfig.json"),
       JSON.stringify({
         compilerOptions: {
           strict: true,
@@ -173,7 +155,7 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
         files: ["recorded.ts"],
       }),
     );
-    const result = await run(process.execPath, [TSC, "-p", SDK_DIR], { cwd: SDK_DIR }).then(
+    const result = await run(process.execPath, [TSC, "-p", check], { cwd: check }).then(
       () => "",
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );

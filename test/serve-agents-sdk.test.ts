@@ -2,19 +2,42 @@
 // Runner drives the agent, its function tool runs in this process (a client tool for the
 // server), and the server runs the model calls against the scripted mock upstream.
 //
-// Node: @openai/agents 0.20 depends on openai 7, whose package.json declares Node >= 22 (npm
-// only warns). The Runner and the Responses model used here run on Node 20 as well: this test
-// runs on whatever Node runs vitest, 20 on the project's machines, with nothing left out.
-import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from "@openai/agents";
+// The SDK is installed by `npm run compat:install`, outside node_modules: it depends on openai 7,
+// whose package.json declares Node >= 22, and `npm ci` stays free of engine warnings on Node 20.
+// The Runner and the Responses model used here run on Node 20 as well: this test runs on
+// whatever Node runs vitest, 20 on the project's machines, with nothing left out. The tool's
+// parameters are written with the SDK's own zod, as a program beside the SDK would.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import type { z as zod } from "zod";
 import { mockTurn } from "../src/testing/index.js";
+import { compatRequire } from "./compat-peers.js";
 import { upstreamBody, withServer } from "./serve-support.js";
+
+/** The part of the SDK this test uses (its own declarations sit in the compat install, outside the type check). */
+interface AgentsSdk {
+  Agent: new (config: { name: string; instructions: string; model: string; tools: unknown[] }) => object;
+  OpenAIProvider: new (options: { baseURL: string; apiKey: string; useResponses: boolean }) => object;
+  Runner: new (options: { modelProvider: object; tracingDisabled: boolean }) => {
+    run(agent: object, input: string): Promise<{ finalOutput: unknown; state: { usage: { inputTokens: number } } }>;
+  };
+  setTracingDisabled(disabled: boolean): void;
+  tool<Input>(options: {
+    name: string;
+    description: string;
+    parameters: zod.ZodType<Input>;
+    execute: (input: Input) => Promise<string>;
+  }): unknown;
+}
 
 const KEY = "agents-sdk-key-123456";
 
 describe("OpenAI Agents SDK against gyre serve", () => {
   it("runs an agent whose function tool the SDK executes between two server responses", async () => {
+    const { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } = compatRequire(
+      "agents-sdk",
+      "@openai/agents",
+    ) as AgentsSdk;
+    const { z } = compatRequire("agents-sdk", "zod") as { z: typeof zod };
     // No traces leave the machine.
     setTracingDisabled(true);
     const calls: string[] = [];

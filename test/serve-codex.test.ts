@@ -1,17 +1,17 @@
-// Codex CLI (`@openai/codex`, the real binary from npm) against a real `gyre serve` whose
-// upstream is the scripted mock LLM. The script makes the calls; Codex executes them with its
-// own tools (exec_command runs a shell, apply_patch edits files) and sends the results back
-// through the Responses API, as it does against OpenAI.
+// Codex CLI (`@openai/codex`, the real binary from npm, installed by `npm run compat:install`)
+// against a real `gyre serve` whose upstream is the scripted mock LLM. The script makes the
+// calls; Codex executes them with its own tools (exec_command runs a shell, apply_patch edits
+// files) and sends the results back through the Responses API, as it does against OpenAI.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../src/server/index.js";
 import { type MockScript, mockTurn } from "../src/testing/index.js";
+import { compatBin } from "./compat-peers.js";
 import { upstreamBody, withServer } from "./serve-support.js";
 
-const CODEX = resolve("node_modules/.bin/codex");
 const KEY = "codex-test-key-123456";
 // A slug of Codex's bundled catalog: it gets the apply_patch tool (an unknown slug does not).
 const MODEL = "gpt-5.5";
@@ -45,11 +45,15 @@ async function codexExec(server: RunningServer, cwd: string, task: string) {
     ].join("\n"),
   );
   // Codex's own sandbox needs namespaces the test machine may not give: the test is about the wire.
-  const child = spawn(CODEX, ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", task], {
-    cwd,
-    env: { ...process.env, HOME: home, CODEX_HOME: home, GYRE_KEY: KEY },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    compatBin("codex", "codex"),
+    ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", task],
+    {
+      cwd,
+      env: { ...process.env, HOME: home, CODEX_HOME: home, GYRE_KEY: KEY },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

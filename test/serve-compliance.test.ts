@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { serve } from "../src/server/index.js";
 import { type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
+import { folderWithPeer } from "./compat-peers.js";
 
 const run = promisify(execFile);
 
@@ -40,6 +40,9 @@ const turns: MockTurn[] = [
 
 it("passes the Open Responses compliance suite in full, WebSocket and compaction tests included", async () => {
   const dir = suiteDir();
+  // The suite's work folder, where run.sh finds Bun and zod 3 (installed by `npm run compat:install`,
+  // pinned by test/compat/openresponses-suite) instead of installing them itself.
+  const work = folderWithPeer("openresponses-suite", "gyre-openresponses-suite-");
   const mock = await startMockLLM({ script: { turns } });
   const server = await serve({ port: 0, apiKeys: ["compliance-key-1"], env: mock.env() });
   try {
@@ -56,11 +59,7 @@ it("passes the Open Responses compliance suite in full, WebSocket and compaction
         "--json",
       ],
       {
-        env: {
-          ...process.env,
-          OPENRESPONSES_SUITE_CACHE:
-            process.env.OPENRESPONSES_SUITE_CACHE ?? join(tmpdir(), "gyre-openresponses-suite"),
-        },
+        env: { ...process.env, OPENRESPONSES_SUITE_CACHE: work },
         maxBuffer: 64 * 1024 * 1024,
       },
     ).catch((error: { stdout?: string; stderr?: string }) => {
@@ -74,5 +73,6 @@ it("passes the Open Responses compliance suite in full, WebSocket and compaction
   } finally {
     await server.close();
     await mock.close();
+    rmSync(work, { recursive: true, force: true });
   }
 }, 240_000);
