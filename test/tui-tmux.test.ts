@@ -223,22 +223,7 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     // Literal text with its line ends, no bracketed paste: two line ends are a paste, not a send.
     term.type("first\rsecond\r");
     await term.waitFor(/❯ first\s*│\n│\s+second/, "the pasted lines in the box");
-    term.press(
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-      "BSpace",
-    );
+    term.press(...Array<string>(14).fill("BSpace"));
     await term.waitUntil((screen) => !screen.includes("first"), "the paste to be erased");
     // `tmux send-keys 'x' Enter` in one write, as a fast typist or a one-line paste with its line end.
     term.type("hello at once\r");

@@ -1,12 +1,12 @@
-import { GyreError } from "../errors/index.js";
-import type {
-  ConversationRecord,
-  ConversationRecords,
-  RecordEvent,
-  RecordItem,
-  ResponseRecord,
-  ResponseRecords,
-  ServerRecords,
+import {
+  exists,
+  type ConversationRecord,
+  type ConversationRecords,
+  type RecordEvent,
+  type RecordItem,
+  type ResponseRecord,
+  type ResponseRecords,
+  type ServerRecords,
 } from "./records.js";
 
 interface StoredResponse {
@@ -101,9 +101,4 @@ class MemoryConversations implements ConversationRecords {
 
 function copy<T>(value: T): T {
   return structuredClone(value);
-}
-
-/** A record created with an id that is taken: as the SQL stores' primary keys refuse it. */
-export function exists(kind: string, id: string): GyreError {
-  return new GyreError("session_store_error", `${kind} ${id} already exists`);
 }

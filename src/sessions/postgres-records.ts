@@ -1,14 +1,14 @@
 import { parseStored } from "./json.js";
-import { exists } from "./memory-records.js";
 import type { PgClientLike } from "./postgres-driver.js";
-import type {
-  ConversationRecord,
-  ConversationRecords,
-  RecordEvent,
-  RecordItem,
-  ResponseRecord,
-  ResponseRecords,
-  ServerRecords,
+import {
+  exists,
+  type ConversationRecord,
+  type ConversationRecords,
+  type RecordEvent,
+  type RecordItem,
+  type ResponseRecord,
+  type ResponseRecords,
+  type ServerRecords,
 } from "./records.js";
 
 /** How the records reach the store's pool: a client for one query or for one transaction, and the store's clock. */

@@ -1,3 +1,5 @@
+import { GyreError } from "../errors/index.js";
+
 /**
  * JSON a record keeps as it was given (the server's response, conversation, item and event
  * objects): stored whole and read back unchanged. The store reads none of its fields, except
@@ -87,4 +89,9 @@ export interface ServerRecords {
   readonly responses: ResponseRecords;
   /** Conversations and their items. */
   readonly conversations: ConversationRecords;
+}
+
+/** A record created with an id that is taken: as the SQL stores' primary keys refuse it. */
+export function exists(kind: string, id: string): GyreError {
+  return new GyreError("session_store_error", `${kind} ${id} already exists`);
 }

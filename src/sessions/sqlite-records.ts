@@ -1,15 +1,15 @@
 import type Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
 import { parseStored } from "./json.js";
-import { exists } from "./memory-records.js";
-import type {
-  ConversationRecord,
-  ConversationRecords,
-  RecordEvent,
-  RecordItem,
-  ResponseRecord,
-  ResponseRecords,
-  ServerRecords,
+import {
+  exists,
+  type ConversationRecord,
+  type ConversationRecords,
+  type RecordEvent,
+  type RecordItem,
+  type ResponseRecord,
+  type ResponseRecords,
+  type ServerRecords,
 } from "./records.js";
 import { keepAlive } from "./sqlite-keep-alive.js";
 

@@ -1,7 +1,6 @@
 import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { errorMessage, GyreError } from "../../errors/index.js";
-import { connectRedis, parseRedisUrl } from "./redis-connection.js";
+import { connectRedis } from "./redis-connection.js";
 import { ResponseEvents } from "./response-events.js";
 
 /** How the cluster's queue of responses behaves; the defaults suit one machine's tests and small clusters. */
@@ -61,11 +60,6 @@ export class ResponseQueue {
     return new ResponseQueue(full, redis, queue);
   }
 
-  /** Where the queue's Redis is, password hidden (for logs and errors). */
-  get where(): string {
-    return parseRedisUrl(this.settings.url).shown;
-  }
-
   /** Puts a response on the queue; enqueuing one twice is one job (its id is the response's). */
   async enqueue(responseId: string): Promise<void> {
     await this.queue.add("response", { responseId }, { jobId: responseId, removeOnComplete: 1000, removeOnFail: 1000 });
@@ -115,12 +109,6 @@ export class ResponseQueue {
     await this.redis.publish(this.#channel(), responseId);
   }
 
-  /** Jobs waiting and running, for `/metrics`. */
-  async depth(): Promise<{ waiting: number; active: number }> {
-    const counts = await this.queue.getJobCounts("waiting", "active", "prioritized");
-    return { waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0 };
-  }
-
   /**
    * Stops taking jobs; runs still going get `graceMs` to end, then are handed back to the
    * queue for another worker (their locks lapse) — the process may then exit.
@@ -141,14 +129,4 @@ export class ResponseQueue {
   #channel(): string {
     return `${this.settings.prefix}:${CANCEL_CHANNEL}`;
   }
-}
-
-/** A job that cannot run (a response id that does not exist, a payload that does not parse): failed at once, never retried. */
-export function unrunnable(reason: string): Error {
-  return new UnrecoverableError(reason);
-}
-
-/** Wraps a queue failure as `queue_unavailable`, naming where. */
-export function queueError(where: string, error: unknown): GyreError {
-  return new GyreError("queue_unavailable", `The queue at ${where} failed: ${errorMessage(error)}`);
 }
