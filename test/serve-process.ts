@@ -15,6 +15,12 @@ export function requireBuiltCli(): void {
 /** Processes started by a test, killed (SIGKILL) by {@link killAll} after it. */
 const children: ChildProcess[] = [];
 
+/** Has {@link killAll} kill `child` too (a process a test started by other means). */
+export function track(child: ChildProcess): ChildProcess {
+  children.push(child);
+  return child;
+}
+
 export function killAll(): void {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

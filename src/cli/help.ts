@@ -27,7 +27,11 @@ Usage:
   gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL] [--quiet]
                                      an Open Responses (OpenAI Responses API) server running the loop;
                                      API keys from the config or GYRE_API_KEYS (none: loopback only);
-                                     --store sqlite:PATH (default) or postgres://… (or GYRE_STORE_URL)
+                                     --store sqlite:PATH (default) or postgres://… (or GYRE_STORE_URL);
+                                     --queue redis://… (or GYRE_QUEUE_URL): responses as jobs of a
+                                     cluster's queue, --concurrency N of them run here (default 50)
+  gyre worker --queue URL [--store URL] [--config FILE] [--concurrency N] [--shutdown-grace S]
+                                     run responses from the cluster's queue (see gyre serve --queue)
   gyre doctor [--json]               check what Gyre and its OS sandbox need (bubblewrap, user
                                      namespaces, socat, a trial sandboxed command, ripgrep, Node,
                                      the session store); exit code 1 when something required is missing
@@ -121,7 +125,8 @@ parent folder still covers it.
 Serves a scripted mock LLM speaking the Anthropic, OpenAI and Gemini wire formats until
 interrupted; prints the address and the environment that points gyre at it.
 `,
-  serve: `Usage: gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL] [--quiet]
+  serve: `Usage: gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]
+                  [--queue URL [--concurrency N]] [--shutdown-grace S] [--quiet]
 
 An Open Responses (OpenAI Responses API) server running the loop. API keys come from the
 config or GYRE_API_KEYS (without any, it listens on loopback only). Responses, conversations
@@ -133,6 +138,22 @@ connections the kernel queues for the server while it is busy (Linux caps it at
 net.core.somaxconn). Each request is logged on stderr when its
 response ends (time, method, path, status, duration, the response's id); --quiet (-q) leaves
 the log out.
+
+With --queue redis://HOST:PORT[/DB] (or GYRE_QUEUE_URL) every response is a job of the
+cluster's queue (BullMQ on Redis): whichever process works the queue runs it (gyre worker
+processes, and this one, --concurrency N at a time, default 50; 0: it only answers HTTP), its
+events reach the client through Redis, and any instance can follow or cancel any response. A
+worker lost mid-run has its runs taken over by another from their last committed step. On
+SIGTERM, running responses get --shutdown-grace seconds (default 10) to end; the rest are
+handed back to the queue. Redis that cannot be reached at start stops it with exit code 1.
+`,
+  worker: `Usage: gyre worker --queue URL [--store URL] [--config FILE] [--concurrency N] [--shutdown-grace S]
+
+Runs responses from the cluster's queue (see gyre serve --queue), --concurrency N at a time
+(default 50), with the same config file (models, providers, tools, permissions, workspace,
+sandbox) and store (--store, GYRE_STORE_URL) as the gyre serve instances that take the
+requests. On SIGTERM it stops taking jobs, gives running ones --shutdown-grace seconds (default
+10) to end, and hands the rest back to the queue for another worker.
 `,
   doctor: `Usage: gyre doctor [--json]
 

@@ -30,6 +30,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
     case "serve":
       return (await import("./serve-command.js")).serveCommand(rest);
+    case "worker":
+      return (await import("./worker-command.js")).workerCommand(rest);
     case "doctor":
       return (await import("./doctor-command.js")).doctorCommand(rest);
     case "--version":

@@ -2,22 +2,27 @@ import { parseCommandArgs } from "./parse-command-args.js";
 import { GyreError } from "../errors/index.js";
 import { providerKeyEnvNames } from "../model/index.js";
 import {
+  connectQueue,
   loadServerConfig,
   type RequestLogEntry,
+  type ResponseQueue,
   type RunningServer,
   type ServeOptions,
   serve,
 } from "../server/index.js";
+import { DEFAULT_CONCURRENCY, parseRedisUrl } from "../server/cluster/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 import { openServeStore, type StoreLocation, storeLocation } from "./serve-store.js";
 
 /**
- * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL] [--quiet]`:
- * the Open Responses server, until SIGINT/SIGTERM. Responses, conversations and their runs are kept in the
- * store of `--store` (or `GYRE_STORE_URL`): `sqlite:PATH` (default Gyre's own database; `--db FILE`
- * says the same) or `postgres://…`. Prints the URL it listens on, and a line per request on stderr
- * unless `--quiet`.
+ * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]
+ * [--queue URL [--concurrency N]] [--shutdown-grace S] [--quiet]`: the Open Responses server, until
+ * SIGINT/SIGTERM. Responses, conversations and their runs are kept in the store of `--store` (or
+ * `GYRE_STORE_URL`): `sqlite:PATH` (default Gyre's own database; `--db FILE` says the same) or
+ * `postgres://…`. With `--queue redis://…` (or `GYRE_QUEUE_URL`) every response is a job of the
+ * cluster's queue, run by whichever process works it (this one too, `--concurrency` at a time).
+ * Prints the URL it listens on, and a line per request on stderr unless `--quiet`.
  */
 export async function serveCommand(args: string[]): Promise<number> {
   const flags = serveFlags(args);
@@ -28,19 +33,44 @@ export async function serveCommand(args: string[]): Promise<number> {
   const log = flags.quiet
     ? {}
     : { logRequest: (entry: RequestLogEntry) => process.stderr.write(`${accessLogLine(entry)}\n`) };
-  const server = await listen({ ...config, env: providerEnvironment(), ...flags.listen, ...log }, sessionStore);
+  const queue = flags.queue ? await openQueue(flags.queue, sessionStore) : undefined;
+  const server = await listen(
+    {
+      ...config,
+      env: providerEnvironment(),
+      ...flags.listen,
+      ...log,
+      ...(queue && { queue, concurrency: flags.concurrency }),
+    },
+    sessionStore,
+  );
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
   if (!server.requiresApiKey)
     process.stderr.write(
       "gyre serve: no API keys (config apiKeys, GYRE_API_KEYS): only loopback clients are answered\n",
     );
-  await new Promise<void>((resolve) => {
+  await untilStopped();
+  await server.close(flags.graceMs);
+  await sessionStore.close();
+  return 0;
+}
+
+/** Resolves on SIGINT or SIGTERM: the process is asked to stop. */
+export function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
-  await server.close();
-  await sessionStore.close();
-  return 0;
+}
+
+/** Connects to the queue; the store is closed when Redis cannot be reached (the process then exits). */
+export async function openQueue(url: string, sessionStore: SessionStore): Promise<ResponseQueue> {
+  try {
+    return await connectQueue(url);
+  } catch (error) {
+    await sessionStore.close();
+    throw error;
+  }
 }
 
 /** The command's flags, checked before anything is read or opened. */
@@ -49,7 +79,7 @@ function serveFlags(args: string[]): {
   config: string | undefined;
   store: StoreLocation;
   quiet: boolean;
-} {
+} & QueueFlags {
   const { values } = parseCommandArgs({
     args,
     options: {
@@ -60,6 +90,7 @@ function serveFlags(args: string[]): {
       db: { type: "string" },
       store: { type: "string" },
       quiet: { type: "boolean", short: "q", default: false },
+      ...QUEUE_OPTIONS,
     },
   });
   const port = Number(values.port);
@@ -73,7 +104,44 @@ function serveFlags(args: string[]): {
     config: values.config,
     store: storeLocation(values, process.env),
     quiet: values.quiet,
+    ...queueFlags(values, process.env),
   };
+}
+
+/** The flags of the cluster's queue, shared by `gyre serve` and `gyre worker`. */
+export const QUEUE_OPTIONS = {
+  queue: { type: "string" },
+  concurrency: { type: "string" },
+  "shutdown-grace": { type: "string" },
+} as const;
+
+export interface QueueFlags {
+  /** The queue's Redis URL (`--queue`, `GYRE_QUEUE_URL`). */
+  queue: string | undefined;
+  concurrency: number;
+  /** How long running responses get to end on SIGTERM before they are handed back (`--shutdown-grace` seconds, default 10). */
+  graceMs: number;
+}
+
+/** The queue's flags checked: a number of runs, a grace in seconds, a redis:// URL. */
+export function queueFlags(
+  values: { queue?: string; concurrency?: string; "shutdown-grace"?: string },
+  env: NodeJS.ProcessEnv,
+): QueueFlags {
+  const queue = values.queue ?? (env.GYRE_QUEUE_URL || undefined);
+  if (queue !== undefined) parseRedisUrl(queue);
+  const concurrency = values.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 0 || concurrency > 10_000)
+    throw new GyreError("config_error", "--concurrency must be a whole number 0-10000");
+  if (values.concurrency !== undefined && queue === undefined)
+    throw new GyreError(
+      "config_error",
+      "--concurrency needs --queue (or GYRE_QUEUE_URL): without a queue every response runs here",
+    );
+  const grace = values["shutdown-grace"] === undefined ? 10 : Number(values["shutdown-grace"]);
+  if (!Number.isFinite(grace) || grace < 0)
+    throw new GyreError("config_error", "--shutdown-grace is seconds, 0 or more");
+  return { queue, concurrency, graceMs: grace * 1000 };
 }
 
 /** Serves on `sessionStore`; when it cannot listen, the store is closed (an open PostgreSQL pool would keep the process alive). */

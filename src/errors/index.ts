@@ -140,6 +140,11 @@ export type GyreErrorCode =
   | "request_error"
   /** The job queue (Redis, `--queue`) cannot be reached or refused a command; the message says where. */
   | "queue_unavailable"
+  /**
+   * A queued response's job cannot be run: its payload does not parse (another version of Gyre
+   * queued it), or it was started more times than `maxStarts` allows. Its response fails with this.
+   */
+  | "invalid_job"
   /** A state Gyre's own code should never reach (a bug), reported instead of crashing. */
   | "internal_error";
 

@@ -3,11 +3,16 @@ import type { ResponseObject } from "./response-object.js";
 import type { PreparedResponse } from "./prepare-response.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import { runResponse } from "./run-response.js";
+import type { NumberedEvent, StreamEventBody } from "./stream-event.js";
+
+/** Takes a response's events one by one; `undefined` once the stream has ended. */
+export type EventListener = (event: NumberedEvent | undefined) => void;
 
 /**
  * Runs `background: true` responses apart from the request that created them. The in-process
  * runner below is the default; a runner backed by a job queue and workers can take its place
- * (then `events` and `cancel` reach the worker that runs the response).
+ * (then `follow` and `cancel` reach the worker that runs the response, and it runs the other
+ * responses too: `run`).
  */
 export interface BackgroundRunner {
   /**
@@ -15,8 +20,21 @@ export interface BackgroundRunner {
    * called when the run ends, however it ends (the per-key concurrency slot is given back then).
    */
   start(prepared: PreparedResponse, finished?: () => void): Promise<void>;
-  /** The events of a response this runner is running, to replay and follow. */
-  events(id: string): EventLog | undefined;
+  /**
+   * Replays a response's events after `startingAfter` and follows them to the end, when it is
+   * running (or queued) through this runner; `undefined` when it is not: its stored events are
+   * all there is. Resolves to a function that stops following.
+   */
+  follow(id: string, startingAfter: number, listener: EventListener): Promise<(() => void) | undefined>;
+  /**
+   * Runs a response that is not a background one, its events through `emit`, to its end
+   * (`signal`: the client went away). Without it the server runs such responses in process.
+   */
+  run?(
+    prepared: PreparedResponse,
+    emit: (event: StreamEventBody) => void,
+    signal: AbortSignal,
+  ): Promise<ResponseObject>;
   /** Cancels a response this runner is running and waits until it has stopped; false if it runs nowhere here. */
   cancel(id: string): Promise<boolean>;
   /** Cancels every running response and waits for them (the server is closing). */
@@ -71,8 +89,8 @@ export class InProcessRunner implements BackgroundRunner {
     }
   }
 
-  events(id: string): EventLog | undefined {
-    return this.#running.get(id)?.log;
+  async follow(id: string, startingAfter: number, listener: EventListener): Promise<(() => void) | undefined> {
+    return this.#running.get(id)?.log.follow(startingAfter, listener);
   }
 
   async cancel(id: string): Promise<boolean> {

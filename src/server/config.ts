@@ -6,6 +6,7 @@ import { type Env, type Model, ModelInfo, type PricingTable, ProviderConfig } fr
 import { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { KeyLimits } from "./limits.js";
+import type { ResponseQueue } from "./queue/index.js";
 import type { RequestLogEntry } from "./middleware.js";
 
 /** One of Gyre's built-in tools an operator may run server-side (`tools` of the config). */
@@ -122,6 +123,12 @@ export interface ServerConfig extends ServerConfigFile {
    * for an access log; `gyre serve` writes each as a line on stderr. Default: nothing is logged.
    */
   logRequest?: (entry: RequestLogEntry) => void;
+  /**
+   * The cluster's queue (`connectQueue`): every response becomes a job on it, run by whichever
+   * worker takes it, and any instance can follow or cancel any response. Default: responses run
+   * in this process.
+   */
+  queue?: ResponseQueue;
 }
 
 /** Reads a config file; an unreadable or invalid one is a `config_error` saying where. */

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { type AuthVariables, authMiddleware, socketIsLoopback } from "./auth.js";
 import { InProcessRunner } from "./background.js";
+import { QueueRunner } from "./cluster/index.js";
 import { apiKeysOf, checkServerTools, type ServerConfig } from "./config.js";
 import { conversationRoutes } from "./conversation-routes.js";
 import { newId } from "./ids.js";
@@ -23,7 +24,8 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   checkServerTools(config);
   const env = config.env ?? process.env;
   const deps = runDependencies(config, env);
-  const runner = new InProcessRunner(deps);
+  const runner = config.queue ? new QueueRunner(deps, config.queue) : new InProcessRunner(deps);
+  if (config.queue) deps.metrics.watchQueue(() => config.queue!.depth());
   const apiKeys = apiKeysOf(config, env);
   const app = new Hono<{ Variables: AuthVariables }>();
   keepServerParts(app, { deps, runner, apiKeys, maxBodyBytes: config.maxBodyBytes });

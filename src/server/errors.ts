@@ -41,6 +41,23 @@ export class ModelNotFoundError extends RequestError {
   }
 }
 
+/**
+ * An error another process answered with, relayed as it was (a queued response's upstream
+ * failure, from the worker that ran it to the instance that answers the client).
+ */
+export class RelayedError extends RequestError {
+  constructor(
+    status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(status, body.error.message, body.error.code, body.error.param);
+  }
+
+  override get wireType(): string {
+    return this.body.error.type;
+  }
+}
+
 /** OpenAI's error code for a model it does not have. */
 export const MODEL_NOT_FOUND = "model_not_found";
 

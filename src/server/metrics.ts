@@ -85,6 +85,36 @@ export class ServerMetrics {
     labelNames: ["model"],
     registers: [this.#registry],
   });
+  readonly #queueDepth = new Gauge({
+    name: "gyre_queue_depth",
+    help: "Responses on the cluster's queue (gyre serve --queue), by state: waiting for a worker, or running on one.",
+    labelNames: ["state"],
+    registers: [this.#registry],
+    collect: async () => {
+      const depth = await this.#depthOf?.().catch(() => undefined);
+      if (!depth) return;
+      this.#queueDepth.set({ state: "waiting" }, depth.waiting);
+      this.#queueDepth.set({ state: "active" }, depth.active);
+    },
+  });
+  readonly #queueStarts = new Counter({
+    name: "gyre_queue_starts_total",
+    help: "Queued responses this worker started: first starts, and starts again after a lost worker (retries).",
+    labelNames: ["attempt"],
+    registers: [this.#registry],
+  });
+  readonly #takeovers = new Counter({
+    name: "gyre_queue_takeovers_total",
+    help: "Runs a lost worker left that this worker took over from their last checkpoint.",
+    registers: [this.#registry],
+  });
+  readonly #queueWait = new Histogram({
+    name: "gyre_queue_wait_seconds",
+    help: "How long a queued response waited for a worker to start it.",
+    buckets: LATENCY_BUCKETS,
+    registers: [this.#registry],
+  });
+  #depthOf: (() => Promise<{ waiting: number; active: number }>) | undefined;
   readonly #seen = { model: new Set<string>(), tool: new Set<string>() };
   #inFlight = 0;
 
@@ -114,6 +144,21 @@ export class ServerMetrics {
 
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** Where `gyre_queue_depth` is read from, when this process serves or works a queue. */
+  watchQueue(depth: () => Promise<{ waiting: number; active: number }>): void {
+    this.#depthOf = depth;
+  }
+
+  /** This worker started a queued response, after `waitedMs` on the queue; `again`: after a lost worker. */
+  queueStarted(waitedMs: number, again: boolean): void {
+    this.#queueStarts.inc({ attempt: again ? "retry" : "first" });
+    this.#queueWait.observe(waitedMs / 1000);
+  }
+
+  queueTakeover(): void {
+    this.#takeovers.inc();
   }
 
   toolCall(name: string): void {

@@ -35,6 +35,21 @@ export class OutputProjection {
     private readonly kindOf: KindOf,
   ) {}
 
+  /**
+   * Starts from the items a run taken over had finished (in order): they stay in the output,
+   * new items come after them, and a built-in call among them that has no output yet gets its
+   * `function_call_output` when its result comes.
+   */
+  resume(items: readonly OutputItem[]): void {
+    const answered = new Set(items.flatMap((item) => (item.type === "function_call_output" ? [item.call_id] : [])));
+    for (const item of items) {
+      const open: OpenItem = { index: this.output.length, item: structuredClone(item), text: "" };
+      this.output.push(open.item);
+      if (open.item.type === "function_call" && !answered.has(open.item.call_id))
+        if (this.kindOf(open.item.name).kind === "builtin") this.#running.set(open.item.call_id, open);
+    }
+  }
+
   /** An `mcp_list_tools` item: the tools the server offers to this response, or why it could not list them. */
   listTools(
     serverLabel: string,

@@ -54,6 +54,28 @@ export async function prepareResponse(
     const adds = (index: number) => typeof input === "string" || input?.[index]?.type !== "item_reference";
     checkNewItemIds(items, inConversation.known, adds, "input");
   }
+  const response = initialResponse(newId("resp"), request, Date.now());
+  return planResponse(deps, { owner, request, response, inputItems: items, earlier, inConversation });
+}
+
+/** A request's parts once its ids are given: what {@link planResponse} makes a run of. */
+export interface ResponseParts {
+  owner: string;
+  request: CreateResponseRequest;
+  response: ResponseObject;
+  inputItems: StoredInputItem[];
+  /** The items it continues (its conversation's, or its previous response's chain). */
+  earlier: StoredInputItem[];
+  inConversation: InConversation | undefined;
+}
+
+/**
+ * The run of a request whose ids are given: its tools checked, its MCP servers' hosts checked
+ * and held, its model resolved, its conversation fitted to the model's context. A queued
+ * response is planned again by the worker that runs it, from what its job and record hold.
+ */
+export async function planResponse(deps: RunDependencies, parts: ResponseParts): Promise<PreparedResponse> {
+  const { request, earlier, inputItems: items, inConversation } = parts;
   const whole = toConversation([...earlier, ...items]);
   const tools = planTools(request.tools ?? [], request.tool_choice ?? undefined);
   const mcpHosts = new McpHostGuard(deps.mcpAllowedHosts, deps.mcpLookup);
@@ -68,11 +90,10 @@ export async function prepareResponse(
     request.max_output_tokens ?? undefined,
   );
   const conversation = budget ? fitConversation(whole, budget, request.truncation ?? "disabled") : whole;
-  const response = initialResponse(newId("resp"), request, Date.now());
   return {
-    owner,
+    owner: parts.owner,
     request,
-    response,
+    response: parts.response,
     inputItems: items,
     conversation,
     tools,
@@ -89,10 +110,12 @@ export async function prepareResponse(
  * chain's do: they carry the same fields, and a few more), or its previous response's chain.
  * Another key's conversation or response does not exist for this one.
  */
-async function earlierItems(
+export async function earlierItems(
   deps: RunDependencies,
   request: CreateResponseRequest,
   owner: string,
+  /** A queued response's: the conversation's items when it was created (later ones are not its). */
+  knownWhenCreated?: ReadonlySet<string>,
 ): Promise<{ earlier: StoredInputItem[]; inConversation?: InConversation }> {
   if (request.conversation) {
     if (request.previous_response_id)
@@ -105,7 +128,8 @@ async function earlierItems(
     const id = conversationIdOf(request.conversation);
     const stored = await deps.conversations.get(id);
     if (!stored || stored.owner !== owner) throw conversationNotFound(id, "conversation");
-    const earlier = stored.items as StoredInputItem[];
+    const all = stored.items as StoredInputItem[];
+    const earlier = knownWhenCreated ? all.filter((item) => knownWhenCreated.has(item.id)) : all;
     return { earlier, inConversation: { id, known: new Set(earlier.map((item) => item.id)) } };
   }
   if (request.previous_response_id) {

@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import type { AuthVariables } from "./auth.js";
-import type { BackgroundRunner } from "./background.js";
+import type { BackgroundRunner, EventListener } from "./background.js";
 import { compactConversation } from "./compact.js";
 import { RequestError, toErrorResponse } from "./errors.js";
 import type { KeyLimiter } from "./limits.js";
@@ -12,7 +12,9 @@ import { CompactRequest } from "./request-schema.js";
 import type { StoredResponse } from "./response-store.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import { runResponse } from "./run-response.js";
-import { followLog, nodeResponseOf, replay, SseStream } from "./sse.js";
+import type { ResponseObject } from "./response-object.js";
+import { followEvents, nodeResponseOf, replay, SseStream } from "./sse.js";
+import type { StreamEventBody } from "./stream-event.js";
 
 /** What the response routes work with. */
 export interface ResponseRouteParts {
@@ -63,7 +65,18 @@ async function createResponse(c: RouteContext, parts: ResponseRouteParts): Promi
     release();
     throw error;
   }
-  return request.stream ? answerStream(c, parts, prepared, release) : answerWhole(c, parts.deps, prepared, release);
+  return request.stream ? answerStream(c, parts, prepared, release) : answerWhole(c, parts, prepared, release);
+}
+
+/** Runs a response that is not a background one: through the runner when it runs them (a queue's workers), else here. */
+function runHere(
+  parts: ResponseRouteParts,
+  prepared: PreparedResponse,
+  emit: (event: StreamEventBody) => void,
+  signal: AbortSignal,
+): Promise<ResponseObject> {
+  if (parts.runner.run) return parts.runner.run(prepared, emit, signal);
+  return runResponse(parts.deps, prepared, emit, signal);
 }
 
 /** Runs apart from this request: the client may go away, stream or not. */
@@ -74,21 +87,24 @@ async function startInBackground(
   release: () => void,
 ): Promise<Response> {
   await parts.runner.start(prepared, release);
-  const log = parts.runner.events(prepared.response.id);
-  if (prepared.request.stream && log) return followLog(log, -1, parts.keepAliveMs, nodeResponseOf(c)).response();
+  if (prepared.request.stream) {
+    const follow = (listener: EventListener) => parts.runner.follow(prepared.response.id, -1, listener);
+    const sse = await followEvents(follow, parts.keepAliveMs, nodeResponseOf(c));
+    if (sse) return sse.response();
+  }
   return c.json({ ...prepared.response, status: "queued" });
 }
 
 /** The finished response as one JSON answer; the client going away cancels the run. */
 async function answerWhole(
   c: RouteContext,
-  deps: RunDependencies,
+  parts: ResponseRouteParts,
   prepared: PreparedResponse,
   release: () => void,
 ): Promise<Response> {
   const disconnect = new AbortController();
   c.req.raw.signal.addEventListener("abort", () => disconnect.abort(), { once: true });
-  const response = await runResponse(deps, prepared, () => {}, disconnect.signal).finally(release);
+  const response = await runHere(parts, prepared, () => {}, disconnect.signal).finally(release);
   // The upstream failed: its status as 502/503 with its message (the failed response stays stored).
   if (response.status === "failed" && prepared.failures.last !== undefined) {
     const { status, body } = toErrorResponse(prepared.failures.last);
@@ -106,7 +122,7 @@ function answerStream(
 ): Response {
   const disconnect = new AbortController();
   const sse = new SseStream(() => disconnect.abort(), parts.keepAliveMs, nodeResponseOf(c));
-  void runResponse(parts.deps, prepared, (event) => sse.send(event), disconnect.signal)
+  void runHere(parts, prepared, (event) => sse.send(event), disconnect.signal)
     .catch((error: unknown) => sse.send({ type: "error", error: toErrorResponse(error).body.error }))
     .finally(() => {
       release();
@@ -124,10 +140,11 @@ async function getResponse(c: RouteContext, id: string, parts: ResponseRoutePart
   const after = Number(c.req.query("starting_after") ?? "-1");
   if (!Number.isInteger(after) || after < -1)
     throw new RequestError(400, "starting_after is a sequence number.", "invalid_value", "starting_after");
-  // A response running here is followed live; one that ended is replayed from its stored events.
-  const log = parts.runner.events(stored.response.id);
+  // A response running (or queued) is followed live; one that ended is replayed from its stored events.
   const target = nodeResponseOf(c);
-  if (log) return followLog(log, after, parts.keepAliveMs, target).response();
+  const follow = (listener: EventListener) => parts.runner.follow(stored.response.id, after, listener);
+  const live = await followEvents(follow, parts.keepAliveMs, target);
+  if (live) return live.response();
   return replay(await parts.deps.responses.events(stored.response.id, after), target).response();
 }
 

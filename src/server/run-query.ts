@@ -29,6 +29,11 @@ export interface RunInput {
   kindOf: KindOf;
   run: RunSession;
   abortController: AbortController;
+  /**
+   * The run goes on from its session, which a lost worker left (`continueRun`): a committed
+   * model turn is not requested again, a committed tool result not run again.
+   */
+  continueRun?: boolean;
 }
 
 /**
@@ -38,6 +43,7 @@ export interface RunInput {
  */
 export async function startRun(input: RunInput): Promise<Query> {
   const { conversation } = input.prepared;
+  if (input.continueRun) return query({ prompt: "", options: { ...runOptions(input), continueRun: true } });
   await seedSession({
     store: input.run.store,
     session: input.run.session,

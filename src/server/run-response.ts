@@ -15,6 +15,15 @@ import { endResponse, endResponseOnError, terminalEvent } from "./response-statu
 import type { RunDependencies } from "./run-dependencies.js";
 import { type RunSession, startRun } from "./run-query.js";
 import type { StreamEventBody } from "./stream-event.js";
+import { resumeOutput, type Takeover } from "./takeover.js";
+
+/** How a response's run starts, when it is not a new response's first run in this process. */
+export interface RunResponseOptions {
+  /** The response was stored already (`queued`), by the runner or instance that queued it. */
+  stored?: boolean;
+  /** A run a lost worker left, taken over: where its stream and its session stopped. */
+  takeover?: Takeover;
+}
 
 /**
  * Runs the loop for a prepared response: seeds a session with the conversation, streams the
@@ -26,6 +35,7 @@ export async function runResponse(
   prepared: PreparedResponse,
   emit: (event: StreamEventBody) => void,
   signal: AbortSignal,
+  options: RunResponseOptions = {},
 ): Promise<ResponseObject> {
   const { response } = prepared;
   const store = response.store;
@@ -37,9 +47,9 @@ export async function runResponse(
     runSessionId: run.session.id,
   };
   // Stored before it runs, so GET shows it `in_progress` (and a crash leaves it visible).
-  // A background response is stored already (queued), by its runner.
-  if (store) await deps.responses.save(record, { first: !response.background });
-  await runToEnd(deps, prepared, run, emit, signal);
+  // A background or queued response is stored already (queued), by its runner.
+  if (store) await deps.responses.save(record, { first: !(response.background || options.stored) });
+  await runToEnd(deps, prepared, run, emit, signal, options.takeover);
   deps.metrics.responseFinished(response);
   if (store) await deps.responses.save(record);
   else await run.store.close();
@@ -81,19 +91,23 @@ async function runToEnd(
   run: RunSession,
   emit: (event: StreamEventBody) => void,
   signal: AbortSignal,
+  takeover: Takeover | undefined,
 ): Promise<void> {
   const { response, conversation } = prepared;
   const ended = deps.metrics.responseStarted();
-  emit({ type: "response.created", response: structuredClone(response) });
-  emit({ type: "response.in_progress", response: structuredClone(response) });
+  if (!takeover?.events.length) {
+    emit({ type: "response.created", response: structuredClone(response) });
+    emit({ type: "response.in_progress", response: structuredClone(response) });
+  }
   const abort = followAbort(signal);
   let mcp: ResponseMcp | undefined;
   const kindOf = callKinds(deps, prepared, () => mcp);
   const projection = new OutputProjection(emit, newId, kindOf);
+  const listed = takeover ? resumeOutput(takeover, projection, emit, kindOf, newId, prepared.listed) : prepared.listed;
   response.output = projection.output;
   try {
     mcp = await connectRequestMcp(mcpServersOf(prepared), deps.cwd, abort.controller.signal, prepared.mcpHosts);
-    listServers(projection, mcp, prepared.listed);
+    listServers(projection, mcp, listed);
     const messages = await startRun({
       deps,
       prepared,
@@ -101,6 +115,7 @@ async function runToEnd(
       kindOf,
       run,
       abortController: abort.controller,
+      continueRun: takeover?.continueRun ?? false,
     });
     const result = await project(messages, projection, conversation, deps.metrics);
     projection.finish();

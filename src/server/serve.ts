@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GyreError } from "../errors/index.js";
 import type { ServerConfig } from "./config.js";
+import { DEFAULT_CONCURRENCY, workQueue } from "./cluster/index.js";
 import { createServer } from "./create-server.js";
 import { serverParts } from "./server-parts.js";
 import { attachWebSocket } from "./websocket.js";
@@ -18,6 +19,11 @@ export interface ServeOptions extends ServerConfig {
    * the queue loses connections before the server sees them.
    */
   backlog?: number;
+  /**
+   * With a `queue`: how many responses this process runs itself (default 50); 0, it only
+   * answers HTTP and leaves the runs to `gyre worker` processes.
+   */
+  concurrency?: number;
 }
 
 const DEFAULT_BACKLOG = 2048;
@@ -32,14 +38,22 @@ export interface RunningServer {
    * without any, only loopback clients are answered.
    */
   readonly requiresApiKey: boolean;
-  /** Stops listening and ends open connections. */
-  close(): Promise<void>;
+  /**
+   * Stops listening and ends open connections. With a queue, it stops taking jobs: runs still
+   * going get `graceMs` (default 0) to end, then are handed back to the queue, and the queue's
+   * connections are closed.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Serves {@link createServer}'s app over HTTP on `host:port` (127.0.0.1:8080 by default). */
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const app = createServer(options);
+  const { queue } = options;
+  const parts = serverParts(app);
+  if (queue && parts && (options.concurrency ?? DEFAULT_CONCURRENCY) > 0)
+    await workQueue(parts.deps, queue, options.concurrency ?? DEFAULT_CONCURRENCY);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host });
   const websocket = attachWebSocket(server as Server, app);
   await new Promise<void>((resolve, reject) => {
@@ -56,9 +70,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     url: `http://${shown}:${port}`,
     port,
     requiresApiKey: (serverParts(app)?.apiKeys.length ?? 0) > 0,
-    close: async () => {
+    close: async (graceMs?: number) => {
       websocket.close();
-      await serverParts(app)?.runner.close();
+      await parts?.runner.close();
+      await queue?.close(graceMs);
       await new Promise<void>((resolve) => {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         server.close(() => resolve());

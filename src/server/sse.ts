@@ -154,6 +154,31 @@ function nodeOutput(res: ServerResponse, cancel: () => void): SseOutput {
   };
 }
 
+/** Follows a response's events, given where to send them; resolves to how to stop, or undefined when there are none to follow. */
+export type FollowEvents = (
+  listener: (event: NumberedEvent | undefined) => void,
+) => Promise<(() => void) | undefined> | (() => void) | undefined;
+
+/**
+ * The events `follow` gives (those after a point, then the live ones until the end), as a
+ * stream; leaving only stops following. Undefined when there is nothing to follow.
+ */
+export async function followEvents(
+  follow: FollowEvents,
+  keepAliveMs?: number,
+  target?: ServerResponse,
+): Promise<SseStream | undefined> {
+  // Events may come before the stream exists (a replay, given at once): kept until it does.
+  const sink: { sse?: SseStream; early: (NumberedEvent | undefined)[] } = { early: [] };
+  const send = (sse: SseStream, event: NumberedEvent | undefined) => (event ? sse.send(event) : sse.close());
+  const stop = await follow((event) => (sink.sse ? send(sink.sse, event) : sink.early.push(event)));
+  if (!stop) return undefined;
+  const sse = new SseStream(stop, keepAliveMs, target);
+  sink.sse = sse;
+  for (const event of sink.early.splice(0)) send(sse, event);
+  return sse;
+}
+
 /** The events of `log` after `startingAfter`, then the live ones until it ends; leaving only stops following. */
 export function followLog(
   log: EventLog,

@@ -51,4 +51,8 @@ export const mockFault = {
   delay(ms: number): MockFault {
     return { type: "delay", ms };
   },
+  /** Stream `afterChunks` events (default 1), then hold the connection without a word until the client leaves. */
+  stall(afterChunks?: number): MockFault {
+    return { type: "stall", ...(afterChunks !== undefined && { afterChunks }) };
+  },
 };

@@ -86,3 +86,25 @@ export async function sendCut(
   for (const part of parts) await new Promise<void>((resolve) => res.write(part, () => resolve()));
   res.destroy();
 }
+
+/**
+ * Start streaming, then hold: the first `afterChunks` frames (default 1) go out and the stream
+ * stays open, sending nothing more, until the client goes away (a provider that stalls
+ * mid-answer). A whole answer is never sent.
+ */
+export async function sendStall(
+  res: ServerResponse,
+  frames: string[] | undefined,
+  afterChunks: number | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  if (frames) {
+    res.writeHead(200, SSE_HEADERS);
+    const count = afterChunks ?? 1;
+    const parts = count > 0 ? frames.slice(0, count) : [": mock-llm stall\n\n"];
+    for (const part of parts) await new Promise<void>((resolve) => res.write(part, () => resolve()));
+  }
+  // Until the client leaves (or the mock closes): the longest wait a timer takes, again and again.
+  while (await sleep(2 ** 31 - 1, signal));
+  res.destroy();
+}

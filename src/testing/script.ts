@@ -74,6 +74,8 @@ export type MockUsage = z.infer<typeof MockUsage>;
  * - `http`: answer with this status and the endpoint's real error body (plus `retry-after` seconds).
  * - `cut`: start streaming, send `afterChunks` events (default 1), then destroy the socket.
  * - `delay`: wait `ms`, then answer normally.
+ * - `stall`: start streaming, send `afterChunks` events (default 1), then send nothing more and
+ *   hold the connection until the client goes away (a whole answer: never answer).
  */
 export const MockFault = z.discriminatedUnion("type", [
   z.strictObject({
@@ -84,6 +86,7 @@ export const MockFault = z.discriminatedUnion("type", [
   }),
   z.strictObject({ type: z.literal("cut"), afterChunks: z.number().int().nonnegative().optional() }),
   z.strictObject({ type: z.literal("delay"), ms: z.number().nonnegative() }),
+  z.strictObject({ type: z.literal("stall"), afterChunks: z.number().int().nonnegative().optional() }),
 ]);
 export type MockFault = z.infer<typeof MockFault>;
 

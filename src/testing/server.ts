@@ -7,7 +7,7 @@ import { anthropicFormat } from "./anthropic-format.js";
 import { geminiFormat } from "./gemini-format.js";
 import { openaiChatFormat } from "./openai-chat-format.js";
 import { openaiResponsesFormat } from "./openai-responses-format.js";
-import { sendCut, sendJson, sendStream, sleep } from "./respond.js";
+import { sendCut, sendJson, sendStall, sendStream, sleep } from "./respond.js";
 import { type MockFault, type MockScript, parseMockScript } from "./script.js";
 import { TurnSelector } from "./turn-selector.js";
 import { isRecord, type MockFormat, type WireFormat } from "./wire-format.js";
@@ -193,10 +193,12 @@ export async function startMockLLM(options: MockLLMOptions): Promise<MockLLMServ
     if (stream) {
       const frames = wire.frames(answer);
       if (fault?.type === "cut") return sendCut(res, { frames }, fault.afterChunks);
+      if (fault?.type === "stall") return sendStall(res, frames, fault.afterChunks, signal);
       return sendStream(res, frames, turn.chunkDelayMs ?? 0, signal);
     }
     const json = wire.json(answer);
     if (fault?.type === "cut") return sendCut(res, { json }, fault.afterChunks);
+    if (fault?.type === "stall") return sendStall(res, undefined, undefined, signal);
     sendJson(res, 200, json);
   };
 

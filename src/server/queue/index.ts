@@ -1,3 +1,4 @@
-export { parseRedisUrl } from "./redis-connection.js";
+export { connectRedis } from "./redis-connection.js";
+export { parseRedisUrl } from "./redis-url.js";
 export { ResponseEvents } from "./response-events.js";
-export { type QueueSettings, ResponseQueue, type RunJob } from "./response-queue.js";
+export { type QueueDepth, type QueuedRun, type QueueSettings, ResponseQueue, type RunJob } from "./response-queue.js";

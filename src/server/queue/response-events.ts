@@ -26,6 +26,24 @@ export class ResponseEvents {
     await this.redis.xadd(this.#key(responseId), "*", "event", JSON.stringify(event));
   }
 
+  /**
+   * Keeps why a response failed upstream, as its worker would have answered it (a status and
+   * an error body), for the instance answering the client; expires with the events.
+   */
+  async keepFailure(responseId: string, failure: unknown): Promise<void> {
+    await this.redis.set(`${this.#key(responseId)}:failure`, JSON.stringify(failure), "EX", KEEP_ENDED_SECONDS);
+  }
+
+  async failure(responseId: string): Promise<unknown> {
+    const text = await this.redis.get(`${this.#key(responseId)}:failure`);
+    return text === null ? undefined : (JSON.parse(text) as unknown);
+  }
+
+  /** Whether anything was written for this response (an event, or its end). */
+  async exists(responseId: string): Promise<boolean> {
+    return (await this.redis.exists(this.#key(responseId))) === 1;
+  }
+
   /** No more events for this response; the stream expires a while later. */
   async end(responseId: string): Promise<void> {
     const key = this.#key(responseId);

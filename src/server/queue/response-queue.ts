@@ -1,13 +1,17 @@
-import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { connectRedis } from "./redis-connection.js";
+import { parseRedisUrl } from "./redis-url.js";
 import { ResponseEvents } from "./response-events.js";
 
 /** How the cluster's queue of responses behaves; the defaults suit one machine's tests and small clusters. */
 export interface QueueSettings {
   /** `redis://HOST:PORT[/DB]`. */
   url: string;
-  /** Prefix of every key Gyre writes in Redis (queues, event streams, the cancel channel). Default `gyre`. */
+  /**
+   * Prefix of every key Gyre writes in Redis (queues, event streams, the cancel channel). Default
+   * the URL's `?prefix=`, else `gyre`.
+   */
   prefix?: string;
   /**
    * How long a worker's hold on a running response lasts unless renewed (it renews it at half
@@ -20,11 +24,32 @@ export interface QueueSettings {
   maxStarts?: number;
 }
 
-/** What a worker runs for one job: the response, how many times it was started before, and its cancel signal. */
-export type RunJob = (job: { responseId: string; startsBefore: number; signal: AbortSignal }) => Promise<void>;
+/** One job as a worker runs it. */
+export interface QueuedRun {
+  responseId: string;
+  /** What the enqueuing instance put with it (a response's request); checked by whoever runs it. */
+  data: unknown;
+  /** How many times a worker took it before (a dead worker's run taken over counts). */
+  startsBefore: number;
+  /** How long it waited on the queue before this start, in milliseconds. */
+  waitedMs: number;
+  /** Aborted when the response is cancelled anywhere, or this worker is closing past its grace. */
+  signal: AbortSignal;
+}
+
+/** What a worker runs for one job. */
+export type RunJob = (job: QueuedRun) => Promise<void>;
+
+/** Jobs on the queue by state: waiting to start, and running on some worker. */
+export interface QueueDepth {
+  waiting: number;
+  active: number;
+}
 
 const QUEUE_NAME = "responses";
 const CANCEL_CHANNEL = "cancel";
+/** How long a cancel is remembered for a job no worker has taken yet. */
+const CANCEL_KEEP_SECONDS = 24 * 3600;
 
 /**
  * Responses as jobs of a BullMQ queue on Redis: any `gyre serve` instance enqueues, any worker
@@ -48,7 +73,7 @@ export class ResponseQueue {
   /** Connects, checking Redis answers first (`queue_unavailable` naming where, otherwise). */
   static async connect(settings: QueueSettings): Promise<ResponseQueue> {
     const full: Required<QueueSettings> = {
-      prefix: "gyre",
+      prefix: parseRedisUrl(settings.url).prefix ?? "gyre",
       lockDurationMs: 4000,
       stalledIntervalMs: 1000,
       maxStarts: 3,
@@ -61,24 +86,43 @@ export class ResponseQueue {
   }
 
   /** Puts a response on the queue; enqueuing one twice is one job (its id is the response's). */
-  async enqueue(responseId: string): Promise<void> {
-    await this.queue.add("response", { responseId }, { jobId: responseId, removeOnComplete: 1000, removeOnFail: 1000 });
+  async enqueue(responseId: string, data: unknown = null): Promise<void> {
+    await this.queue.add(
+      "response",
+      { responseId, data },
+      { jobId: responseId, removeOnComplete: 1000, removeOnFail: 1000 },
+    );
   }
 
-  /** Runs jobs in this process, `concurrency` at a time, until {@link close}. */
+  /** How many jobs wait and run, cluster-wide. */
+  async depth(): Promise<QueueDepth> {
+    const counts = await this.queue.getJobCounts("waiting", "prioritized", "delayed", "active");
+    return {
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0),
+      active: counts.active ?? 0,
+    };
+  }
+
+  /** Runs jobs in this process, `concurrency` at a time, until {@link ResponseQueue.close}. */
   async work(run: RunJob, concurrency: number): Promise<void> {
     const { settings } = this;
     const connection = this.redis.duplicate();
     connection.on("error", () => {});
     const worker = new Worker(
       QUEUE_NAME,
-      async (job: Job<{ responseId: string }>, _token, signal) => {
+      async (job: Job<{ responseId: string; data?: unknown }>, _token, signal) => {
         // Counted each time a worker took the job, also when a dead worker's run was taken over.
         const startsBefore = Math.max(0, job.attemptsStarted - 1);
         if (startsBefore >= settings.maxStarts) {
           throw new UnrecoverableError(`The response was started ${startsBefore} times without finishing.`);
         }
-        await run({ responseId: job.data.responseId, startsBefore, signal: signal ?? new AbortController().signal });
+        await run({
+          responseId: job.data.responseId,
+          data: job.data.data ?? null,
+          startsBefore,
+          waitedMs: Math.max(0, (job.processedOn ?? Date.now()) - job.timestamp),
+          signal: signal ?? new AbortController().signal,
+        });
       },
       {
         connection,
@@ -104,9 +148,34 @@ export class ResponseQueue {
     await worker.waitUntilReady();
   }
 
-  /** Asks whichever worker runs the response to stop it. */
-  async cancel(responseId: string): Promise<void> {
+  /**
+   * Cancels a response wherever it is: a job no worker took yet is taken off the queue
+   * (`removed`: nobody will run it, the caller ends it); a running one is asked to stop on the
+   * worker that runs it (`signalled`). Either way the cancel is remembered, so a worker that takes
+   * the job in between starts it cancelled ({@link ResponseQueue.wasCancelled}).
+   */
+  async cancel(responseId: string): Promise<"removed" | "signalled"> {
+    await this.redis.set(this.#cancelKey(responseId), "1", "EX", CANCEL_KEEP_SECONDS);
     await this.redis.publish(this.#channel(), responseId);
+    const job = await Job.fromId(this.queue, responseId);
+    if (job && (await job.isWaiting())) {
+      // Fails when a worker took it meanwhile: then that worker sees the cancel.
+      const removed = await job.remove().then(
+        () => true,
+        () => false,
+      );
+      if (removed) return "removed";
+    }
+    return "signalled";
+  }
+
+  /** Whether the response was cancelled before or while a worker took it. */
+  async wasCancelled(responseId: string): Promise<boolean> {
+    return (await this.redis.exists(this.#cancelKey(responseId))) === 1;
+  }
+
+  #cancelKey(responseId: string): string {
+    return `${this.settings.prefix}:cancelled:${responseId}`;
   }
 
   /**

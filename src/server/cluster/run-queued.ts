@@ -1,0 +1,140 @@
+import { errorMessage } from "../../errors/index.js";
+import { toErrorResponse } from "../errors.js";
+import { earlierItems, planResponse, type PreparedResponse } from "../prepare-response.js";
+import type { QueuedRun, ResponseQueue } from "../queue/index.js";
+import { initialResponse, type ResponseObject } from "../response-object.js";
+import type { RunDependencies } from "../run-dependencies.js";
+import { runResponse } from "../run-response.js";
+import type { Takeover } from "../takeover.js";
+import { EventSink } from "./event-sink.js";
+import { parseResponseJob, type ResponseJob } from "./response-job.js";
+
+const ENDED = new Set(["completed", "failed", "incomplete", "cancelled"]);
+
+/**
+ * Runs one queued response on this worker, from its job: planned again from the job and the
+ * store, its events numbered after those already on its stream, its run going on from its
+ * session when a lost worker left it (`continueRun`). However it ends, its stream ends with
+ * one terminal event (or an `error` when there is no response to end) and is closed.
+ */
+export async function runQueuedResponse(deps: RunDependencies, queue: ResponseQueue, run: QueuedRun): Promise<void> {
+  const before = await queue.events.read(run.responseId);
+  // Its stream ended: a worker finished it and died before the queue heard.
+  if (before.ended) return;
+  const sink = new EventSink(queue.events, run.responseId, before.events);
+  try {
+    await runJob(deps, queue, run, sink);
+  } finally {
+    await sink.end();
+  }
+}
+
+async function runJob(deps: RunDependencies, queue: ResponseQueue, run: QueuedRun, sink: EventSink): Promise<void> {
+  const id = run.responseId;
+  let job: ResponseJob;
+  try {
+    job = parseResponseJob(run.data);
+  } catch (error) {
+    return failStored(deps, id, error, sink);
+  }
+  const stored = job.request.store === false ? undefined : await deps.responses.get(id);
+  if (job.request.store !== false) {
+    // Deleted before it ran (a delete cancels it too): nothing to run, nobody to answer.
+    if (!stored) return void sink.emit(errorEvent(`The response ${id} is no longer stored.`));
+    // Its run ended and was stored; only its stream was left open.
+    if (ENDED.has(stored.response.status)) return keepEvents(deps, stored.response, sink);
+  }
+  deps.metrics.queueStarted(run.waitedMs, run.startsBefore > 0);
+  const response = initialResponse(id, job.request, job.createdAt);
+  if (run.startsBefore > 0 && job.request.store === false)
+    return fail(
+      deps,
+      response,
+      "The response's worker was lost, and a response with store: false is not kept: it cannot be taken over.",
+      sink,
+    );
+  let prepared: PreparedResponse;
+  try {
+    prepared = await plan(deps, job, response);
+  } catch (error) {
+    return fail(deps, response, errorMessage(error), sink, error);
+  }
+  const takeover = run.startsBefore > 0 ? await takeoverOf(deps, prepared, sink) : undefined;
+  if (takeover?.continueRun) deps.metrics.queueTakeover();
+  const signal = (await queue.wasCancelled(id)) ? AbortSignal.abort() : run.signal;
+  const ended = await runResponse(deps, prepared, (event) => sink.emit(event), signal, {
+    stored: response.store,
+    ...(takeover && { takeover }),
+  });
+  if (ended.status === "failed" && prepared.failures.last !== undefined)
+    await queue.events.keepFailure(id, toErrorResponse(prepared.failures.last));
+  await keepEvents(deps, ended, sink);
+}
+
+/** The run of a job, planned as the instance that took the request planned it. */
+async function plan(deps: RunDependencies, job: ResponseJob, response: ResponseObject): Promise<PreparedResponse> {
+  const known = job.known ? new Set(job.known) : undefined;
+  const { earlier, inConversation } = await earlierItems(deps, job.request, job.owner, known);
+  return planResponse(deps, {
+    owner: job.owner,
+    request: job.request,
+    response,
+    inputItems: job.inputItems,
+    earlier,
+    inConversation,
+  });
+}
+
+/**
+ * Where a lost worker left the run: its session goes on when it holds more than the seeded
+ * conversation; one the worker seeded and never added to is seeded again, from nothing.
+ */
+async function takeoverOf(deps: RunDependencies, prepared: PreparedResponse, sink: EventSink): Promise<Takeover> {
+  const sessionId = `${prepared.response.id}-run`;
+  const events = [...sink.events];
+  if (!(await deps.sessions.getSession(sessionId))) return { events, continueRun: false, committed: [] };
+  const seeded = prepared.conversation.seed.length + (prepared.conversation.pending.length > 0 ? 1 : 0);
+  const messages = await deps.sessions.getSessionMessages(sessionId);
+  if (messages.length > seeded) return { events, continueRun: true, committed: messages.slice(seeded) };
+  await deps.sessions.deleteSession(sessionId);
+  return { events, continueRun: false, committed: [] };
+}
+
+/** A background response's events stay with it in the store, for a late reader to replay. */
+async function keepEvents(deps: RunDependencies, response: ResponseObject, sink: EventSink): Promise<void> {
+  if (!response.store || !response.background) return;
+  if ((await deps.responses.events(response.id, -1)).length > 0) return;
+  await deps.responses.appendEvents(response.id, sink.events);
+}
+
+/** A response that could not run (its job, its model, its tools): failed, with why, stored and streamed. */
+async function fail(
+  deps: RunDependencies,
+  response: ResponseObject,
+  message: string,
+  sink: EventSink,
+  error?: unknown,
+): Promise<void> {
+  response.status = "failed";
+  response.completed_at = Math.floor(Date.now() / 1000);
+  const code = error === undefined ? "server_error" : (toErrorResponse(error).body.error.code ?? "server_error");
+  response.error = { code, message };
+  if (sink.events.length === 0) sink.emit({ type: "response.created", response: structuredClone(response) });
+  if (response.store) {
+    const stored = await deps.responses.get(response.id);
+    if (stored) await deps.responses.save({ ...stored, response });
+  }
+  sink.emit({ type: "response.failed", response: structuredClone(response) });
+  await keepEvents(deps, response, sink);
+}
+
+/** A job that does not parse: its stored response (when there is one) failed, and its stream told why. */
+async function failStored(deps: RunDependencies, id: string, error: unknown, sink: EventSink): Promise<void> {
+  const stored = await deps.responses.get(id);
+  if (!stored) return void sink.emit(errorEvent(errorMessage(error)));
+  await fail(deps, stored.response, errorMessage(error), sink, error);
+}
+
+function errorEvent(message: string) {
+  return { type: "error", error: { type: "server_error", code: "server_error", message, param: null } };
+}

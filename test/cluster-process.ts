@@ -1,0 +1,45 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+import { Redis } from "ioredis";
+import { cliEnv } from "./helpers.js";
+import { CLI, track } from "./serve-process.js";
+
+/** The real Redis the tests use; each test's cluster has a key prefix of its own (`?prefix=`). */
+export const REDIS_URL = "redis://127.0.0.1:6379/0";
+
+/** A queue URL with a prefix of its own, and a function that deletes its keys. */
+export function testQueue(): { url: string; prefix: string; clean: () => Promise<void> } {
+  const prefix = `gyre-test-${randomUUID()}`;
+  return {
+    url: `${REDIS_URL}?prefix=${prefix}`,
+    prefix,
+    clean: async () => {
+      const redis = new Redis(REDIS_URL);
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    },
+  };
+}
+
+/** Starts `gyre worker ARGS` (killed after the test by `killAll`) and waits until it says it runs; its stdout lines are in `lines`. */
+export async function startWorker(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; lines: string[] }> {
+  const child = track(
+    spawn(process.execPath, [CLI, "worker", ...args], { env: cliEnv(env), stdio: ["ignore", "pipe", "inherit"] }),
+  );
+  const lines: string[] = [];
+  const input = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const ready = new Promise<void>((resolve, reject) => {
+    input.on("line", (line) => {
+      lines.push(line);
+      if (line.startsWith("gyre worker running")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`gyre worker exited (${code}) before it ran`)));
+  });
+  await ready;
+  return { child, lines };
+}
