@@ -40,14 +40,14 @@ export class PostgresLocks {
     const key = `gyre:${this.#schema}:${sessionId}`;
     let locked = false;
     try {
-      const client = await connection.client;
-      const taken = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [
-        key,
-      ]);
+      const taken = await connection.query<{ ok: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok",
+        [key],
+      );
       locked = taken.rows[0]?.ok === true;
-      if (!locked) throw sessionBusy(sessionId, await this.#holder(client, sessionId));
+      if (!locked) throw sessionBusy(sessionId, await this.#holder(connection, sessionId));
       const token = randomUUID();
-      await client.query(
+      await connection.query(
         `INSERT INTO ${this.#s}.session_lock_owners (session_id, token, owner, pid, host, acquired_at)
          VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (session_id) DO UPDATE SET token = excluded.token, owner = excluded.owner,
@@ -71,8 +71,7 @@ export class PostgresLocks {
 
   async #release(connection: LockConnection, sessionId: string, token: string, key: string): Promise<void> {
     try {
-      const client = await connection.client;
-      await client.query(`DELETE FROM ${this.#s}.session_lock_owners WHERE session_id = $1 AND token = $2`, [
+      await connection.query(`DELETE FROM ${this.#s}.session_lock_owners WHERE session_id = $1 AND token = $2`, [
         sessionId,
         token,
       ]);
@@ -86,7 +85,7 @@ export class PostgresLocks {
 
   async #unlock(connection: LockConnection, key: string): Promise<void> {
     try {
-      await (await connection.client).query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
+      await connection.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
     } catch {
       // Destroying the connection (once nobody else uses it) frees the lock on the server.
       this.#broken(connection);
@@ -113,8 +112,8 @@ export class PostgresLocks {
     if (this.#current === connection) this.#current = undefined;
   }
 
-  async #holder(client: PgClientLike, sessionId: string): Promise<string> {
-    const found = await client.query<{ owner: string; pid: number; host: string }>(
+  async #holder(connection: LockConnection, sessionId: string): Promise<string> {
+    const found = await connection.query<{ owner: string; pid: number; host: string }>(
       `SELECT owner, pid, host FROM ${this.#s}.session_lock_owners WHERE session_id = $1`,
       [sessionId],
     );
@@ -123,12 +122,25 @@ export class PostgresLocks {
   }
 }
 
-/** A pooled connection that holds advisory locks, and how many locks use it. */
+/**
+ * A pooled connection that holds advisory locks, and how many locks use it. Its queries run one
+ * after another: the locks of concurrent runs share it, and a connection takes one query at a time.
+ */
 class LockConnection {
   users = 0;
   broken = false;
   readonly client: Promise<PgClientLike>;
   readonly #onError: () => void;
+  #last: Promise<unknown> = Promise.resolve();
+
+  query<Row>(text: string, params: unknown[]): Promise<{ rows: Row[] }> {
+    const next = this.#last.then(
+      async () => (await this.client).query<Row>(text, params),
+      async () => (await this.client).query<Row>(text, params),
+    );
+    this.#last = next.catch(() => {});
+    return next;
+  }
 
   constructor(pool: PgPoolLike, onBroken: (connection: LockConnection) => void) {
     // A connection that fails while idle must not crash the process; its locks are gone with it.

@@ -4,6 +4,7 @@ export {
   MockContent,
   MockCustomToolCallContent,
   MockFault,
+  MockRoute,
   MockScript,
   MockStopReason,
   MockTextContent,

@@ -86,16 +86,23 @@ async function plan(deps: RunDependencies, job: ResponseJob, response: ResponseO
 }
 
 /**
- * Where a lost worker left the run: its session goes on when it holds more than the seeded
- * conversation; one the worker seeded and never added to is seeded again, from nothing.
+ * Where a lost worker left the run: its session goes on when it holds a turn past the seeded
+ * conversation (the run's prompt at least); one the worker seeded and never added a turn to is
+ * seeded again, from nothing.
  */
 async function takeoverOf(deps: RunDependencies, prepared: PreparedResponse, sink: EventSink): Promise<Takeover> {
   const sessionId = `${prepared.response.id}-run`;
   const events = [...sink.events];
   if (!(await deps.sessions.getSession(sessionId))) return { events, continueRun: false, committed: [] };
-  const seeded = prepared.conversation.seed.length + (prepared.conversation.pending.length > 0 ? 1 : 0);
   const messages = await deps.sessions.getSessionMessages(sessionId);
-  if (messages.length > seeded) return { events, continueRun: true, committed: messages.slice(seeded) };
+  const turns = messages.filter(
+    (message) => (message.type === "user" || message.type === "assistant") && message.parent_tool_use_id === null,
+  );
+  const seeded = prepared.conversation.seed.length;
+  if (turns.length > seeded) {
+    const runStart = messages.indexOf(turns[seeded]!);
+    return { events, continueRun: true, committed: messages.slice(runStart) };
+  }
   await deps.sessions.deleteSession(sessionId);
   return { events, continueRun: false, committed: [] };
 }
