@@ -107,8 +107,8 @@ it("every response completes once with its own answer while serve and worker pro
 
   let a = await startServe([...shared, "--concurrency", "0", "--quiet"], mock.env());
   const b = await front();
-  let w1 = await startWorker(shared, mock.env());
-  let w2 = await startWorker(shared, mock.env());
+  const w1 = await startWorker(shared, mock.env());
+  const w2 = await startWorker(shared, mock.env());
 
   // Posted through A, followed through B from the first event.
   const ids: string[] = [];
@@ -142,14 +142,14 @@ it("every response completes once with its own answer while serve and worker pro
   await until(async () => (await running()) >= RESPONSES / 2, "half the responses running");
   w1.child.kill("SIGKILL");
   await exitOf(w1.child);
-  w1 = await startWorker(shared, mock.env());
+  await startWorker(shared, mock.env());
   a.child.kill("SIGKILL");
   await exitOf(a.child);
   a = await startServe([...shared, "--concurrency", "0", "--quiet"], mock.env());
   await until(() => mock.requests.filter((request) => request.turn === 2).length >= 4, "answers streaming");
   w2.child.kill("SIGKILL");
   await exitOf(w2.child);
-  w2 = await startWorker(shared, mock.env());
+  await startWorker(shared, mock.env());
 
   // A cancel through the instance that did not take the request stops it where it runs.
   const heldRoute = routes.length;
