@@ -50,9 +50,21 @@ export async function serveCommand(args: string[]): Promise<number> {
       "gyre serve: no API keys (config apiKeys, GYRE_API_KEYS): only loopback clients are answered\n",
     );
   await untilStopped();
-  await server.close(flags.graceMs);
-  await sessionStore.close();
+  await closeStore((await server.close(flags.graceMs)).handedBack, sessionStore);
   return 0;
+}
+
+/**
+ * Closes the store, unless runs go on past the shutdown grace: those were handed back to the
+ * queue (another worker takes each over once this process is gone, from what they committed),
+ * so the process ends at once, with exit code 0, rather than wait for them.
+ */
+export async function closeStore(handedBack: number, sessionStore: SessionStore): Promise<void> {
+  if (handedBack > 0) {
+    process.stderr.write(`gyre: ${handedBack} running response(s) handed back to the queue\n`);
+    process.exit(0);
+  }
+  await sessionStore.close();
 }
 
 /** Resolves on SIGINT or SIGTERM: the process is asked to stop. */

@@ -3,7 +3,7 @@ import { providerKeyEnvNames } from "../model/index.js";
 import { createWorker, loadServerConfig } from "../server/index.js";
 import { parseCommandArgs } from "./parse-command-args.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
-import { QUEUE_OPTIONS, queueFlags, untilStopped } from "./serve-command.js";
+import { closeStore, QUEUE_OPTIONS, queueFlags, untilStopped } from "./serve-command.js";
 import { openServeStore, storeLocation } from "./serve-store.js";
 
 /**
@@ -39,7 +39,6 @@ export async function workerCommand(args: string[]): Promise<number> {
   }
   process.stdout.write(`gyre worker running ${flags.concurrency} at a time\n`);
   await untilStopped();
-  await worker.close(flags.graceMs);
-  await sessionStore.close();
+  await closeStore((await worker.close(flags.graceMs)).handedBack, sessionStore);
   return 0;
 }

@@ -58,6 +58,41 @@ export class RelayedError extends RequestError {
   }
 }
 
+/**
+ * A 503: what the server needs (the cluster's queue, the store) cannot be reached just now;
+ * the client is told when to try again (`Retry-After`, whole seconds).
+ */
+export class UnavailableError extends RequestError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    cause?: unknown,
+  ) {
+    super(503, message, "service_unavailable", null, cause);
+  }
+
+  override get wireType(): string {
+    return "server_error";
+  }
+}
+
+/** How long a client waits before trying again when the queue or the store is out of reach. */
+export const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/**
+ * The error a request answers with: the store failing (PostgreSQL out of reach, mostly) is a
+ * 503 to retry, not a 500; anything else as it is.
+ */
+export function asRequestError(error: unknown): unknown {
+  if (isGyreError(error) && error.code === "session_store_error" && !(error instanceof RequestError))
+    return new UnavailableError(
+      `The store cannot be used just now: ${errorMessage(error)}`,
+      UNAVAILABLE_RETRY_SECONDS,
+      error,
+    );
+  return error;
+}
+
 /** OpenAI's error code for a model it does not have. */
 export const MODEL_NOT_FOUND = "model_not_found";
 

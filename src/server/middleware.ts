@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { matchedRoutes } from "hono/route";
-import { RequestError, toErrorResponse } from "./errors.js";
+import { asRequestError, RequestError, toErrorResponse, UnavailableError } from "./errors.js";
 import { RateLimitError } from "./limits.js";
 import type { ServerMetrics } from "./metrics.js";
 import { nodeResponseOf } from "./sse.js";
@@ -9,9 +9,11 @@ import { nodeResponseOf } from "./sse.js";
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** The server's one error handler: any error as the spec's error object and status (a 429 says when to retry). */
-export function answerError(error: Error, c: Context): Response {
+export function answerError(thrown: Error, c: Context): Response {
+  const error = asRequestError(thrown);
   const { status, body } = toErrorResponse(error);
-  if (error instanceof RateLimitError) c.header("retry-after", String(error.retryAfterSeconds));
+  if (error instanceof RateLimitError || error instanceof UnavailableError)
+    c.header("retry-after", String(error.retryAfterSeconds));
   return c.json(body, status as 400);
 }
 

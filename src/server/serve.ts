@@ -43,7 +43,7 @@ export interface RunningServer {
    * going get `graceMs` (default 0) to end, then are handed back to the queue, and the queue's
    * connections are closed.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number): Promise<{ handedBack: number }>;
 }
 
 /** Serves {@link createServer}'s app over HTTP on `host:port` (127.0.0.1:8080 by default). */
@@ -73,11 +73,12 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     close: async (graceMs?: number) => {
       websocket.close();
       await parts?.runner.close();
-      await queue?.close(graceMs);
+      const closed = (await queue?.close(graceMs)) ?? { handedBack: 0 };
       await new Promise<void>((resolve) => {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         server.close(() => resolve());
       });
+      return closed;
     },
   };
 }

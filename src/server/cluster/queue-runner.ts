@@ -1,5 +1,5 @@
 import type { BackgroundRunner, EventListener } from "../background.js";
-import { RelayedError, type ErrorBody } from "../errors.js";
+import { type ErrorBody, RelayedError, UNAVAILABLE_RETRY_SECONDS, UnavailableError } from "../errors.js";
 import type { PreparedResponse } from "../prepare-response.js";
 import type { ResponseQueue } from "../queue/index.js";
 import type { ResponseObject } from "../response-object.js";
@@ -80,6 +80,12 @@ export class QueueRunner implements BackgroundRunner {
 
   async #enqueue(prepared: PreparedResponse): Promise<void> {
     const { response } = prepared;
+    // Out of reach, the queue would hold the request until Redis is back: the client is told to retry instead.
+    if (!this.queue.ready)
+      throw new UnavailableError(
+        `The cluster's queue (Redis at ${this.queue.shown}) cannot be reached just now.`,
+        UNAVAILABLE_RETRY_SECONDS,
+      );
     if (response.store) {
       const queued: ResponseObject = { ...structuredClone(response), status: "queued" };
       const record = { owner: prepared.owner, response: queued, inputItems: prepared.inputItems };

@@ -1,4 +1,4 @@
-import { errorMessage } from "../../errors/index.js";
+import { errorMessage, isGyreError } from "../../errors/index.js";
 import { toErrorResponse } from "../errors.js";
 import { earlierItems, planResponse, type PreparedResponse } from "../prepare-response.js";
 import type { QueuedRun, ResponseQueue } from "../queue/index.js";
@@ -59,6 +59,13 @@ async function runJob(deps: RunDependencies, queue: ResponseQueue, run: QueuedRu
   } catch (error) {
     return fail(deps, response, errorMessage(error), sink, error);
   }
+  // A run the queue thought lost (its worker out of reach of Redis a while) may still be going:
+  // its session stays locked until it ends, and this start waits for that.
+  if (run.startsBefore > 0 && (await untilSessionFree(deps, id, run.signal)) === "ended") {
+    const ended = await deps.responses.get(id);
+    if (ended) await keepEvents(deps, ended.response, sink);
+    return;
+  }
   const takeover = run.startsBefore > 0 ? await takeoverOf(deps, prepared, sink) : undefined;
   if (takeover?.continueRun) deps.metrics.queueTakeover();
   const signal = (await queue.wasCancelled(id)) ? AbortSignal.abort() : run.signal;
@@ -105,6 +112,30 @@ async function takeoverOf(deps: RunDependencies, prepared: PreparedResponse, sin
   }
   await deps.sessions.deleteSession(sessionId);
   return { events, continueRun: false, committed: [] };
+}
+
+/** How often a takeover looks again whether the run it takes over still holds its session. */
+const BUSY_POLL_MS = 500;
+
+/**
+ * Waits until no process runs the response's session (its lock is free: `free`), or the
+ * response has ended meanwhile (`ended`: the run the queue thought lost finished it).
+ */
+async function untilSessionFree(deps: RunDependencies, id: string, signal: AbortSignal): Promise<"free" | "ended"> {
+  const sessionId = `${id}-run`;
+  for (;;) {
+    if (!(await deps.sessions.getSession(sessionId))) return "free";
+    try {
+      await (await deps.sessions.acquireLock(sessionId, "a takeover's check")).release();
+      return "free";
+    } catch (error) {
+      if (!isGyreError(error) || error.code !== "session_busy") throw error;
+    }
+    const stored = await deps.responses.get(id);
+    if (stored && ENDED.has(stored.response.status)) return "ended";
+    if (signal.aborted) return "free";
+    await new Promise((resolve) => setTimeout(resolve, BUSY_POLL_MS));
+  }
 }
 
 /** A background response's events stay with it in the store, for a late reader to replay. */

@@ -23,7 +23,7 @@ export interface ResponseWorker {
    * are handed back: once this process exits, their leases lapse and another worker takes each
    * over from its last checkpoint.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number): Promise<{ handedBack: number }>;
 }
 
 /** Connects to the cluster's queue (`queue_unavailable`, naming where, when Redis does not answer). */

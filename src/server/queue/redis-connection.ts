@@ -13,15 +13,22 @@ export async function connectRedis(url: string, purpose: string): Promise<Redis>
     maxRetriesPerRequest: null,
     lazyConnect: true,
     connectionName: `gyre-${purpose}`,
+    // No second try at start: unreachable then is an answer, not a wait.
+    retryStrategy: () => null,
   });
-  // Errors reach the commands that wait on the connection; unhandled, ioredis would print them.
-  redis.on("error", () => {});
+  // The first error says why (ECONNREFUSED …); later ones reach the commands that wait on the
+  // connection (unhandled, ioredis would print them).
+  let first: unknown;
+  redis.on("error", (error: unknown) => (first ??= error));
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    redis.disconnect();
-    throw new GyreError("queue_unavailable", `Redis at ${shown} cannot be reached: ${errorMessage(error)}`);
+    // One that ended by itself is let be: disconnecting it would hold the process 2 s more.
+    if (redis.status !== "end") redis.disconnect();
+    throw new GyreError("queue_unavailable", `Redis at ${shown} cannot be reached: ${errorMessage(first ?? error)}`);
   }
+  // Connected: a connection lost from now on is made again, waiting longer each time up to 2 s.
+  redis.options.retryStrategy = (times) => Math.min(times * 50, 2000);
   return redis;
 }

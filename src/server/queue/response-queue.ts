@@ -60,7 +60,12 @@ const CANCEL_KEEP_SECONDS = 24 * 3600;
 export class ResponseQueue {
   readonly events: ResponseEvents;
   readonly #workers: Worker[] = [];
+  /** Connections of this queue's own besides `redis`: the workers' and the cancel subscribers'. */
   readonly #subscribers: Redis[] = [];
+  /** Runs of this process's workers going on now. */
+  #running = 0;
+  /** Called when the last of them ends (a closing queue waits for that, up to its grace). */
+  readonly #idle: Array<() => void> = [];
 
   private constructor(
     private readonly settings: Required<QueueSettings>,
@@ -83,6 +88,16 @@ export class ResponseQueue {
     const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: full.prefix });
     queue.on("error", () => {});
     return new ResponseQueue(full, redis, queue);
+  }
+
+  /** Whether Redis answers now (false while its connection is lost and being made again). */
+  get ready(): boolean {
+    return this.redis.status === "ready";
+  }
+
+  /** Where the queue is, for messages (the password hidden). */
+  get shown(): string {
+    return parseRedisUrl(this.settings.url).shown;
   }
 
   /** Puts a response on the queue; enqueuing one twice is one job (its id is the response's). */
@@ -108,6 +123,8 @@ export class ResponseQueue {
     const { settings } = this;
     const connection = this.redis.duplicate();
     connection.on("error", () => {});
+    // BullMQ leaves a connection it was given open: closed with the subscribers, in close().
+    this.#subscribers.push(connection);
     const worker = new Worker(
       QUEUE_NAME,
       async (job: Job<{ responseId: string; data?: unknown }>, _token, signal) => {
@@ -116,13 +133,18 @@ export class ResponseQueue {
         if (startsBefore >= settings.maxStarts) {
           throw new UnrecoverableError(`The response was started ${startsBefore} times without finishing.`);
         }
-        await run({
-          responseId: job.data.responseId,
-          data: job.data.data ?? null,
-          startsBefore,
-          waitedMs: Math.max(0, (job.processedOn ?? Date.now()) - job.timestamp),
-          signal: signal ?? new AbortController().signal,
-        });
+        this.#running++;
+        try {
+          await run({
+            responseId: job.data.responseId,
+            data: job.data.data ?? null,
+            startsBefore,
+            waitedMs: Math.max(0, (job.processedOn ?? Date.now()) - job.timestamp),
+            signal: signal ?? new AbortController().signal,
+          });
+        } finally {
+          if (--this.#running === 0) for (const idle of this.#idle.splice(0)) idle();
+        }
       },
       {
         connection,
@@ -180,19 +202,24 @@ export class ResponseQueue {
 
   /**
    * Stops taking jobs; runs still going get `graceMs` to end, then are handed back to the
-   * queue for another worker (their locks lapse) — the process may then exit.
+   * queue for another worker (their locks lapse) — the process may then exit. Resolves to how
+   * many were handed back (still running here: the process should exit without waiting for them).
    */
-  async close(graceMs = 0): Promise<void> {
-    const closing = this.#workers.map(async (worker) => {
-      const ended = worker.close();
-      if (graceMs <= 0) return worker.close(true);
-      const timer = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), graceMs).unref());
-      if ((await Promise.race([ended, timer])) === "late") await worker.close(true);
-    });
-    await Promise.allSettled(closing);
+  async close(graceMs = 0): Promise<{ handedBack: number }> {
+    // Paused, a worker takes no more jobs; closed (forced), it stops renewing the locks of
+    // runs still going. BullMQ's unforced close would wait for them however long they take.
+    await Promise.allSettled(this.#workers.map((worker) => worker.pause(true)));
+    if (graceMs > 0 && this.#running > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([new Promise<void>((resolve) => this.#idle.push(resolve)), late]);
+      clearTimeout(timer);
+    }
+    await Promise.allSettled(this.#workers.map((worker) => worker.close(true)));
     for (const subscriber of this.#subscribers) subscriber.disconnect();
     await this.queue.close().catch(() => {});
     this.redis.disconnect();
+    return { handedBack: this.#running };
   }
 
   #channel(): string {
