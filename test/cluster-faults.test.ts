@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

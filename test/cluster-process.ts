@@ -43,3 +43,14 @@ export async function startWorker(
   await ready;
   return { child, lines };
 }
+
+/** Whether the response's event stream in Redis (as the worker running it appended them) has an event of `type`. */
+export async function streamHas(prefix: string, responseId: string, type: string): Promise<boolean> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    const entries = await redis.xrange(`${prefix}:events:${responseId}`, "-", "+");
+    return entries.some(([, fields]) => fields[0] === "event" && fields[1]?.includes(`"type":"${type}"`));
+  } finally {
+    redis.disconnect();
+  }
+}
