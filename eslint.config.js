@@ -1,5 +1,5 @@
 // Lint configuration: ESLint's recommended rules plus typescript-eslint's, for src, test,
-// bench and scripts. (Pure JavaScript tooling: it installs from the registry everywhere.)
+// bench, scripts and examples. (Pure JavaScript tooling: it installs from the registry everywhere.)
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 

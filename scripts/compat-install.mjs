@@ -1,5 +1,6 @@
 // The peer programs that only the compatibility tests drive: Codex CLI, the OpenAI Agents SDK,
-// the Claude Agent SDK's declarations and Bun (for the Open Responses compliance suite). They
+// the Claude Agent SDK's declarations and Bun (for the Open Responses compliance suite), and
+// TypeDoc, which generates the API reference (npm run docs:api). They
 // are not devDependencies: together they would add ~930 MB to every `npm ci` (Codex's binary
 // alone is 400 MB) and the Agents SDK's openai 7 declares Node >= 22. Each is pinned by
 // test/compat/NAME/package.json and its lockfile and installed here with `npm ci` into a cache
@@ -36,6 +37,9 @@ export const PEERS = {
     main: "@modelcontextprotocol/server-filesystem",
     npmFlags: [],
   },
+  // Not a peer of a compatibility test but a tool installed the same way: `npm run docs:api`
+  // generates docs/api/ with it, and test/docs-api.test.ts checks that it does.
+  typedoc: { title: "TypeDoc, the API reference's generator", main: "typedoc", npmFlags: [] },
 };
 
 /** The cache folder every checkout shares. */

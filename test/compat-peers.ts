@@ -10,7 +10,8 @@ import { join } from "node:path";
  * a shared cache folder. These helpers find them; a peer that is not there fails its test with
  * the command that installs it, so no compatibility test is ever skipped.
  */
-export type CompatPeer = "codex" | "agents-sdk" | "claude-agent-sdk" | "openresponses-suite" | "mcp-filesystem";
+export type CompatPeer =
+  "codex" | "agents-sdk" | "claude-agent-sdk" | "openresponses-suite" | "mcp-filesystem" | "typedoc";
 
 interface CompatInstall {
   PEERS: Record<CompatPeer, { title: string }>;

@@ -11,10 +11,10 @@ const run = promisify(execFile);
 const temp = mkdtempSync(join(tmpdir(), "gyre-readme-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-describe("the README's mock LLM example", () => {
-  const example = readmeExample("README.md", "mock-llm");
+describe("the mock LLM example of docs/testing.md and the package README", () => {
+  const example = readmeExample("docs/testing.md", "mock-llm");
 
-  it("is the same code in the repository README and the package README", () => {
+  it("is the same code in docs/testing.md and the package README", () => {
     expect(readmeExample("docs/package-README.md", "mock-llm")).toBe(example);
   });
 

@@ -108,7 +108,7 @@ function buildServer(options: CreateSdkMcpServerOptions): McpServer {
 let mcpServerClass: typeof McpServer | undefined;
 
 /**
- * The MCP SDK's `McpServer`, loaded on first use: importing it is slow (README, Benchmarks),
+ * The MCP SDK's `McpServer`, loaded on first use: importing it is slow (docs/benchmarks.md),
  * which `import("gyre")` must not pay for programs without in-process servers. Loaded with
  * `require` because `createSdkMcpServer` is synchronous (as in the Claude Agent SDK); `require`
  * of the ES module (Node 20.19+) shares the module instance that `import` gives everyone else.

@@ -222,7 +222,10 @@ export interface QueryOptions {
   resumeSessionAt?: string;
   /** `false`: no session store (nothing is saved, nothing can be resumed). Default true. */
   persistSession?: boolean;
-  /** Where sessions are saved. Default: SQLite in `<cwd>/.gyre/sessions.db`. */
+  /**
+   * Where sessions are saved. Default: one SQLite database in the user's data folder
+   * (`$GYRE_HOME/sessions.db`, else `$XDG_DATA_HOME/gyre/sessions.db`, else `~/.gyre/sessions.db`).
+   */
   sessionStore?: SessionStore;
   /** New ids for sessions and messages (default `crypto.randomUUID`); inject for deterministic tests and replays. */
   newUuid?: () => string;

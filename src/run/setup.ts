@@ -121,7 +121,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     ...pending.endingTools,
   ];
   // Bash permissions need the shell parser, compiled once per process: started here, its
-  // compiling overlaps the run's start (README, Benchmarks, says what that saves).
+  // compiling overlaps the run's start (docs/benchmarks.md says what that saves).
   if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
   const { servers: mcp, ignored: ignoredMcp } = await pending.mcp;
   const registry = toolRegistry(options, tools, mcp);

@@ -5,7 +5,7 @@ import path from "node:path";
  * `.env*` files outside the workspace are unreadable by default (they hold keys). Finding every
  * one on the disk would mean walking it, so Gyre looks where such a file realistically sits and a
  * command would look for it: directly in the home folder and in every folder above each workspace
- * directory (`~/code/.env` over `~/code/project`, `/srv/.env`). Limits, said in the README too: a
+ * directory (`~/code/.env` over `~/code/project`, `/srv/.env`). Limits, said in docs/sandbox.md too: a
  * `.env` of another project (`~/other/.env`) or deeper in an unrelated tree stays readable (name
  * it in `filesystem.denyRead`); a `.env*` that is a folder (Python's venv is often called `.env`)
  * is not hidden; folders under /tmp and /run are skipped, the sandbox shows those empty anyway.

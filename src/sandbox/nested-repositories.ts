@@ -13,7 +13,7 @@ const SKIPPED = new Set(["node_modules", ".git"]);
  * the run starts, breadth first, at most MAX_DEPTH folders down and MAX_FOLDERS folders in all,
  * symbolic links not followed: their `.git` gets the protection of the workspace's own (the
  * host's git runs their hooks and config when someone works there, and `git status` in the outer
- * repository enters submodules). Limits, said in the README: a repository deeper or past the
+ * repository enters submodules). Limits, said in docs/sandbox.md: a repository deeper or past the
  * bound, or one a command creates during the run (`git init`, `git clone`), is not protected. One
  * created at a submodule path (a gitlink of a workspace repository's index), where the host's git
  * would enter it on its own, is set aside after the command (gitlinks.ts); one elsewhere runs

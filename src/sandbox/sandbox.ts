@@ -251,7 +251,7 @@ const SECCOMP_FD = 3;
  * The seccomp filter's file (see seccomp.ts: unix sockets unless `network.allowUnixSockets`,
  * listening unless `network.allowLocalBinding`), unless each command runs its own socat relay,
  * which needs both; then host sockets outside /run and /tmp stay reachable and commands may
- * listen (in their own network namespace), as the README says.
+ * listen (in their own network namespace), as docs/sandbox.md says.
  */
 function seccompFilterFile(policy: SandboxPolicy, folder: string, relaysPerCommand: boolean): string | undefined {
   if (relaysPerCommand) return undefined;

@@ -4,7 +4,7 @@ import path from "node:path";
 /**
  * Folders looked at per workspace directory and check, breadth first (the workspace directory
  * itself always): many more than a typical project has (node_modules aside, a few hundred),
- * few enough that a check at the bound stays short (README, Benchmarks, has the cost per folder).
+ * few enough that a check at the bound stays short (docs/benchmarks.md has the cost per folder).
  */
 export const MAX_WALKED_FOLDERS = 4000;
 /**

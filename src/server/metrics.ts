@@ -25,7 +25,7 @@ function processMetrics(): Registry {
     processRegistry = new Registry();
     // 1 ms precision: the event-loop delay is what a stream's chunks wait, and it is a few ms.
     // Node's histogram counts the sampling interval into every value (sampled every 10 ms, an
-    // idle loop reads 10 ms), so a coarser interval would hide it; README, Benchmarks, has
+    // idle loop reads 10 ms), so a coarser interval would hide it; docs/benchmarks.md has
     // what sampling this often costs.
     collectDefaultMetrics({
       register: processRegistry,

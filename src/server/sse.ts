@@ -30,7 +30,7 @@ interface SseOutput {
  * proxies and clients from timing the connection out; clients ignore comments.
  *
  * Given the Node response (`@hono/node-server`'s `c.env.outgoing`), it writes there directly:
- * a web stream between the two costs a read and a write per event (README, Benchmarks, says
+ * a web stream between the two costs a read and a write per event (docs/benchmarks.md says
  * how much). Anywhere else its `body` is a web stream.
  */
 export class SseStream {

@@ -50,12 +50,13 @@ describe("loadMockScript", () => {
     expect(String((badShape as Error).message)).toMatch(/stopReason/);
   });
 
-  it("accepts the README's example script file", async () => {
-    const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
-    const after = readme.slice(readme.indexOf("A script file for `gyre mock-llm --script`"));
-    const json = /```json\n([\s\S]*?)```/.exec(after)?.[1];
-    expect(json).toBeDefined();
-    expect(parseMockScript(JSON.parse(json ?? "")).turns).toHaveLength(3);
+  it("accepts every script of docs/testing.md, where the format is documented", async () => {
+    const guide = await readFile(new URL("../../docs/testing.md", import.meta.url), "utf8");
+    const scripts = [...guide.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => JSON.parse(match[1] ?? ""));
+    expect(scripts.length).toBeGreaterThanOrEqual(3);
+    for (const script of scripts) expect(parseMockScript(script).turns.length).toBeGreaterThan(0);
+    // The first is the file format's example: three turns, the last cut mid-stream.
+    expect(parseMockScript(scripts[0]).turns).toHaveLength(3);
   });
 
   it("refuses keys the format does not have, naming them, instead of answering nothing", () => {

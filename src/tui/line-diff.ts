@@ -8,7 +8,7 @@ export interface DiffLine {
 export type DiffRow = DiffLine | { kind: "gap" } | { kind: "more"; count: number };
 
 /**
- * Past this many cells (1,000 × 1,000 changed lines; README, Benchmarks, has the time) the
+ * Past this many cells (1,000 × 1,000 changed lines; docs/benchmarks.md has the time) the
  * longest common subsequence is not worth the wait: the middle shows as all removed, then all added.
  */
 const MAX_TABLE_CELLS = 1_000_000;

@@ -48,8 +48,8 @@ async function load(): Promise<void> {
   const runtime = readFileSync(require.resolve("web-tree-sitter/web-tree-sitter.wasm"));
   const grammarBytes = readFileSync(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
   // V8 optimises a WebAssembly module with TurboFan in the background: for the 1.3 MB
-  // grammar that is CPU that competes with the run and holds up the process's exit (README,
-  // Benchmarks, says how much). Its baseline compiler parses a command fast enough.
+  // grammar that is CPU that competes with the run and holds up the process's exit
+  // (docs/benchmarks.md says how much). Its baseline compiler parses a command fast enough.
   let grammar: Language;
   setFlagsFromString("--liftoff-only");
   try {

@@ -35,7 +35,7 @@ const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
  * stops at the first match; multiline search reads the whole file.
  *
  * Synchronous on purpose: blocking reads of one file at a time beat parallel async reads
- * (README, Benchmarks): each async step is a thread-pool round trip, and source files are
+ * (docs/benchmarks.md): each async step is a thread-pool round trip, and source files are
  * small. The caller yields between files to stay responsive.
  */
 export function searchFile(path: string, search: FileSearch): FileHit | undefined {
