@@ -26,6 +26,7 @@ import {
   loadSettings,
   mergeIgnoredSettings,
   mergeSettings,
+  untrustedPermissionsFolder,
 } from "../settings/index.js";
 import {
   type CommandSandbox,
@@ -267,6 +268,8 @@ function permissionPolicy(
     allow: options.allowedTools ?? [],
     deny: options.disallowedTools ?? [],
     additionalDirectories: options.additionalDirectories ?? [],
+    hint: options.permissionHint,
+    untrustedFolder: untrustedPermissionsFolder(settings.ignored),
     ...(sandbox?.policy.autoAllowBashIfSandboxed && {
       sandboxedBash: (input: unknown) => confinesBash(sandbox, input),
     }),
