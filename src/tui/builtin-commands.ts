@@ -1,5 +1,4 @@
 import { writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { errorMessage } from "../errors/index.js";
 import { defaultExportName } from "./export-markdown.js";
@@ -93,7 +92,6 @@ async function describeSettings(controller: CommandHost, what: "permissions" | "
   const { options } = controller.session;
   const settings = await loadSettings({
     cwd,
-    home: homedir(),
     sources: options.settingSources ?? [],
     requireTrust: options.requireProjectTrust ?? false,
   });
