@@ -160,6 +160,25 @@ describe("gyre run in a folder the person has not trusted", () => {
     expect(outcome.stderr).toContain(ignoredLine(clone, ".claude/settings.json (permissions.allow, hooks)"));
   });
 
+  it("lists the folder's agent files among what it ignored; after gyre trust they apply", async () => {
+    await modelRunning("true");
+    const clone = clonedFolder("clone");
+    mkdirSync(path.join(clone, ".claude", "agents"), { recursive: true });
+    const agent = "---\nname: reviewer\ndescription: Reviews changes.\n---\nReview the change.\n";
+    writeFileSync(path.join(clone, ".claude", "agents", "reviewer.md"), agent);
+    const untrusted = await run(clone);
+    expect(untrusted.stderr).toContain(
+      ignoredLine(clone, ".gyre/settings.json (permissions.allow, hooks), .claude/agents/reviewer.md (agent)"),
+    );
+    const offered = () => JSON.stringify(server?.requests.at(-1)?.body);
+    expect(offered()).not.toContain("reviewer");
+    expect((await gyre(["trust"], clone)).code).toBe(0);
+    const trusted = await run(clone);
+    expect(trusted.stderr).not.toContain("ignored settings");
+    // The Agent tool's description lists the agents it can start.
+    expect(offered()).toContain("reviewer");
+  });
+
   it("applies the folder's settings for one run with --trust-project, recording nothing", async () => {
     await modelRunning("touch pwned");
     const clone = clonedFolder("clone");

@@ -149,7 +149,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     if (!agents.handoffs) throw new GyreError("config_error", "The agent option needs a run started by query().");
     await agents.handoffs.switchTo(state, pending.startAs.name);
   }
-  const ignoredSettings = mergeIgnoredSettings(settings.ignored, ignoredMcp);
+  const ignoredSettings = mergeIgnoredSettings(mergeIgnoredSettings(settings.ignored, ignoredMcp), agents.ignored);
   const switchModel = async (spec: string | undefined) => {
     const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
     assertBudgetPriced(options, next);
