@@ -27,3 +27,4 @@ export type {
 } from "./options.js";
 export { DEFAULT_MODEL, type Query, query } from "./query.js";
 export type { EffortOption, ThinkingOption } from "./reasoning-options.js";
+export { startModel } from "./setup.js";

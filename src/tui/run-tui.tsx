@@ -45,8 +45,10 @@ export async function runTui(args: string[]): Promise<number> {
     ),
   ]);
   if (answered) {
-    // --resume shows the conversation it goes on with; with no id, the /resume picker chooses it.
-    if (start.options.resume) await controller.resume(start.options.resume);
+    // --resume and --continue show the session they go on with (its title and last exchange);
+    // with no id, the /resume picker chooses it.
+    if (start.options.resume) await controller.showSessionAtStart({ resume: start.options.resume });
+    else if (start.options.continue) await controller.showSessionAtStart({ continue: true });
     else if (start.pickSession) await runBuiltinCommand(controller, "resume", "");
     if (start.prompt) controller.submit(start.prompt);
   }
