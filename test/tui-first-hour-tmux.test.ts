@@ -48,7 +48,8 @@ async function quit(term: TmuxTerminal): Promise<string> {
   terminals.kill();
   await server?.close();
   server = undefined;
-  return /--resume ([0-9a-f-]{36})/.exec(ended)?.[1] ?? "";
+  // Wrapped lines joined back: the hint names the executable's path, which may wrap.
+  return /Go on with: .*? --resume ([0-9a-f-]{36})/.exec(ended.replace(/\n/g, ""))?.[1] ?? "";
 }
 
 /** The screen with its wrapped lines joined: a long notice reads as one line. */

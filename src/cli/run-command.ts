@@ -6,6 +6,7 @@ import { elicitationAsker } from "./ask-elicitation.js";
 import { askPerson } from "./ask-person.js";
 import { parseCommandArgs } from "./parse-command-args.js";
 import { cliPermissionHint } from "./permission-hint.js";
+import { gyreCommand } from "./gyre-command.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { type PrintFormat, RunReporter } from "./run-reporter.js";
 import { takeBareResume } from "./resume-flag.js";
@@ -160,7 +161,7 @@ function printPending(sessionId: string, pending: readonly PendingToolCall[]): v
   const ids = pending.map((call) => call.id).join(",");
   process.stderr.write(
     `gyre: waiting on ${pending.length === 1 ? "an approval" : `${pending.length} approvals`}:\n${lines.join("\n")}\n` +
-      `gyre: go on with: gyre run --resume ${sessionId} --approve ${ids}   (or --deny ${ids})\n`,
+      `gyre: go on with: ${gyreCommand()} run --resume ${sessionId} --approve ${ids}   (or --deny ${ids})\n`,
   );
 }
 

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { render } from "ink";
+import { gyreCommand } from "../cli/index.js";
 import { App } from "./app.js";
 import { runBuiltinCommand } from "./builtin-commands.js";
 import { noColorRequested, withoutColors } from "./no-color.js";
@@ -55,7 +56,7 @@ export async function runTui(args: string[]): Promise<number> {
   await exited.finally(() => process.stdout.write(BRACKETED_PASTE_OFF));
   const sessionId = controller.session.sessionId;
   if (sessionId && start.options.persistSession !== false) {
-    process.stdout.write(`Session ${sessionId}. Go on with: gyre --resume ${sessionId}\n`);
+    process.stdout.write(`Session ${sessionId}. Go on with: ${gyreCommand()} --resume ${sessionId}\n`);
   }
   return 0;
 }
