@@ -2,7 +2,9 @@
 // coding session, then runs `gyre run` against it on a scratch project with the real
 // built-in tools (Bash, Read, Edit, ...), printing what happens as it happens.
 // `npm run demo -- --interactive`: the same session in the interactive agent (`gyre` in
-// this terminal), paced so a person can follow it; Ctrl+D quits once it is done.
+// this terminal), paced so a person can follow it; Ctrl+D quits once it is done, and the
+// command that goes on with the session is printed. Its sessions and prompt history go to a
+// throwaway data folder next to the scratch project: the demo leaves nothing in ~/.gyre.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +21,9 @@ const interactive = process.argv.slice(2).includes("--interactive");
 const cli = fileURLToPath(new URL("../dist/bin/gyre.js", import.meta.url));
 const project = mkdtempSync(join(tmpdir(), "gyre-demo-"));
 createProject(project);
+// Gyre's data folder for the demo's processes (and this one's look at their sessions).
+const dataFolder = mkdtempSync(join(tmpdir(), "gyre-demo-data-"));
+process.env.GYRE_HOME = dataFolder;
 const script = codingScript(project, 9);
 if (interactive) for (const turn of script.turns) turn.delayMs = INTERACTIVE_PACE_MS;
 const scriptPath = join(project, ".mock-script.json");
@@ -36,7 +41,7 @@ for await (const line of createInterface({ input: mock.stdout })) {
   }
 }
 console.log(`mock LLM at ${baseURL}; project in ${project}\n`);
-const env = { ...process.env, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: baseURL };
+const env = { ...process.env, GYRE_HOME: dataFolder, ANTHROPIC_API_KEY: "mock", ANTHROPIC_BASE_URL: baseURL };
 // Edits are accepted and only the two commands of the script may run without asking.
 const permissions = ["--permission-mode", "acceptEdits", "--allowed-tools", "Bash(node test.js),Bash(ls:*)"];
 
@@ -59,6 +64,22 @@ async function runInteractive() {
   const code = await new Promise((resolve) => agent.once("exit", (exitCode) => resolve(exitCode ?? 1)));
   process.off("SIGINT", ignore);
   process.exitCode = code;
+  await printResumeHint();
+}
+
+/**
+ * The agent printed its own hint; this one works as it stands, from any folder of a checkout:
+ * in the scratch project, with the demo's data folder. The mock model has stopped by then, so
+ * going on needs a real key (ANTHROPIC_API_KEY).
+ */
+async function printResumeHint() {
+  const { listSessions } = await import("../dist/index.js");
+  const [session] = await listSessions({ cwd: project, limit: 1 });
+  if (!session) return;
+  console.log(
+    `\nThe demo's session is kept in a throwaway data folder. To go on with it (with a real ANTHROPIC_API_KEY):\n` +
+      `  cd ${project} && GYRE_HOME=${dataFolder} node ${cli} --resume ${session.id}`,
+  );
 }
 
 /** `gyre run "<prompt>" --output-format stream-json`, each message printed as a line as it comes. */

@@ -9,6 +9,7 @@ export {
   type CanUseTool,
   DEFAULT_MODEL,
   type EffortOption,
+  type PermissionHint,
   type PermissionResult,
   type Query,
   type QueryOptions,
@@ -18,6 +19,7 @@ export {
   type QueryPrompt,
   type SystemPromptOption,
   type ThinkingOption,
+  type UnaskedCall,
 } from "./run/index.js";
 export type { RetryPolicy } from "./loop/index.js";
 // Pause and resume: the answers a paused run (`requires_action`) waits on.

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -202,7 +202,9 @@ describe("gyre run --defer-permissions pauses, and --resume --approve goes on", 
           { kind: "approval", id: "toolu_touch", name: "Bash", input: { command: "touch made.txt" } },
         ],
       });
-      expect(paused.stderr).toContain(`gyre run --resume ${result.session_id} --approve toolu_touch`);
+      expect(paused.stderr).toContain(
+        `go on with: node ${realpathSync(CLI)} run --resume ${result.session_id} --approve toolu_touch`,
+      );
       expect(existsSync(join(workdir, "made.txt"))).toBe(false);
 
       // An approval for a call that does not wait is refused, and changes nothing.

@@ -1,10 +1,13 @@
 // `npm run demo -- --interactive` in a real terminal (tmux): the demo starts the mock LLM with
 // its scripted coding session and the interactive agent against it; the session plays out on
-// screen to the script's final answer, and quitting leaves the scratch project fixed.
+// screen to the script's final answer, and quitting leaves the scratch project fixed, prints a
+// command that goes on with the session from a checkout, and leaves no session in the user's
+// data folder (the demo has a throwaway one).
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listSessions } from "../src/index.js";
 import { cliEnv } from "./helpers.js";
 import { TmuxTerminal } from "./tmux-terminal.js";
 
@@ -26,6 +29,8 @@ describe("the interactive demo", () => {
       command: [process.execPath, "scripts/demo.mjs", "--interactive"],
       env: { GYRE_HOME: cliEnv().GYRE_HOME ?? "", CI: "true" },
       height: 50,
+      // Wide enough that the printed command (temp paths) stays on one line.
+      width: 400,
     });
     try {
       // The first prompt is given on the command line: no typing needed to start.
@@ -40,6 +45,19 @@ describe("the interactive demo", () => {
       const after = await term.waitFor("[exited 0]");
       expect(after).toContain("src/math.js now:");
       expect(after).toContain("return a + b;");
+      // A checkout has no gyre on the PATH: the hint runs the built executable, in the demo's
+      // scratch project and data folder.
+      const hint = /cd (\S+) && GYRE_HOME=(\S+) node (\S+) --resume ([0-9a-f-]{36})/.exec(after);
+      expect(realpathSync(hint?.[3] ?? "")).toBe(realpathSync(CLI));
+      const [, project = "", dataFolder = "", , id = ""] = hint ?? [];
+      const listed = execFileSync(process.execPath, [CLI, "sessions", "list"], {
+        cwd: project,
+        env: { ...process.env, GYRE_HOME: dataFolder },
+        encoding: "utf8",
+      });
+      expect(listed).toContain(id);
+      // The user's data folder (here the test's) got nothing of the demo.
+      expect(await listSessions({ cwd: project })).toEqual([]);
     } finally {
       term.kill();
     }

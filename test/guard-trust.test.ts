@@ -53,8 +53,9 @@ interface Outcome {
 }
 
 /** Run the built CLI as a real process with HOME in the test's folder. */
-async function gyre(args: string[], cwd: string): Promise<Outcome> {
+async function gyre(args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<Outcome> {
   const env = {
+    ...extraEnv,
     PATH: process.env.PATH,
     HOME: home,
     ANTHROPIC_API_KEY: "mock",
@@ -159,6 +160,25 @@ describe("gyre run in a folder the person has not trusted", () => {
     expect(outcome.stderr).toContain(ignoredLine(clone, ".claude/settings.json (permissions.allow, hooks)"));
   });
 
+  it("lists the folder's agent files among what it ignored; after gyre trust they apply", async () => {
+    await modelRunning("true");
+    const clone = clonedFolder("clone");
+    mkdirSync(path.join(clone, ".claude", "agents"), { recursive: true });
+    const agent = "---\nname: reviewer\ndescription: Reviews changes.\n---\nReview the change.\n";
+    writeFileSync(path.join(clone, ".claude", "agents", "reviewer.md"), agent);
+    const untrusted = await run(clone);
+    expect(untrusted.stderr).toContain(
+      ignoredLine(clone, ".gyre/settings.json (permissions.allow, hooks), .claude/agents/reviewer.md (agent)"),
+    );
+    const offered = () => JSON.stringify(server?.requests.at(-1)?.body);
+    expect(offered()).not.toContain("reviewer");
+    expect((await gyre(["trust"], clone)).code).toBe(0);
+    const trusted = await run(clone);
+    expect(trusted.stderr).not.toContain("ignored settings");
+    // The Agent tool's description lists the agents it can start.
+    expect(offered()).toContain("reviewer");
+  });
+
   it("applies the folder's settings for one run with --trust-project, recording nothing", async () => {
     await modelRunning("touch pwned");
     const clone = clonedFolder("clone");
@@ -168,6 +188,25 @@ describe("gyre run in a folder the person has not trusted", () => {
     expect(existsSync(path.join(clone, "hooked"))).toBe(true);
     expect(outcome.stderr).not.toContain("ignored settings");
     expect(existsSync(path.join(home, ".gyre", "trusted-folders.json"))).toBe(false);
+  });
+
+  it("with $GYRE_HOME, gyre trust records there; a folder trusted in ~/.gyre before still is until the record moves", async () => {
+    const data = { GYRE_HOME: path.join(root, "data") };
+    const before = clonedFolder("before");
+    // Trusted when Gyre kept the record in ~/.gyre whatever GYRE_HOME said.
+    expect((await gyre(["trust"], before)).code).toBe(0);
+    const earlier = path.join(home, ".gyre", "trusted-folders.json");
+    expect(existsSync(earlier)).toBe(true);
+    expect((await gyre(["trust", "--list"], before, data)).stdout).toContain(before);
+
+    const after = clonedFolder("after");
+    expect(await gyre(["trust"], after, data)).toMatchObject({ code: 0, stdout: expect.stringContaining(after) });
+    const record = JSON.parse(readFileSync(path.join(root, "data", "trusted-folders.json"), "utf8"));
+    expect(record.folders.map((folder: { path: string }) => folder.path)).toEqual([before, after]);
+    // Untrusting in the data folder holds, though the earlier file still names the folder.
+    expect((await gyre(["untrust"], before, data)).code).toBe(0);
+    expect((await gyre(["trust", "--list"], before, data)).stdout).not.toContain(before);
+    expect(readFileSync(earlier, "utf8")).toContain(before);
   });
 
   it("refuses to trust the home folder, which would trust every repository in it", async () => {

@@ -122,6 +122,7 @@ describe("query() options are checked before anything runs", () => {
         outputFormat: { type: "json_schema", schema: { type: "object", properties: {} } },
         maxStructuredOutputRetries: 1,
         canUseTool: async () => ({ behavior: "deny", message: "no" }),
+        permissionHint: () => "allow it in your own way.",
         hooks: { Stop: [{ hooks: [async () => ({})] }] },
         permissionMode: "default",
         additionalDirectories: [],

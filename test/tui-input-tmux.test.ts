@@ -172,7 +172,8 @@ describe("typing in the interactive agent, in a real terminal", () => {
     await term.waitFor("Answer one.");
     term.press("C-d");
     const ended = await term.waitFor("[exited 0]");
-    const id = /gyre --resume ([0-9a-f-]{36})/.exec(ended)?.[1] ?? "";
+    // Wrapped lines joined back: the hint names the executable's path, which may wrap.
+    const id = /Go on with: .*? --resume ([0-9a-f-]{36})/.exec(ended.replace(/\n/g, ""))?.[1] ?? "";
     await stop();
 
     // --resume shows the conversation it goes on with.

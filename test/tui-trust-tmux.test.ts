@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type MockLLMServer, type MockScript, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { GYRE_GITIGNORE } from "../src/tui/allow-always.js";
-import { cliEnv } from "./helpers.js";
 import { gyreTerminals, sendPrompt } from "./gyre-terminals.js";
 import { TEST_SERVER } from "./mcp-support.js";
 import type { TmuxTerminal } from "./tmux-terminal.js";
@@ -22,14 +21,16 @@ const terminals = gyreTerminals("trust", async () => {
   server = undefined;
 });
 
-/** The test's folders: a project and a home of its own (where `gyre trust` records trust). */
+/** The test's folders: a project, a home of its own and Gyre's data folder (where `gyre trust` records trust). */
 let project: string;
 let home: string;
+let dataFolder: string;
 
 beforeEach(() => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "gyre-trust-tui-")));
   project = join(root, "project");
   home = join(root, "home");
+  dataFolder = join(root, "data");
   mkdirSync(project);
   mkdirSync(home);
 });
@@ -42,7 +43,7 @@ function bashThenDone(command: string): MockScript {
 /** Starts `gyre ARGS` in the project (HOME: the test's home) against `script`, and waits until it shows `ready`. */
 async function startGyre(script: MockScript, ready: string, args: string[] = []): Promise<TmuxTerminal> {
   server ??= await startMockLLM({ script });
-  const env = { GYRE_HOME: cliEnv().GYRE_HOME ?? "", HOME: home, ...server.env() };
+  const env = { GYRE_HOME: dataFolder, HOME: home, ...server.env() };
   const term = terminals.start({ cwd: project, env, args });
   await term.waitFor(ready, `"${ready}" at start`);
   return term;
@@ -82,7 +83,7 @@ function writeProjectFiles(): void {
 }
 
 function trustedFolders(): string[] {
-  const file = join(home, ".gyre", "trusted-folders.json");
+  const file = join(dataFolder, "trusted-folders.json");
   if (!existsSync(file)) return [];
   return (JSON.parse(readFileSync(file, "utf8")) as { folders: Array<{ path: string }> }).folders.map((f) => f.path);
 }

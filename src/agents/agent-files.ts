@@ -42,6 +42,16 @@ export async function loadAgentFiles(sources: AgentFileSources): Promise<Map<str
   return agents;
 }
 
+/**
+ * The agent files of the project in `cwd` (`.claude/agents/*.md`, `.gyre/agents/*.md`), unread:
+ * what a run leaves out while the folder is not trusted. None when cwd is home (its agents are the user's).
+ */
+export async function projectAgentFiles(cwd: string, home: string): Promise<string[]> {
+  if (path.resolve(cwd) === path.resolve(home)) return [];
+  const folders = [".claude", ".gyre"].map((dir) => path.join(cwd, dir, "agents"));
+  return (await Promise.all(folders.map(markdownFiles))).flat();
+}
+
 async function markdownFiles(folder: string): Promise<string[]> {
   try {
     const entries = await readdir(folder, { withFileTypes: true });

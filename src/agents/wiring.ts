@@ -2,8 +2,8 @@ import { homedir } from "node:os";
 import { activeContext, RunChannel } from "../loop/index.js";
 import { mcpCallLimits } from "../mcp/index.js";
 import type { AgentDefinition, AgentWiring, AgentWiringInput, QueryOptions } from "../run/index.js";
-import { findTrustedFolder } from "../settings/index.js";
-import { type AgentFile, loadAgentFiles } from "./agent-files.js";
+import { findTrustedFolder, type IgnoredProjectSettings, realOrResolved } from "../settings/index.js";
+import { type AgentFile, loadAgentFiles, projectAgentFiles } from "./agent-files.js";
 import { BackgroundAgents } from "./background-agents.js";
 import { checkAgents, DEFAULT_MAX_HANDOFFS, Handoffs, subagentParentContext } from "./handoffs.js";
 import { SubagentSessions } from "./subagent-session.js";
@@ -18,7 +18,7 @@ export async function wireAgents(input: AgentWiringInput): Promise<AgentWiring> 
   const { options, startAs, run } = input;
   const agentTool = wantsAgentTool(options);
   if (!agentTool && startAs === undefined) return { tools: [] };
-  const { agents, fromFiles } = await runAgentDefinitions(options, input.cwd);
+  const { agents, fromFiles, ignored } = await runAgentDefinitions(options, input.cwd);
   checkAgents(agents, startAs);
   const handoffs = new Handoffs({
     agents,
@@ -29,7 +29,7 @@ export async function wireAgents(input: AgentWiringInput): Promise<AgentWiring> 
     resolveModel: input.resolveRunModel,
     maxHandoffs: options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
   });
-  if (!agentTool) return { tools: [], handoffs };
+  if (!agentTool) return { tools: [], handoffs, ...(ignored && { ignored }) };
   const settings = subagentSettings(input, agents, fromFiles);
   // A subagent's parent is the agent the run runs as at the time of the call.
   const parent = () => ({
@@ -41,6 +41,7 @@ export async function wireAgents(input: AgentWiringInput): Promise<AgentWiring> 
     tools: [subagentTool(settings, parent), subagentOutputTool(parent)],
     handoffs,
     background: new BackgroundAgents(new RunChannel()),
+    ...(ignored && { ignored }),
   };
 }
 
@@ -81,18 +82,32 @@ function subagentSettings(
 
 /**
  * The run's agents: the built-in one, then agent files by `settingSources` (a project's only
- * in a trusted folder when `requireProjectTrust` is on), then the `agents` option.
+ * in a trusted folder when `requireProjectTrust` is on; else listed in `ignored`, as its
+ * settings are), then the `agents` option.
  */
 async function runAgentDefinitions(
   options: QueryOptions,
   cwd: string,
-): Promise<{ agents: Map<string, AgentDefinition>; fromFiles: Set<AgentDefinition> }> {
+): Promise<{
+  agents: Map<string, AgentDefinition>;
+  fromFiles: Set<AgentDefinition>;
+  ignored?: IgnoredProjectSettings;
+}> {
   const scopes = [...(options.settingSources ?? [])];
-  if (options.requireProjectTrust === true && !(await findTrustedFolder(cwd)))
+  let ignored: IgnoredProjectSettings | undefined;
+  if (options.requireProjectTrust === true && scopes.includes("project") && !(await findTrustedFolder(cwd))) {
     scopes.splice(0, scopes.length, ...scopes.filter((scope) => scope === "user"));
+    const files = await projectAgentFiles(cwd, homedir());
+    if (files.length > 0)
+      ignored = { folder: await realOrResolved(cwd), files: files.map((file) => ({ path: file, ignored: ["agent"] })) };
+  }
   const files: Map<string, AgentFile> =
     scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map();
   const fromFiles = Object.fromEntries([...files].map(([name, file]) => [name, file.definition]));
   // Which definitions came from files: their MCP servers expand `${VAR}` as config files' do.
-  return { agents: runAgents({ ...fromFiles, ...options.agents }), fromFiles: new Set(Object.values(fromFiles)) };
+  return {
+    agents: runAgents({ ...fromFiles, ...options.agents }),
+    fromFiles: new Set(Object.values(fromFiles)),
+    ...(ignored && { ignored }),
+  };
 }

@@ -3,6 +3,7 @@ import { GyreError } from "../errors/index.js";
 import type { ServeConfig } from "../mcp-server/index.js";
 import { asksForHelp } from "./interactive.js";
 import { parseCommandArgs } from "./parse-command-args.js";
+import { cliPermissionHint } from "./permission-hint.js";
 import { AGENT_SETUP_OPTIONS, list, mcpServersOf, number, permissionMode } from "./run-options.js";
 import { providerEnvironment } from "./provider-keys.js";
 
@@ -51,6 +52,8 @@ export async function mcpServeCommand(args: string[]): Promise<number> {
       allowedTools: list(values["allowed-tools"]),
       disallowedTools: list(values["disallowed-tools"]),
       permissionMode: permissionMode(values["permission-mode"]),
+      // Nobody is asked over MCP: a denial names this command's flags, not canUseTool.
+      permissionHint: cliPermissionHint("gyre mcp serve"),
       additionalDirectories: values["add-dir"],
       settingSources: list(values["setting-sources"]) as ServeConfig["query"]["settingSources"],
       // As in gyre run: a flag, so a repository cannot trust itself.

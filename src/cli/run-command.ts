@@ -5,6 +5,8 @@ import type { PendingToolCall, SDKMessage } from "../protocol/index.js";
 import { elicitationAsker } from "./ask-elicitation.js";
 import { askPerson } from "./ask-person.js";
 import { parseCommandArgs } from "./parse-command-args.js";
+import { cliPermissionHint } from "./permission-hint.js";
+import { gyreCommand } from "./gyre-command.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { type PrintFormat, RunReporter } from "./run-reporter.js";
 import { takeBareResume } from "./resume-flag.js";
@@ -44,6 +46,8 @@ export async function runCommand(args: string[]): Promise<number> {
   const options: QueryOptions = {
     ...(await queryOptionsOf(values)),
     includePartialMessages: format === "stream-json" && values["include-partial-messages"],
+    // A call nobody can answer here is denied with what to do about it: these flags, the settings, gyre trust.
+    permissionHint: cliPermissionHint("gyre run"),
     // Nobody can answer a permission question in print mode: with this flag the run pauses
     // on it (exit code 3) instead of denying it, to be resumed with --approve or --deny.
     ...(values["defer-permissions"] && { canUseTool: async () => ({ behavior: "defer" as const }) }),
@@ -157,7 +161,7 @@ function printPending(sessionId: string, pending: readonly PendingToolCall[]): v
   const ids = pending.map((call) => call.id).join(",");
   process.stderr.write(
     `gyre: waiting on ${pending.length === 1 ? "an approval" : `${pending.length} approvals`}:\n${lines.join("\n")}\n` +
-      `gyre: go on with: gyre run --resume ${sessionId} --approve ${ids}   (or --deny ${ids})\n`,
+      `gyre: go on with: ${gyreCommand()} run --resume ${sessionId} --approve ${ids}   (or --deny ${ids})\n`,
   );
 }
 

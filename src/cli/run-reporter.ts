@@ -58,7 +58,8 @@ export class RunReporter {
       this.line(describeHookFailure(message));
     }
     if (message.type === "system" && message.subtype === "permission_denied") {
-      this.line(`${message.tool_name} denied: ${firstLine(message.message, 300)}`);
+      // Long enough for what the denial says to do (the flag with the rule, the settings file, gyre trust).
+      this.line(`${message.tool_name} denied: ${firstLine(message.message, 800)}`);
     }
     if (this.#options.verbose) this.#verbose(message);
   }

@@ -129,6 +129,29 @@ const CASES: GateCase[] = [
     name: "a question with no one to ask is denied, and the run goes on",
     expected: { behavior: "deny", denial: true, message: /no canUseTool callback/, log: [] },
   },
+  {
+    name: "with the host's hint, the denial of a question no one can answer says it instead of the library's advice",
+    permissions: {
+      hint: ({ toolName, suggestions }) => `Run again with --allowed-tools ${toolName} (${suggestions.length}).`,
+    },
+    expected: {
+      behavior: "deny",
+      denial: true,
+      message:
+        /^Permission to use ledger is required \(.*\), and no one can be asked\. Run again with --allowed-tools ledger \(1\)\.$/,
+      log: [],
+    },
+  },
+  {
+    name: "the host's hint ends a dontAsk denial too",
+    permissions: { mode: "dontAsk", hint: () => "Run again with --allowed-tools ledger." },
+    expected: {
+      behavior: "deny",
+      denial: true,
+      message: /dontAsk mode denies instead of asking\. Run again with/,
+      log: [],
+    },
+  },
   // canUseTool answers the policy's question.
   {
     name: "canUseTool allows",

@@ -230,23 +230,24 @@ export class ToolGate {
       }
     }
     const canUseTool = this.config.canUseTool;
-    if (!canUseTool && hookFailure) {
-      return {
-        behavior: "deny",
-        denial: true,
-        message:
-          `Permission to use ${tool.name} is required (${ask.reason}). ${hookFailure}\n` +
-          "A PermissionRequest hook that fails cannot approve a call, and no canUseTool callback can be asked.",
-      };
-    }
     if (!canUseTool) {
-      return {
-        behavior: "deny",
-        denial: true,
-        message:
-          `Permission to use ${tool.name} is required (${ask.reason}), and no one can be asked: ` +
-          "the caller set no canUseTool callback. Allow it with allowedTools or a permission rule, or change permissionMode.",
-      };
+      // The host's advice (the CLI's flags, settings, `gyre trust`), else the library's own.
+      const hint = state.permissions.unaskedHint({
+        toolName: tool.name,
+        input,
+        reason: ask.reason,
+        suggestions: ask.suggestions ?? [],
+      });
+      const message = hookFailure
+        ? `Permission to use ${tool.name} is required (${ask.reason}). ${hookFailure}\n` +
+          (hint
+            ? `A PermissionRequest hook that fails cannot approve a call. ${hint}`
+            : "A PermissionRequest hook that fails cannot approve a call, and no canUseTool callback can be asked.")
+        : `Permission to use ${tool.name} is required (${ask.reason}), and no one can be asked` +
+          (hint
+            ? `. ${hint}`
+            : ": the caller set no canUseTool callback. Allow it with allowedTools or a permission rule, or change permissionMode.");
+      return { behavior: "deny", denial: true, message };
     }
     if (this.config.hooks?.has("Notification")) {
       const outcome = await this.config.hooks.run(

@@ -11,6 +11,7 @@ import {
 } from "../loop/index.js";
 import { PermissionPolicy } from "../permissions/index.js";
 import type { SDKMessage } from "../protocol/index.js";
+import { untrustedPermissionsFolder } from "../settings/index.js";
 import { type ToolCall, ToolSession } from "../tools/index.js";
 import type { CallExtra } from "./agent-tool.js";
 import type { BuiltinToolSetup } from "./builtin-tool-setup.js";
@@ -34,7 +35,7 @@ export class BuiltinToolSession {
   readonly #env: Omit<ToolCallEnv, "signal" | "observe">;
 
   private constructor(setup: BuiltinToolSetup, sessionId: string, hooks: HookRunner | undefined) {
-    const { cwd, permissionMode, allowedTools, disallowedTools, additionalDirectories, toolTimeoutMs } =
+    const { cwd, permissionMode, allowedTools, disallowedTools, additionalDirectories, toolTimeoutMs, permissionHint } =
       setup.config.query;
     this.#setup = setup;
     this.#session = new ToolSession(sessionId);
@@ -44,6 +45,8 @@ export class BuiltinToolSession {
       allow: allowedTools ?? [],
       deny: disallowedTools ?? [],
       additionalDirectories: additionalDirectories ?? [],
+      hint: permissionHint,
+      untrustedFolder: untrustedPermissionsFolder(setup.settings.ignored),
     });
     const stamp = new MessageStamp(sessionId);
     this.#env = {

@@ -6,9 +6,11 @@ export { ruleAppliesTo } from "./tool-kinds.js";
 export {
   type CanUseTool,
   type PermissionDecision,
+  type PermissionHint,
   type PermissionResult,
   PermissionRuleValue,
   PermissionUpdate,
   PermissionUpdateDestination,
   RuleBehavior,
+  type UnaskedCall,
 } from "./types.js";

@@ -19,7 +19,7 @@ import { formatRule, parseRule, type SourcedRule } from "./rule.js";
 import { loadShellParser } from "./shell/parser.js";
 import { classifyRequest, matchesDomain, type Subject } from "./subject.js";
 import { EDIT_TOOLS, inputString, ruleAppliesTo } from "./tool-kinds.js";
-import type { PermissionDecision, PermissionUpdate, RuleBehavior } from "./types.js";
+import type { PermissionDecision, PermissionHint, PermissionUpdate, RuleBehavior, UnaskedCall } from "./types.js";
 
 /** A rule given as a plain string (no source file) or with its origin. */
 export type RuleInput = string | SourcedRule;
@@ -40,6 +40,13 @@ export interface PermissionPolicyOptions {
    * asking (`autoAllowBashIfSandboxed`) once deny and ask rules have had their say.
    */
   sandboxedBash?: (input: unknown) => boolean;
+  /**
+   * The host's advice for a call that needed asking when nobody can be asked (`dontAsk` mode
+   * here, no `canUseTool` in the tool gate): it ends the denial's message.
+   */
+  hint?: PermissionHint;
+  /** See {@link UnaskedCall.untrustedFolder}: passed on to {@link hint}. */
+  untrustedFolder?: string;
 }
 
 /** The permission part of loaded settings (see `loadSettings` in src/settings). */
@@ -80,6 +87,7 @@ export class PermissionPolicy {
   readonly #home: string;
   #mode: PermissionMode;
   readonly #sandboxedBash: ((input: unknown) => boolean) | undefined;
+  readonly #hint: Pick<PermissionPolicyOptions, "hint" | "untrustedFolder">;
   #rules: Record<RuleBehavior, CompiledRule[]> = { allow: [], deny: [], ask: [] };
   #directories: string[] = [];
   readonly #warnings: RuleWarning[] = [];
@@ -90,6 +98,7 @@ export class PermissionPolicy {
     this.#home = options.home ?? homedir();
     this.#mode = options.mode ?? "default";
     this.#sandboxedBash = options.sandboxedBash;
+    this.#hint = { hint: options.hint, untrustedFolder: options.untrustedFolder };
     for (const behavior of ["allow", "deny", "ask"] as const) {
       for (const input of options[behavior] ?? []) this.#addRule(input, behavior);
     }
@@ -131,10 +140,19 @@ export class PermissionPolicy {
    */
   narrowedTo(mode: PermissionMode | undefined): PermissionPolicy {
     if (mode === undefined || PERMISSIVENESS[mode] >= PERMISSIVENESS[this.#mode]) return this;
-    const view = new PermissionPolicy({ cwd: this.#cwd, home: this.#home, mode });
+    const view = new PermissionPolicy({ cwd: this.#cwd, home: this.#home, mode, ...this.#hint });
     view.#rules = this.#rules;
     view.#directories = this.#directories;
     return view;
+  }
+
+  /**
+   * The host's advice (the `hint` option) for a call that needed asking when nobody could be
+   * asked; `undefined` when the host gave none, and the caller says it in the library's words.
+   */
+  unaskedHint(call: Omit<UnaskedCall, "untrustedFolder">): string | undefined {
+    const { hint, untrustedFolder } = this.#hint;
+    return hint?.({ ...call, ...(untrustedFolder !== undefined && { untrustedFolder }) });
   }
 
   /** Rules that were ignored because they could not be parsed. */
@@ -309,7 +327,17 @@ export class PermissionPolicy {
     suggestionsOverride?: PermissionUpdate[],
   ): PermissionDecision {
     if (this.#mode === "dontAsk") {
-      const message = `Permission to use ${request.toolName} was not granted: ${reason}, and dontAsk mode denies instead of asking.`;
+      const hint = this.#hint.hint
+        ? this.unaskedHint({
+            toolName: request.toolName,
+            input: request.input,
+            reason,
+            suggestions: suggestionsOverride ?? this.#suggest(request, subject),
+          })
+        : undefined;
+      const message =
+        `Permission to use ${request.toolName} was not granted: ${reason}, and dontAsk mode denies instead of asking.` +
+        (hint ? ` ${hint}` : "");
       return rule ? { behavior: "deny", message, rule: ruleRef(rule) } : { behavior: "deny", message };
     }
     const suggestions = suggestionsOverride ?? this.#suggest(request, subject);

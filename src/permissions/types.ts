@@ -84,3 +84,27 @@ export type CanUseTool = (
     kind: "permission" | "doom_loop";
   },
 ) => Promise<PermissionResult>;
+
+/**
+ * A call that needed a person's approval when no one could be asked (no `canUseTool`, or
+ * `dontAsk` mode): what a {@link PermissionHint} is told about it.
+ */
+export interface UnaskedCall {
+  toolName: string;
+  input: unknown;
+  /** Why the call needed asking. */
+  reason: string;
+  /** The updates that would allow it, as `canUseTool` would have been offered them. */
+  suggestions: PermissionUpdate[];
+  /**
+   * The project folder whose settings files' allow rules (or mode, or directories) were
+   * ignored because the person has not trusted it: trusting it may be what allows the call.
+   */
+  untrustedFolder?: string;
+}
+
+/**
+ * What to do about an {@link UnaskedCall}, in the host's own terms: the CLI names its flags,
+ * the settings files and `gyre trust`. Its text ends the call's denial message.
+ */
+export type PermissionHint = (call: UnaskedCall) => string;

@@ -3,6 +3,7 @@ import type { RunBackground, RunContext, RunHandoffs, RunState } from "../loop/i
 import type { McpServers } from "../mcp/index.js";
 import type { Model } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
+import type { IgnoredProjectSettings } from "../settings/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
@@ -77,6 +78,8 @@ export interface AgentWiring {
   tools: AnyTool[];
   handoffs?: RunHandoffs;
   background?: RunBackground;
+  /** The project's agent files a run in a folder the person has not trusted leaves out (`ignored_settings`). */
+  ignored?: IgnoredProjectSettings;
 }
 
 /** Wires agents into a run; started at the beginning of its set-up, awaited before its tools are registered. */

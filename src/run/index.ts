@@ -17,11 +17,14 @@ export {
 } from "./agent-wiring.js";
 export type {
   CanUseTool,
+  PermissionHint,
   PermissionResult,
   QueryOptions,
   QueryParams,
   QueryPrompt,
   SystemPromptOption,
+  UnaskedCall,
 } from "./options.js";
 export { DEFAULT_MODEL, type Query, query } from "./query.js";
 export type { EffortOption, ThinkingOption } from "./reasoning-options.js";
+export { startModel } from "./setup.js";

@@ -145,6 +145,7 @@ const shape = {
   outputFormat: OutputFormatOption.optional(),
   maxStructuredOutputRetries: nonNegativeInt.optional(),
   canUseTool: fn<NonNullable<QueryOptions["canUseTool"]>>("toolName, input, { signal }").optional(),
+  permissionHint: fn<NonNullable<QueryOptions["permissionHint"]>>("call").optional(),
   hooks: z
     .record(
       z.string(),

@@ -4,7 +4,7 @@ import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
 import type { McpServerConfig, OnElicitation } from "../mcp/index.js";
 import type { AgentDefinition } from "./agent-definition.js";
-import type { CanUseTool, PermissionResult } from "../permissions/index.js";
+import type { CanUseTool, PermissionHint, PermissionResult } from "../permissions/index.js";
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
 import type { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
@@ -13,7 +13,7 @@ import type { AnyTool } from "../tools/index.js";
 import type { EffortOption, ThinkingOption } from "./reasoning-options.js";
 import type { RetryPolicy } from "../loop/index.js";
 
-export type { CanUseTool, PermissionResult } from "../permissions/index.js";
+export type { CanUseTool, PermissionHint, PermissionResult, UnaskedCall } from "../permissions/index.js";
 
 /** A system prompt: literal text, or Gyre's preset with text appended. */
 export type SystemPromptOption = string | { type: "preset"; preset: "gyre" | "claude_code"; append?: string };
@@ -112,6 +112,13 @@ export interface QueryOptions {
   outputFormat?: OutputFormat;
   maxStructuredOutputRetries?: number;
   canUseTool?: CanUseTool;
+  /**
+   * What a call's denial says to do when it needed asking and nobody could be asked (no
+   * `canUseTool`, or `dontAsk` mode): the host's own words (the CLI names its flags, the
+   * settings files and `gyre trust`). Default: the library's (`allowedTools`, a permission
+   * rule, `permissionMode`).
+   */
+  permissionHint?: PermissionHint;
   /** Hook callbacks by event, as in the Claude Agent SDK. Settings-file hooks run too. */
   hooks?: HookCallbacks;
   /** How tool calls are approved. Default: `default` (ask for anything not allowed). */

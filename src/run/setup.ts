@@ -26,6 +26,7 @@ import {
   loadSettings,
   mergeIgnoredSettings,
   mergeSettings,
+  untrustedPermissionsFolder,
 } from "../settings/index.js";
 import {
   type CommandSandbox,
@@ -148,7 +149,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     if (!agents.handoffs) throw new GyreError("config_error", "The agent option needs a run started by query().");
     await agents.handoffs.switchTo(state, pending.startAs.name);
   }
-  const ignoredSettings = mergeIgnoredSettings(settings.ignored, ignoredMcp);
+  const ignoredSettings = mergeIgnoredSettings(mergeIgnoredSettings(settings.ignored, ignoredMcp), agents.ignored);
   const switchModel = async (spec: string | undefined) => {
     const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
     assertBudgetPriced(options, next);
@@ -267,6 +268,8 @@ function permissionPolicy(
     allow: options.allowedTools ?? [],
     deny: options.disallowedTools ?? [],
     additionalDirectories: options.additionalDirectories ?? [],
+    hint: options.permissionHint,
+    untrustedFolder: untrustedPermissionsFolder(settings.ignored),
     ...(sandbox?.policy.autoAllowBashIfSandboxed && {
       sandboxedBash: (input: unknown) => confinesBash(sandbox, input),
     }),

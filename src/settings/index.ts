@@ -12,4 +12,9 @@ export {
   type UntrustOutcome,
   untrustFolder,
 } from "./trust.js";
-export { describeIgnoredSettings, type IgnoredProjectSettings, mergeIgnoredSettings } from "./untrusted.js";
+export {
+  describeIgnoredSettings,
+  type IgnoredProjectSettings,
+  mergeIgnoredSettings,
+  untrustedPermissionsFolder,
+} from "./untrusted.js";

@@ -54,8 +54,8 @@ export interface LoadSettingsOptions {
   /** The project directory: its `.gyre/` and `.claude/` settings apply. */
   cwd: string;
   /**
-   * Home directory for user settings and the trust record (`.gyre/trusted-folders.json`);
-   * defaults to the OS home (inject it in tests).
+   * Home directory for user settings; defaults to the OS home (inject it in tests). Given, the
+   * trust record is its `.gyre/trusted-folders.json`; else the data folder's (`trustStorePath`).
    */
   home?: string;
   /** Which scopes to read; default all. */
@@ -93,7 +93,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   if (options.flagSettings !== undefined) files.push(await readFlagSettings(options.flagSettings, options.cwd));
   const trusted = (file: LoadedSettingsFile) => file.scope === "user" || file.scope === "flag";
   const needTrust = options.requireTrust === true && files.some((file) => !trusted(file));
-  if (!needTrust || (await findTrustedFolder(options.cwd, { home }))) return mergeSettings(files, home);
+  if (!needTrust || (await findTrustedFolder(options.cwd, { home: options.home }))) return mergeSettings(files, home);
   const ignoredFiles: IgnoredProjectSettings["files"] = [];
   const applied = files.map((file) => {
     if (trusted(file)) return file;

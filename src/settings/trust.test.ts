@@ -42,12 +42,46 @@ describe("trust store", () => {
     symlinkSync(project, link);
     const outcome = await trustFolder(link, { home, now });
     expect(outcome).toEqual({ added: true, folder: { path: project, trustedAt: "2025-01-02T03:04:05.000Z" } });
-    const file = trustStorePath(home);
+    const file = trustStorePath({ home });
     expect(file).toBe(path.join(home, ".gyre", "trusted-folders.json"));
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ version: 1, folders: [outcome.folder] });
     // Only the person may read or change what they trust; no temporary file is left behind.
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(path.dirname(file))).toEqual(["trusted-folders.json"]);
+  });
+
+  it("lives in Gyre's data folder ($GYRE_HOME) when no home is given, like everything else Gyre writes", () => {
+    const saved = process.env.GYRE_HOME;
+    process.env.GYRE_HOME = path.join(root, "data");
+    try {
+      expect(trustStorePath()).toBe(path.join(root, "data", "trusted-folders.json"));
+    } finally {
+      process.env.GYRE_HOME = saved;
+    }
+    expect(trustStorePath({ dataFolder: path.join(root, "elsewhere"), home })).toBe(
+      path.join(root, "elsewhere", "trusted-folders.json"),
+    );
+  });
+
+  it("reads the home folder's earlier record while the data folder has none; the first change moves the list there", async () => {
+    const dataFolder = path.join(root, "data");
+    const earlier = await trustFolder(project, { home, now });
+    const earlierFile = trustStorePath({ home });
+    const options = { home, dataFolder, now };
+    // Nothing trusted so far is lost.
+    expect((await findTrustedFolder(project, options))?.path).toBe(project);
+    expect(await listTrustedFolders(options)).toEqual([earlier.folder]);
+    // Trusting another folder writes the whole list to the data folder.
+    const other = path.join(root, "other");
+    mkdirSync(other);
+    await trustFolder(other, options);
+    expect(
+      JSON.parse(readFileSync(trustStorePath(options), "utf8")).folders.map((f: { path: string }) => f.path),
+    ).toEqual([project, other]);
+    // From then on the data folder's record is the one: untrusting there holds, whatever the earlier file says.
+    expect((await untrustFolder(project, options)).removed?.path).toBe(project);
+    expect(await findTrustedFolder(project, options)).toBeUndefined();
+    expect(JSON.parse(readFileSync(earlierFile, "utf8")).folders).toEqual([earlier.folder]);
   });
 
   it("covers subfolders but not parents, siblings or folders sharing a name prefix", async () => {
@@ -101,10 +135,10 @@ describe("trust store", () => {
     ["a relative path", JSON.stringify({ version: 1, folders: [{ path: "src", trustedAt: "x" }] })],
   ])("fails with a config_error naming the record when it holds %s", async (_name, text) => {
     mkdirSync(path.join(home, ".gyre"));
-    writeFileSync(trustStorePath(home), text);
-    expect((await failure(findTrustedFolder(project, { home }))).message).toContain(trustStorePath(home));
+    writeFileSync(trustStorePath({ home }), text);
+    expect((await failure(findTrustedFolder(project, { home }))).message).toContain(trustStorePath({ home }));
     // A broken record is never overwritten by a new one that would forget what it held.
     await failure(trustFolder(project, { home }));
-    expect(readFileSync(trustStorePath(home), "utf8")).toBe(text);
+    expect(readFileSync(trustStorePath({ home }), "utf8")).toBe(text);
   });
 });

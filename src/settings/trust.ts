@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { errorMessage, GyreError } from "../errors/index.js";
+import { gyreDataFolder } from "../sessions/index.js";
 
 /** A folder the person trusted (a real path); its subfolders are trusted with it. */
 export const TrustedFolder = z.object({
@@ -16,25 +17,58 @@ export type TrustedFolder = z.infer<typeof TrustedFolder>;
 const TrustFile = z.object({ version: z.literal(1), folders: z.array(TrustedFolder) });
 
 export interface TrustStoreOptions {
-  /** Home directory whose `.gyre/trusted-folders.json` holds the record; defaults to the OS home. */
+  /**
+   * The folder that holds `trusted-folders.json`. Default: Gyre's data folder, where it writes
+   * everything else (`$GYRE_HOME`, else `$XDG_DATA_HOME/gyre`, else `~/.gyre`); `<home>/.gyre`
+   * when `home` is given (tests).
+   */
+  dataFolder?: string;
+  /**
+   * Home directory; defaults to the OS home. No folder that contains it can be trusted, and its
+   * `.gyre/trusted-folders.json` (where Gyre kept the record before it honoured `$GYRE_HOME`)
+   * is read while the data folder has no record: the first change moves the list there.
+   */
   home?: string;
   /** Clock for `trustedAt` (inject it in tests). */
   now?: () => Date;
 }
 
-/** The trust record: `<home>/.gyre/trusted-folders.json`. Only the person's own config, never a project's. */
-export function trustStorePath(home: string = homedir()): string {
-  return path.join(home, ".gyre", "trusted-folders.json");
+/**
+ * The trust record: `trusted-folders.json` in Gyre's data folder (see
+ * {@link TrustStoreOptions.dataFolder}). Only the person's own config, never a project's.
+ */
+export function trustStorePath(options: TrustStoreOptions = {}): string {
+  const folder =
+    options.dataFolder ?? (options.home === undefined ? gyreDataFolder() : path.join(options.home, ".gyre"));
+  return path.join(folder, TRUST_FILE);
 }
 
-/** The trusted folders, in the order they were trusted. A missing record is an empty list. */
+const TRUST_FILE = "trusted-folders.json";
+
+/** Where the record was kept before it moved to the data folder, when that is another file. */
+function earlierStorePath(options: TrustStoreOptions): string | undefined {
+  const earlier = path.join(options.home ?? homedir(), ".gyre", TRUST_FILE);
+  return earlier === trustStorePath(options) ? undefined : earlier;
+}
+
+/**
+ * The trusted folders, in the order they were trusted. A missing record is an empty list; a
+ * record only in the home folder's `.gyre/` (from before the data folder rule) still counts.
+ */
 export async function listTrustedFolders(options: TrustStoreOptions = {}): Promise<TrustedFolder[]> {
-  const file = trustStorePath(options.home);
+  const folders = await readTrustFile(trustStorePath(options));
+  if (folders) return folders;
+  const earlier = earlierStorePath(options);
+  return (earlier === undefined ? undefined : await readTrustFile(earlier)) ?? [];
+}
+
+/** The folders of one record file; `undefined` when it does not exist. */
+async function readTrustFile(file: string): Promise<TrustedFolder[] | undefined> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new GyreError("config_error", `Cannot read ${file}: ${errorMessage(error)}`, { cause: error });
   }
   let json: unknown;
@@ -95,7 +129,7 @@ export async function trustFolder(folder: string, options: TrustStoreOptions = {
   const covering = folders.find((entry) => contains(entry.path, real));
   if (covering) return { folder: covering, added: false };
   const entry = { path: real, trustedAt: (options.now ?? (() => new Date()))().toISOString() };
-  await writeTrustedFolders([...folders, entry], options.home);
+  await writeTrustedFolders([...folders, entry], options);
   return { folder: entry, added: true };
 }
 
@@ -113,17 +147,18 @@ export async function untrustFolder(folder: string, options: TrustStoreOptions =
   const folders = await listTrustedFolders(options);
   const removed = folders.find((entry) => entry.path === real);
   const rest = folders.filter((entry) => entry !== removed);
-  if (removed) await writeTrustedFolders(rest, options.home);
+  if (removed) await writeTrustedFolders(rest, options);
   const stillTrustedBy = rest.find((entry) => contains(entry.path, real));
   return { ...(removed ? { removed } : {}), ...(stillTrustedBy ? { stillTrustedBy } : {}) };
 }
 
 /**
  * Temp file in the same folder, fsync, rename: a crash or a full disk leaves the old record
- * or the new one, never a torn file. Two writers at once: the last one wins, whole.
+ * or the new one, never a torn file. Two writers at once: the last one wins, whole. Always in
+ * the data folder: a list read from the home folder's earlier record moves there with it.
  */
-async function writeTrustedFolders(folders: TrustedFolder[], home: string | undefined): Promise<void> {
-  const file = trustStorePath(home);
+async function writeTrustedFolders(folders: TrustedFolder[], options: TrustStoreOptions): Promise<void> {
+  const file = trustStorePath(options);
   const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   const text = `${JSON.stringify({ version: 1, folders }, null, 2)}\n`;
   try {

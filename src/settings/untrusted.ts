@@ -54,6 +54,16 @@ export function mergeIgnoredSettings(
 }
 
 /**
+ * The folder whose settings files' grants (`permissions.allow`, `defaultMode`, directories)
+ * were ignored because it is not trusted; `undefined` when none were. What a denial names
+ * with `gyre trust`.
+ */
+export function untrustedPermissionsFolder(ignored: IgnoredProjectSettings | undefined): string | undefined {
+  const granted = ignored?.files.some((file) => file.ignored.some((key) => key.startsWith("permissions.")));
+  return granted ? ignored?.folder : undefined;
+}
+
+/**
  * One line for stderr: which files of which folder were partly ignored, that their deny and
  * ask rules still apply, and the command that trusts the folder. Paths are shown relative to
  * the folder.

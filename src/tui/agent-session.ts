@@ -2,7 +2,7 @@ import type { ElicitationRequest, ElicitationResult } from "../mcp/index.js";
 import type { PermissionResult, PermissionUpdate } from "../permissions/index.js";
 import type { PermissionMode, SDKMessage, UserContentBlock } from "../protocol/index.js";
 import { query } from "../agents/index.js";
-import type { Query, QueryOptions } from "../run/index.js";
+import { MODEL_ALIASES, type Query, type QueryOptions, startModel } from "../run/index.js";
 import { PromptQueue } from "../cli/index.js";
 
 /** A tool call waiting on the person: what it is, and how to answer it. */
@@ -136,16 +136,28 @@ export class AgentSession {
     await this.#running?.query.setPermissionMode(mode);
   }
 
-  /** Another model from the next call on; rejects (and keeps the model) when it cannot be resolved. */
-  async setModel(model: string | undefined): Promise<void> {
-    if (this.#running) await this.#running.query.setModel(model);
-    this.#model = model;
+  /**
+   * Another model from the next call on (`sonnet`, `opus`, `haiku` name the current ones):
+   * resolved now, its provider's key included, whether or not a query runs, so a model that
+   * cannot answer is refused here, with the reason, and the session keeps its model. Resolves
+   * with the model id it goes on with.
+   */
+  async setModel(model: string | undefined): Promise<string | undefined> {
+    const spec = model === undefined ? undefined : (MODEL_ALIASES[model] ?? model);
+    await startModel({ ...this.#base, model: spec });
+    if (this.#running) await this.#running.query.setModel(spec);
+    this.#model = spec;
+    return spec;
   }
 
-  /** Compacts before the next model call; with no turn running, a prompt carries it. */
+  /**
+   * Compacts before the next model call. With no query running, one is started on the session
+   * the conversation goes on with (`--continue`, `--resume`, after an interrupt); false when
+   * there is none yet (nothing to compact).
+   */
   compact(instructions?: string): boolean {
-    if (!this.#running) return false;
-    this.#running.query.compact(instructions);
+    if (!this.#running && this.#sessionId === undefined) return false;
+    (this.#running ?? this.#start()).query.compact(instructions);
     return true;
   }
 

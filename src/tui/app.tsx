@@ -11,6 +11,7 @@ import { TranscriptItemView } from "./transcript-item.js";
 import { TrustPrompt } from "./trust-prompt.js";
 import type { TuiController } from "./tui-controller.js";
 import { useViewKeys } from "./use-view-keys.js";
+import { WaitingLine } from "./waiting-line.js";
 
 /**
  * The interactive agent's screen: settled items written once (Ink's Static, so a long
@@ -35,6 +36,8 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
   const elicitation = trust || permission ? undefined : store.elicitation;
   const question = trust || permission || elicitation ? undefined : store.question;
   const picker = trust || permission || elicitation || question ? undefined : store.picker;
+  // A turn runs and nothing of it moves on screen: the model has not answered yet.
+  const waiting = store.status.busy && settled === items.length && !trust && !permission && !elicitation && !question;
   return (
     <Box flexDirection="column">
       <Static key={controller.generation} items={items.slice(0, settled)}>
@@ -43,6 +46,7 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
       {items.slice(settled).map((item) => (
         <TranscriptItemView key={item.id} item={item} waitingId={permission?.toolUseId} expanded={expanded} />
       ))}
+      {waiting ? <WaitingLine /> : null}
       <TodoPanel todos={store.transcript.todos} busy={store.status.busy} />
       {trust ? (
         <TrustPrompt

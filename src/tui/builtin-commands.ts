@@ -1,5 +1,4 @@
 import { writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { errorMessage } from "../errors/index.js";
 import { defaultExportName } from "./export-markdown.js";
@@ -45,11 +44,15 @@ export async function runBuiltinCommand(controller: CommandHost, name: string, a
     case "model":
       if (!args) return controller.notice(`Model: ${store.status.model}`);
       try {
-        await session.setModel(args);
-        store.status.model = args;
-        return controller.notice(`Model: ${args}`);
+        const model = (await session.setModel(args)) ?? args;
+        store.status.model = model;
+        return controller.notice(`Model: ${model}`);
       } catch (error) {
-        return controller.notice(`Cannot use ${args}: ${errorMessage(error)}`, "error");
+        // Checked when chosen: a model that cannot answer never replaces one that can.
+        return controller.notice(
+          `Cannot use ${args}: ${errorMessage(error)} Still using ${store.status.model}.`,
+          "error",
+        );
       }
     case "compact":
       if (session.compact(args || undefined))
@@ -93,7 +96,6 @@ async function describeSettings(controller: CommandHost, what: "permissions" | "
   const { options } = controller.session;
   const settings = await loadSettings({
     cwd,
-    home: homedir(),
     sources: options.settingSources ?? [],
     requireTrust: options.requireProjectTrust ?? false,
   });

@@ -1,4 +1,3 @@
-import { homedir } from "node:os";
 import { errorMessage } from "../errors/index.js";
 import type { QueryOptions } from "../run/index.js";
 import { PermissionPolicy } from "../permissions/index.js";
@@ -16,7 +15,6 @@ export async function mentionGate(options: QueryOptions, cwd: string, typed: rea
   try {
     const settings = await loadSettings({
       cwd,
-      home: homedir(),
       sources: options.settingSources ?? [],
       requireTrust: options.requireProjectTrust ?? false,
     });

@@ -1,4 +1,3 @@
-import { homedir } from "node:os";
 import { relative } from "node:path";
 import { errorMessage } from "../errors/index.js";
 import type { QueryOptions } from "../run/index.js";
@@ -11,7 +10,10 @@ import type { TuiStore } from "./tui-store.js";
 /** What {@link ProjectTrust} reaches of the terminal agent. */
 export interface ProjectTrustHost {
   cwd: string;
-  /** Home of the trust record (`gyre trust`'s) and the user's files; defaults to the OS home. */
+  /**
+   * Home of the user's files; defaults to the OS home. Given (tests), the trust record is its
+   * `.gyre/trusted-folders.json`; else `gyre trust`'s, in Gyre's data folder.
+   */
   home?: string;
   /** The options the agent was started with (before any trust for this session only). */
   options: QueryOptions;
@@ -28,7 +30,6 @@ export interface ProjectTrustHost {
  */
 export class ProjectTrust {
   readonly #host: ProjectTrustHost;
-  readonly #home: string;
   #questions = 0;
   /** The person answered no to trusting the folder (until they trust it). */
   #declined = false;
@@ -37,7 +38,6 @@ export class ProjectTrust {
 
   constructor(host: ProjectTrustHost) {
     this.#host = host;
-    this.#home = host.home ?? homedir();
   }
 
   /**
@@ -58,7 +58,7 @@ export class ProjectTrust {
     }
     if (answer === "trust" && (await this.#trust(offer.folder))) {
       return this.#host.notice(
-        `Trusted ${offer.folder} and its subfolders (recorded in ${trustStorePath(this.#home)}; gyre untrust undoes it): its settings, hooks, agents and MCP servers (.mcp.json) apply.`,
+        `Trusted ${offer.folder} and its subfolders (recorded in ${trustStorePath({ home: this.#host.home })}; gyre untrust undoes it): its settings, hooks, agents and MCP servers (.mcp.json) apply.`,
       );
     }
     this.#declined = true;
@@ -80,8 +80,8 @@ export class ProjectTrust {
     if (!(options.settingSources ?? []).includes("local")) return;
     let offer: TrustOffer | undefined;
     try {
-      if (options.requireProjectTrust !== true || (await findTrustedFolder(cwd, { home: this.#home }))) return;
-      offer = await trustOfferFor({ cwd, home: this.#home, sources: options.settingSources ?? [] });
+      if (options.requireProjectTrust !== true || (await findTrustedFolder(cwd, { home: this.#host.home }))) return;
+      offer = await trustOfferFor({ cwd, home: this.#host.home, sources: options.settingSources ?? [] });
     } catch (error) {
       return this.#host.notice(`Cannot tell whether this folder is trusted: ${errorMessage(error)}`, "error");
     }
@@ -90,7 +90,7 @@ export class ProjectTrust {
     const answer = await this.#ask(offer, { rules, file: shown });
     if (answer === "trust" && (await this.#trust(offer.folder))) {
       return this.#host.notice(
-        `Trusted ${offer.folder} and its subfolders (recorded in ${trustStorePath(this.#home)}): ${rules.join(", ")} sticks, and the folder's settings, hooks, agents and MCP servers (.mcp.json) apply in full from the next session.`,
+        `Trusted ${offer.folder} and its subfolders (recorded in ${trustStorePath({ home: this.#host.home })}): ${rules.join(", ")} sticks, and the folder's settings, hooks, agents and MCP servers (.mcp.json) apply in full from the next session.`,
       );
     }
     this.#markReported({ folder: offer.folder, files: [{ path: file, ignored: ["permissions.allow"] }] });
@@ -123,7 +123,7 @@ export class ProjectTrust {
   async #offer(options: QueryOptions): Promise<TrustOffer | undefined> {
     if (options.requireProjectTrust !== true) return undefined;
     try {
-      return await trustOfferFor({ cwd: this.#host.cwd, home: this.#home, sources: options.settingSources ?? [] });
+      return await trustOfferFor({ cwd: this.#host.cwd, home: this.#host.home, sources: options.settingSources ?? [] });
     } catch (error) {
       this.#host.notice(`Cannot tell whether this folder is trusted: ${errorMessage(error)}`, "error");
       return undefined;
@@ -153,7 +153,7 @@ export class ProjectTrust {
   /** Records the folder as trusted, as `gyre trust` does; false (and says why) when it cannot be. */
   async #trust(folder: string): Promise<boolean> {
     try {
-      await trustFolder(folder, { home: this.#home });
+      await trustFolder(folder, { home: this.#host.home });
     } catch (error) {
       this.#host.notice(`Not trusted: ${errorMessage(error)}`, "error");
       return false;

@@ -7,22 +7,34 @@ import type { Transcript } from "./transcript.js";
  * are not shown again), answers and tool lines as they were.
  */
 export function replayMessages(transcript: Transcript, messages: readonly SDKMessage[]): void {
-  for (const message of messages) {
-    if (message.type === "stream_event") continue;
-    // A stored session has no stream events to tell the repeated history from the answers
-    // after it: a compaction is only noted, and what follows is shown as stored.
-    if (message.type === "system" && message.subtype === "compact_boundary") {
-      transcript.notice("Conversation compacted.");
-      continue;
-    }
-    if (message.type === "user" && !message.parent_tool_use_id && !message.isSynthetic) {
-      const content = message.message.content;
-      const first = typeof content === "string" ? content : content.find((block) => block.type === "text")?.text;
-      if (first !== undefined) {
-        transcript.say(first);
-        continue;
-      }
-    }
-    transcript.apply(message);
+  for (const message of messages) replayMessage(transcript, message);
+}
+
+/**
+ * The session's last exchange: its last prompt the person typed and what followed it (answers,
+ * tool calls). All of it when it has no such prompt. What `gyre --continue` shows at start.
+ */
+export function lastExchange(messages: readonly SDKMessage[]): readonly SDKMessage[] {
+  const start = messages.findLastIndex((message) => promptText(message) !== undefined);
+  return start === -1 ? messages : messages.slice(start);
+}
+
+/** The text the person typed, for a prompt of theirs (its first text block). */
+function promptText(message: SDKMessage): string | undefined {
+  if (message.type !== "user" || message.parent_tool_use_id || message.isSynthetic) return undefined;
+  const content = message.message.content;
+  return typeof content === "string" ? content : content.find((block) => block.type === "text")?.text;
+}
+
+function replayMessage(transcript: Transcript, message: SDKMessage): void {
+  if (message.type === "stream_event") return;
+  // A stored session has no stream events to tell the repeated history from the answers
+  // after it: a compaction is only noted, and what follows is shown as stored.
+  if (message.type === "system" && message.subtype === "compact_boundary") {
+    transcript.notice("Conversation compacted.");
+    return;
   }
+  const prompt = promptText(message);
+  if (prompt !== undefined) transcript.say(prompt);
+  else transcript.apply(message);
 }

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { render } from "ink";
+import { gyreCommand } from "../cli/index.js";
 import { App } from "./app.js";
 import { runBuiltinCommand } from "./builtin-commands.js";
 import { noColorRequested, withoutColors } from "./no-color.js";
@@ -45,15 +46,17 @@ export async function runTui(args: string[]): Promise<number> {
     ),
   ]);
   if (answered) {
-    // --resume shows the conversation it goes on with; with no id, the /resume picker chooses it.
-    if (start.options.resume) await controller.resume(start.options.resume);
+    // --resume and --continue show the session they go on with (its title and last exchange);
+    // with no id, the /resume picker chooses it.
+    if (start.options.resume) await controller.showSessionAtStart({ resume: start.options.resume });
+    else if (start.options.continue) await controller.showSessionAtStart({ continue: true });
     else if (start.pickSession) await runBuiltinCommand(controller, "resume", "");
     if (start.prompt) controller.submit(start.prompt);
   }
   await exited.finally(() => process.stdout.write(BRACKETED_PASTE_OFF));
   const sessionId = controller.session.sessionId;
   if (sessionId && start.options.persistSession !== false) {
-    process.stdout.write(`Session ${sessionId}. Go on with: gyre --resume ${sessionId}\n`);
+    process.stdout.write(`Session ${sessionId}. Go on with: ${gyreCommand()} --resume ${sessionId}\n`);
   }
   return 0;
 }

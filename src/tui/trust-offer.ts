@@ -56,7 +56,7 @@ export async function trustOfferFor(options: TrustOfferOptions): Promise<TrustOf
   const home = options.home ?? homedir();
   const project = options.sources.includes("project");
   if (!project && !options.sources.includes("local")) return undefined;
-  if (await findTrustedFolder(options.cwd, { home })) return undefined;
+  if (await findTrustedFolder(options.cwd, { home: options.home })) return undefined;
   const folder = await realOrResolved(options.cwd);
   const problems: string[] = [];
   const failed = <T>(fallback: T) => {

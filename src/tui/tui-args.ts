@@ -1,4 +1,5 @@
 import {
+  cliPermissionHint,
   list,
   mcpServersOf,
   parseCommandArgs,
@@ -50,6 +51,8 @@ export async function parseTuiArgs(args: string[]): Promise<TuiStart> {
     env: providerEnvironment(),
     model: values.model,
     permissionMode: permissionMode(values["permission-mode"]),
+    // The person is asked, but not in dontAsk mode: its denials say what to do instead.
+    permissionHint: cliPermissionHint("gyre"),
     resume: values.resume,
     continue: values.continue,
     cwd,

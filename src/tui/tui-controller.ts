@@ -1,6 +1,7 @@
 import { errorMessage } from "../errors/index.js";
 import { DEFAULT_MODEL, type QueryOptions } from "../run/index.js";
 import type { PermissionMode, SDKMessage, UserContentBlock } from "../protocol/index.js";
+import type { SessionInfo } from "../sessions/index.js";
 import { AgentSession } from "./agent-session.js";
 import { persistAllowRules } from "./allow-always.js";
 import { runBuiltinCommand } from "./builtin-commands.js";
@@ -66,6 +67,8 @@ export class TuiController {
   /** The last `init` message: the tools (MCP ones included) and MCP servers of the run. */
   lastInit: Extract<SDKMessage, { type: "system"; subtype: "init" }> | undefined;
   readonly #trust: ProjectTrust;
+  /** Calls the person was asked about: their denials need no word from us. */
+  readonly #asked = new Set<string>();
 
   constructor(options: TuiControllerOptions) {
     this.#options = options;
@@ -84,6 +87,14 @@ export class TuiController {
           this.lastInit = message;
           this.#trust.reportIgnored(message.ignored_settings);
         }
+        // A call denied without asking (a deny rule, dontAsk, a hook): the transcript says why and
+        // what would allow it, which the tool line has no room for.
+        if (
+          message.type === "system" &&
+          message.subtype === "permission_denied" &&
+          !this.#asked.has(message.tool_use_id)
+        )
+          this.store.transcript.notice(`${message.tool_name} denied: ${message.message}`, "error");
         if (message.type === "result") this.#restoreModel();
         if (message.type === "result" && message.question)
           this.store.question = { id: ++this.#questions, ...message.question };
@@ -91,6 +102,7 @@ export class TuiController {
         this.syncStatus();
       },
       onPermission: (request) => {
+        if (request) this.#asked.add(request.toolUseId);
         this.store.permission = request;
         this.store.changed();
       },
@@ -299,6 +311,40 @@ export class TuiController {
     const { replayMessages } = await import("./replay.js");
     replayMessages(this.store.transcript, messages);
     this.notice(`Resumed session ${sessionId}. Your next prompt goes on with it.`);
+  }
+
+  /**
+   * At start, `--resume ID` or `--continue` (the folder's latest session): the session's title
+   * and its last exchange on screen, and the conversation goes on with it. With `--continue`
+   * and no session of this folder yet, the first prompt starts one.
+   */
+  async showSessionAtStart(how: { resume: string } | { continue: true }): Promise<void> {
+    const { getSession, getSessionMessages, listSessions } = await import("../sessions/index.js");
+    const { cwd } = this.#options;
+    let info: SessionInfo | undefined;
+    let messages: SDKMessage[];
+    try {
+      info = "resume" in how ? await getSession(how.resume, { cwd }) : (await listSessions({ cwd, limit: 1 }))[0];
+      if (!info) {
+        if ("resume" in how) return this.notice(`Cannot resume ${how.resume}: no such session.`, "error");
+        return this.notice("No earlier session in this folder: your first prompt starts one.");
+      }
+      messages = await getSessionMessages(info.id, { cwd });
+    } catch (error) {
+      return this.notice(`Cannot go on with the session: ${errorMessage(error)}`, "error");
+    }
+    await this.session.switchTo(info.id);
+    const { lastExchange, replayMessages } = await import("./replay.js");
+    const shown = lastExchange(messages);
+    const title = info.title ? ` “${info.title}”` : "";
+    const earlier = messages.length - shown.length;
+    const verb = "resume" in how ? "Resumed session" : "Continuing session";
+    this.notice(
+      `${verb} ${info.id}${title}` +
+        (earlier > 0 ? `: its last exchange (the whole conversation: gyre sessions show ${info.id})` : ""),
+    );
+    replayMessages(this.store.transcript, shown);
+    this.notice("Your next prompt goes on with it.");
   }
 
   cancelPicker(): void {
