@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type MockLLMServer, mockFault, type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { REDIS_URL, startWorker, testQueue } from "./cluster-process.js";
-import { exitOf, killAll, requireBuiltCli, serveUntilExit, startServe } from "./serve-process.js";
-import { spawnSync } from "node:child_process";
+import { exitOf, killAll, requireBuiltCli, serveUntilExit, startServe, track } from "./serve-process.js";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { resolve } from "node:path";
 import { CLI } from "./serve-process.js";
 import { cliEnv } from "./helpers.js";
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from "./sessions-postgres-helper.js";
@@ -91,7 +92,65 @@ async function statusOf(url: string, id: string): Promise<string> {
   return ((await (await fetch(`${url}/responses/${id}`)).json()) as { status: string }).status;
 }
 
+const DIST_SERVER = resolve(import.meta.dirname, "../dist/server/index.js");
+const DIST_SESSIONS = resolve(import.meta.dirname, "../dist/sessions/index.js");
+
+/**
+ * A worker of `createWorker` in a process of its own, with a short lease and `maxStarts` 1 (a
+ * response may start once): what an operator's program would run. Resolves once it works.
+ */
+async function libraryWorker(queueUrl: string, store: string, env: Record<string, string>): Promise<ChildProcess> {
+  const { url, schema } = (() => {
+    const parsed = new URL(store);
+    const name = parsed.searchParams.get("schema") ?? undefined;
+    parsed.searchParams.delete("schema");
+    return { url: parsed.toString(), schema: name };
+  })();
+  const script = `
+    const { createWorker } = await import(${JSON.stringify(DIST_SERVER)});
+    const { openPostgresSessionStore } = await import(${JSON.stringify(DIST_SESSIONS)});
+    const sessionStore = await openPostgresSessionStore({ connectionString: ${JSON.stringify(url)}, schema: ${JSON.stringify(schema)} });
+    const prefix = new URL(${JSON.stringify(queueUrl)}).searchParams.get("prefix");
+    await createWorker({ sessionStore, queue: { url: ${JSON.stringify(queueUrl)}, prefix, maxStarts: 1, lockDurationMs: 1000, stalledIntervalMs: 500 } });
+    process.stdout.write("working\\n");
+  `;
+  const child = track(
+    spawn(process.execPath, ["--input-type=module", "-e", script], {
+      env: cliEnv(env),
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
+  );
+  await new Promise<void>((ready, failed) => {
+    child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("working") && ready());
+    child.once("exit", (code) => failed(new Error(`the worker exited (${code})`)));
+  });
+  return child;
+}
+
 describe("the cluster's faults", () => {
+  it("fails a response whose workers keep dying with it, saying so, instead of starting it again and again", async () => {
+    const { mock, shared } = await setUp([
+      { ...mockTurn.text("Never."), faults: [mockFault.stall(1), mockFault.stall(1)] },
+    ]);
+    const queueUrl = shared[shared.indexOf("--queue") + 1]!;
+    const store = shared[shared.indexOf("--store") + 1]!;
+    const { url: serve } = await startServe([...shared, "--concurrency", "0", "--quiet"], mock.env());
+    const first = await libraryWorker(queueUrl, store, mock.env());
+    const queued = (await (await post(serve, { background: true })).json()) as { id: string };
+    const following = fetch(`${serve}/responses/${queued.id}?stream=true`).then((answer) => answer.text());
+    await until(() => mock.requests.length === 1 || undefined, "the model request");
+    first.kill("SIGKILL");
+    await exitOf(first);
+    await libraryWorker(queueUrl, store, mock.env());
+    await until(async () => (await statusOf(serve, queued.id)) === "failed" || undefined, "the response failed");
+    const stored = (await (await fetch(`${serve}/responses/${queued.id}`)).json()) as { error: { message: string } };
+    expect(stored.error.message).toMatch(/given up/);
+    // Started once only: the model was asked once.
+    expect(mock.requests).toHaveLength(1);
+    // Its followers were told: the stream ended with the failure.
+    expect(await following).toContain("event: response.failed");
+  });
+
   it("stops gyre serve and gyre worker with exit code 1 naming the Redis they cannot reach", async () => {
     const unreachable = "redis://127.0.0.1:1/0";
     const served = await serveUntilExit(["--queue", unreachable]);

@@ -1,4 +1,4 @@
-import { errorMessage, isGyreError } from "../../errors/index.js";
+import { errorMessage, GyreError, isGyreError } from "../../errors/index.js";
 import { toErrorResponse } from "../errors.js";
 import { earlierItems, planResponse, type PreparedResponse } from "../prepare-response.js";
 import type { QueuedRun, ResponseQueue } from "../queue/index.js";
@@ -76,6 +76,35 @@ async function runJob(deps: RunDependencies, queue: ResponseQueue, run: QueuedRu
   if (ended.status === "failed" && prepared.failures.last !== undefined)
     await queue.events.keepFailure(id, toErrorResponse(prepared.failures.last));
   await keepEvents(deps, ended, sink);
+}
+
+/**
+ * A response the queue gave up on (its workers kept dying with it, or its run threw): failed
+ * with why, unless it ended meanwhile, and its stream ended with that.
+ */
+export async function giveUpResponse(
+  deps: RunDependencies,
+  queue: ResponseQueue,
+  responseId: string,
+  reason: string,
+): Promise<void> {
+  const stored = await deps.responses.get(responseId);
+  if (stored && ENDED.has(stored.response.status)) return;
+  const before = await queue.events.read(responseId);
+  if (before.ended) return;
+  const sink = new EventSink(queue.events, responseId, before.events);
+  try {
+    if (!stored) return void sink.emit(errorEvent(reason));
+    await fail(
+      deps,
+      stored.response,
+      `The response was given up: ${reason}`,
+      sink,
+      new GyreError("invalid_job", reason),
+    );
+  } finally {
+    await sink.end();
+  }
 }
 
 /** The run of a job, planned as the instance that took the request planned it. */

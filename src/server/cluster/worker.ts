@@ -1,7 +1,7 @@
 import { checkServerTools, type ServerConfig } from "../config.js";
 import type { QueueSettings, ResponseQueue } from "../queue/index.js";
 import { type RunDependencies, runDependencies } from "../run-dependencies.js";
-import { runQueuedResponse } from "./run-queued.js";
+import { giveUpResponse, runQueuedResponse } from "./run-queued.js";
 
 /** Runs a worker takes at a time unless told otherwise. */
 export const DEFAULT_CONCURRENCY = 50;
@@ -50,5 +50,9 @@ export async function createWorker(config: WorkerConfig): Promise<ResponseWorker
 /** Runs the queue's jobs in this process, `concurrency` at a time, with `deps`. */
 export async function workQueue(deps: RunDependencies, queue: ResponseQueue, concurrency: number): Promise<void> {
   deps.metrics.watchQueue(() => queue.depth());
-  await queue.work((run) => runQueuedResponse(deps, queue, run), concurrency);
+  await queue.work(
+    (run) => runQueuedResponse(deps, queue, run),
+    concurrency,
+    (responseId, reason) => giveUpResponse(deps, queue, responseId, reason),
+  );
 }

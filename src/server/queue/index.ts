@@ -1,4 +1,11 @@
 export { connectRedis } from "./redis-connection.js";
 export { parseRedisUrl } from "./redis-url.js";
 export { ResponseEvents } from "./response-events.js";
-export { type QueueDepth, type QueuedRun, type QueueSettings, ResponseQueue, type RunJob } from "./response-queue.js";
+export {
+  type GiveUp,
+  type QueueDepth,
+  type QueuedRun,
+  type QueueSettings,
+  ResponseQueue,
+  type RunJob,
+} from "./response-queue.js";

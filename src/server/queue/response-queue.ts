@@ -40,6 +40,12 @@ export interface QueuedRun {
 /** What a worker runs for one job. */
 export type RunJob = (job: QueuedRun) => Promise<void>;
 
+/**
+ * Called when the queue gives a response up (started `maxStarts` times without finishing, its
+ * workers dying each time; or its run threw): whoever called it ends the response with `reason`.
+ */
+export type GiveUp = (responseId: string, reason: string) => Promise<void>;
+
 /** Jobs on the queue by state: waiting to start, and running on some worker. */
 export interface QueueDepth {
   waiting: number;
@@ -119,7 +125,7 @@ export class ResponseQueue {
   }
 
   /** Runs jobs in this process, `concurrency` at a time, until {@link ResponseQueue.close}. */
-  async work(run: RunJob, concurrency: number): Promise<void> {
+  async work(run: RunJob, concurrency: number, giveUp?: GiveUp): Promise<void> {
     const { settings } = this;
     const connection = this.redis.duplicate();
     connection.on("error", () => {});
@@ -158,6 +164,10 @@ export class ResponseQueue {
       },
     );
     worker.on("error", () => {});
+    // A job fails once (no retries): past its starts (here, or BullMQ's stalled check), or its run threw.
+    worker.on("failed", (job, error) => {
+      if (job && giveUp) void giveUp(job.data.responseId, error.message).catch(() => {});
+    });
     this.#workers.push(worker);
     // A cancel published anywhere stops the run here if it runs here: subscribed before the
     // worker takes a job, so no cancel of a run it started goes unheard.
