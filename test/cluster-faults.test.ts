@@ -1,8 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ResponseQueue } from "../src/server/queue/index.js";
 import { type MockLLMServer, mockFault, type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { REDIS_URL, startWorker, testQueue } from "./cluster-process.js";
 import { exitOf, killAll, requireBuiltCli, serveUntilExit, startServe, track } from "./serve-process.js";
@@ -128,6 +129,49 @@ async function libraryWorker(queueUrl: string, store: string, env: Record<string
 }
 
 describe("the cluster's faults", () => {
+  it("ends what it cannot run with why: a job that does not parse, a response no longer stored, a model the worker lacks", async () => {
+    const { mock, shared } = await setUp([mockTurn.text("Hello.")]);
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), "gyre-cluster-models-")));
+    cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
+    // The instance serves "fast"; the worker was started without the config that names it.
+    const config = join(workspace, "serve.yaml");
+    writeFileSync(config, "models:\n  - { name: fast, model: anthropic/claude-sonnet-4-5 }\n");
+    const { url: serve } = await startServe(
+      [...shared, "--config", config, "--concurrency", "0", "--quiet"],
+      mock.env(),
+    );
+    await startWorker(shared, mock.env());
+    const queued = (await (await post(serve, { model: "fast", background: true })).json()) as { id: string };
+    await until(async () => (await statusOf(serve, queued.id)) === "failed" || undefined, "the response failed");
+    const failed = (await (await fetch(`${serve}/responses/${queued.id}`)).json()) as { error: { code: string } };
+    expect(failed.error.code).toBe("model_not_found");
+    expect(mock.requests).toHaveLength(0);
+
+    // Jobs put on the queue by something else: its stream is ended with an error, the job is not left stuck.
+    const queueUrl = shared[shared.indexOf("--queue") + 1]!;
+    const queue = await ResponseQueue.connect({ url: queueUrl });
+    cleanups.push(async () => void (await queue.close()));
+    await queue.enqueue("resp_garbage", { owner: 7 });
+    await queue.enqueue("resp_gone", {
+      owner: "local",
+      request: { model: MODEL, input: "Hi." },
+      inputItems: [],
+      createdAt: 0,
+    });
+    for (const [id, message] of [
+      ["resp_garbage", "The queued job does not parse"],
+      ["resp_gone", "is no longer stored"],
+    ] as const) {
+      const { events } = await until(async () => {
+        const read = await queue.events.read(id);
+        return read.ended ? read : undefined;
+      }, `${id}'s stream ended`);
+      expect(events.map((event) => event.type)).toEqual(["error"]);
+      expect(JSON.stringify(events[0])).toContain(message);
+    }
+    expect(await queue.depth()).toEqual({ waiting: 0, active: 0 });
+  });
+
   it("fails a response whose workers keep dying with it, saying so, instead of starting it again and again", async () => {
     const { mock, shared } = await setUp([
       { ...mockTurn.text("Never."), faults: [mockFault.stall(1), mockFault.stall(1)] },
