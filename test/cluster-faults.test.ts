@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ResponseQueue } from "../src/server/queue/index.js";
+import { openPostgresSessionStore } from "../src/sessions/index.js";
 import { type MockLLMServer, mockFault, type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { REDIS_URL, startWorker, testQueue } from "./cluster-process.js";
 import { exitOf, killAll, requireBuiltCli, serveUntilExit, startServe, track } from "./serve-process.js";
@@ -27,33 +28,45 @@ afterEach(async () => {
 
 const MODEL = "anthropic/claude-sonnet-4-5";
 
-/** A TCP relay on loopback to `port`, which the test can cut (every connection dropped, nothing listening) and restore. */
-async function relay(port: number): Promise<{ port: number; cut: () => Promise<void>; restore: () => Promise<void> }> {
+/**
+ * A TCP relay on loopback to `port`, which the test can cut (every connection dropped, and each
+ * new one dropped as it comes: `refused` counts them) and restore.
+ */
+async function relay(
+  port: number,
+): Promise<{ port: number; cut: () => void; restore: () => void; refused: () => number }> {
   const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let listenPort = 0;
-  const listen = async () => {
-    server = createServer((client) => {
-      const upstream = connect(port, "127.0.0.1");
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
-        socket.on("error", () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((listening) => server!.listen(listenPort, "127.0.0.1", listening));
-    listenPort = (server!.address() as { port: number }).port;
-  };
-  await listen();
-  const cut = async () => {
-    await new Promise<void>((closed) => {
-      server!.close(() => closed());
+  let down = false;
+  let refused = 0;
+  const server: Server = createServer((client) => {
+    if (down) {
+      refused++;
+      return void client.destroy();
+    }
+    const upstream = connect(port, "127.0.0.1");
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  cleanups.push(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((closed) => server.close(() => closed()));
+  });
+  return {
+    port: (server.address() as { port: number }).port,
+    cut: () => {
+      down = true;
       for (const socket of sockets) socket.destroy();
-    });
+    },
+    restore: () => {
+      down = false;
+    },
+    refused: () => refused,
   };
-  cleanups.push(cut);
-  return { port: listenPort, cut, restore: listen };
 }
 
 async function setUp(turns: MockTurn[], storeUrl?: string): Promise<{ mock: MockLLMServer; shared: string[] }> {
@@ -224,7 +237,7 @@ describe("the cluster's faults", () => {
     const { url: serve } = await startServe([...flags, "--quiet"], mock.env());
     expect((await post(serve, {})).status).toBe(200);
 
-    await redis.cut();
+    redis.cut();
     const refused = await until(async () => {
       const answer = await post(serve, {});
       return answer.status === 503 ? answer : undefined;
@@ -232,7 +245,7 @@ describe("the cluster's faults", () => {
     expect(refused.headers.get("retry-after")).toBe("5");
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain("cannot be reached");
 
-    await redis.restore();
+    redis.restore();
     const again = await until(async () => {
       const answer = await post(serve, {});
       return answer.status === 200 ? answer : undefined;
@@ -248,13 +261,38 @@ describe("the cluster's faults", () => {
     const { mock, shared } = await setUp([mockTurn.text("Hello.")], store);
     const { url: serve } = await startServe([...shared, "--quiet"], mock.env());
     expect((await post(serve, {})).status).toBe(200);
-    await postgres.cut();
+    postgres.cut();
     const refused = await until(async () => {
       const answer = await post(serve, { background: true });
       return answer.status >= 500 ? answer : undefined;
     }, "an error");
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("5");
+  });
+
+  it("pauses a run at its next step while PostgreSQL is lost, and goes on when it is back", async () => {
+    const postgres = await relay(5432);
+    const schema = testSchemaName();
+    cleanups.push(() => dropSchema(schema));
+    const store = `postgres://postgres@127.0.0.1:${postgres.port}/test?schema=${schema}`;
+    // The answer comes while the store is away: its commit has to wait.
+    const { mock, shared } = await setUp([mockTurn.text("Still here.", { delayMs: 300 })], store);
+    const { url: serve } = await startServe([...shared, "--concurrency", "1", "--quiet"], mock.env());
+    const queued = (await (await post(serve, { background: true })).json()) as { id: string };
+    await until(() => mock.requests.length === 1 || undefined, "the model request");
+    postgres.cut();
+    // The run tried to reach the store a few times while it was away, then it is back.
+    await until(() => postgres.refused() >= 3 || undefined, "attempts to reach the store");
+    postgres.restore();
+    await until(async () => (await statusOf(serve, queued.id)) === "completed" || undefined, "the response completed");
+    const stored = openPostgresSessionStore({ connectionString: TEST_DATABASE_URL, schema });
+    const opened = await stored;
+    cleanups.push(() => opened.close());
+    const answers = (await opened.getSessionMessages(`${queued.id}-run`)).filter(
+      (message) => message.type === "assistant",
+    );
+    expect(answers).toHaveLength(1);
+    expect(mock.requests).toHaveLength(1);
   });
 
   it("on SIGTERM a worker lets a running response end within the grace, then exits", async () => {

@@ -16,6 +16,7 @@ import {
 import type { AnyTool } from "../tools/index.js";
 import type { QueryOptions } from "./options.js";
 import type { ChildSessionStore } from "./agent-wiring.js";
+import { appendDurably } from "./durable-append.js";
 import { pendingToolCalls, type UnfinishedRun, uniqueHistoryToolUseIds } from "../loop/index.js";
 
 /** What a resumed session says of its run: calls it waits on, the agent it runs as, where it stopped. */
@@ -155,7 +156,7 @@ export class Persistence {
     }
     if (this.#session === undefined) return;
     const { store } = await this.#session;
-    await store.append(this.sessionId, message);
+    await appendDurably(store, this.sessionId, message);
   }
 
   /**
