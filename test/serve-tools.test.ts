@@ -73,6 +73,58 @@ describe.each(UPSTREAMS)("gyre serve's tools with the $name upstream", (upstream
   });
 });
 
+describe("a response that waits on the client's tools", () => {
+  it("ends completed with its function_call items, as OpenAI answers; requires_action when the config says so", async () => {
+    const { dir } = workspace();
+    const turns = [
+      mockTurn.of([
+        { type: "tool_use", name: "Read", input: { file_path: join(dir, "notes.txt") } },
+        { type: "tool_use", name: "get_weather", input: { city: "Paris" } },
+      ]),
+      mockTurn.text("Sunny."),
+    ];
+    const model = UPSTREAMS[0]!.model;
+    for (const clientToolStatus of [undefined, "requires_action"] as const) {
+      await withServer(
+        { turns },
+        async ({ client }) => {
+          const openai = client();
+          const events: string[] = [];
+          const stream = openai.responses.stream({ model, input: "Check.", tools: [weatherTool] });
+          for await (const event of stream) events.push(event.type);
+          const first = await stream.finalResponse();
+          expect(first.status as string).toBe(clientToolStatus ?? "completed");
+          expect(events.at(-1)).toBe("response.completed");
+          expect((await openai.responses.retrieve(first.id)).status as string).toBe(clientToolStatus ?? "completed");
+          const weather = first.output.find((item) => item.type === "function_call" && item.name === "get_weather");
+          const second = await openai.responses.create({
+            model,
+            previous_response_id: first.id,
+            input: [
+              { type: "function_call_output", call_id: (weather as { call_id: string }).call_id, output: "sunny" },
+            ],
+            tools: [weatherTool],
+          });
+          expect(second.status).toBe("completed");
+          expect(second.output_text).toBe("Sunny.");
+        },
+        { tools: ["Read"], workspace: dir, ...(clientToolStatus && { clientToolStatus }) },
+      );
+    }
+  });
+
+  it("keeps completed when the config says requires_action but nothing waits on the client", async () => {
+    await withServer(
+      { turns: [mockTurn.text("Hello.")] },
+      async ({ client }) => {
+        const answer = await client().responses.create({ model: UPSTREAMS[0]!.model, input: "Hi." });
+        expect(answer.status).toBe("completed");
+      },
+      { clientToolStatus: "requires_action" },
+    );
+  });
+});
+
 describe("gyre serve's built-in tools", () => {
   it("refuses what the operator's rules do not allow: a read outside the workspace, a denied tool", async () => {
     const { dir, outside } = workspace();

@@ -72,6 +72,12 @@ export interface ServerConfigFile {
   mcpAllowedHosts?: string[];
   /** Seconds between SSE keep-alive comments while nothing else is sent (default 15). */
   keepAliveSeconds?: number;
+  /**
+   * The status of a response that ends waiting on the client's tools (its `function_call` items):
+   * `completed`, as the Open Responses spec and OpenAI answer (default), or `requires_action`,
+   * for clients written against servers that say so (antwort).
+   */
+  clientToolStatus?: "completed" | "requires_action";
 }
 
 const ServerConfigFileSchema = z.strictObject({
@@ -95,6 +101,7 @@ const ServerConfigFileSchema = z.strictObject({
     .optional(),
   sandbox: SandboxSettings.optional(),
   keepAliveSeconds: z.number().positive().optional(),
+  clientToolStatus: z.enum(["completed", "requires_action"]).optional(),
   mcpAllowedHosts: z.array(z.string().min(1)).optional(),
 }) satisfies z.ZodType<ServerConfigFile>;
 

@@ -49,7 +49,15 @@ export type ItemStatus = "in_progress" | "completed" | "incomplete";
 /** An input item as stored and listed by `input_items`: always with an id. */
 export type StoredInputItem = Exclude<InputItem, { type: "item_reference" }> & { id: string };
 
-export type ResponseStatus = "queued" | "in_progress" | "completed" | "failed" | "incomplete" | "cancelled";
+export type ResponseStatus =
+  | "queued"
+  | "in_progress"
+  | "completed"
+  | "failed"
+  | "incomplete"
+  | "cancelled"
+  /** Only with the config's `clientToolStatus: "requires_action"`: the response waits on the client's tools. */
+  | "requires_action";
 
 export interface ResponseUsage {
   input_tokens: number;

@@ -12,6 +12,8 @@ export function endResponse(
   result: SDKResultMessage | undefined,
   aborted: boolean,
   upstreamFailure: unknown,
+  /** What a response waiting on the client's tools ends as (`clientToolStatus`). */
+  clientToolStatus: "completed" | "requires_action" = "completed",
 ): void {
   response.completed_at = Math.floor(Date.now() / 1000);
   if (result) response.usage = responseUsage(result.usage, result.total_cost_usd);
@@ -29,6 +31,8 @@ export function endResponse(
   ) {
     response.status = "incomplete";
     response.incomplete_details = { reason };
+  } else if (reason === "requires_action" && clientToolStatus === "requires_action" && waitsOnClient(response)) {
+    response.status = "requires_action";
   } else if (result && !result.is_error) {
     response.status = "completed";
   } else {
@@ -42,6 +46,16 @@ export function endResponse(
     response.error = { code: CONTEXT_EXCEEDED, message: errorMessage(upstreamFailure) };
 }
 
+/** Whether the output has calls the client answers: its custom tool calls, function calls the server gave no output. */
+function waitsOnClient(response: ResponseObject): boolean {
+  const answered = new Set(
+    response.output.flatMap((item) => (item.type === "function_call_output" ? [item.call_id] : [])),
+  );
+  return response.output.some(
+    (item) => item.type === "custom_tool_call" || (item.type === "function_call" && !answered.has(item.call_id)),
+  );
+}
+
 /** A run that threw: cancelled when it was aborted, else failed with the error's message. */
 export function endResponseOnError(response: ResponseObject, error: unknown, aborted: boolean): void {
   response.status = aborted ? "cancelled" : "failed";
@@ -52,7 +66,8 @@ export function endResponseOnError(response: ResponseObject, error: unknown, abo
 
 /** The stream's last event: how the response ended. */
 export function terminalEvent(response: ResponseObject): string {
-  if (response.status === "completed") return "response.completed";
+  // Waiting on the client's tools is a run that ended well, whichever status names it.
+  if (response.status === "completed" || response.status === "requires_action") return "response.completed";
   if (response.status === "incomplete") return "response.incomplete";
   return "response.failed";
 }

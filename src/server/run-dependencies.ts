@@ -26,6 +26,8 @@ export interface RunDependencies {
   mcpAllowedHosts?: readonly string[];
   /** How `mcp` tools' host names are resolved (default: the system resolver). */
   mcpLookup?: McpLookup;
+  /** The status of a response that ends waiting on the client's tools (the config's `clientToolStatus`). */
+  clientToolStatus: "completed" | "requires_action";
 }
 
 export interface BuiltinToolsConfig {
@@ -45,6 +47,7 @@ export function runDependencies(config: ServerConfig, env: Env): RunDependencies
     conversations: new RecordConversationStore(records.conversations),
     resolveModel: servedModels(config, env),
     maxTurns: config.maxTurns ?? 10,
+    clientToolStatus: config.clientToolStatus ?? "completed",
     cwd: config.workspace ?? config.cwd ?? process.cwd(),
     metrics: new ServerMetrics(),
     ...(config.mcpAllowedHosts && { mcpAllowedHosts: config.mcpAllowedHosts }),

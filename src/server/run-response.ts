@@ -55,7 +55,7 @@ export async function runResponse(
   else await run.store.close();
   // Before the last event, so that a client's next response in the conversation sees this one.
   // `store: false` too: the conversation is stored, whatever becomes of the response object.
-  if (prepared.inConversation && (response.status === "completed" || response.status === "incomplete"))
+  if (prepared.inConversation && ["completed", "incomplete", "requires_action"].includes(response.status))
     await addToConversation(deps.conversations, prepared.inConversation, prepared.inputItems, response);
   emit({ type: terminalEvent(response), response: structuredClone(response) });
   return response;
@@ -120,7 +120,7 @@ async function runToEnd(
     const result = await project(messages, projection, conversation, deps.metrics);
     projection.finish();
     if (result?.terminal_reason === "requires_action") projection.requestApprovals(result.pending_tool_calls ?? []);
-    endResponse(response, result, signal.aborted, prepared.failures.last);
+    endResponse(response, result, signal.aborted, prepared.failures.last, deps.clientToolStatus);
   } catch (error) {
     projection.finish();
     endResponseOnError(response, error, signal.aborted);

@@ -9,7 +9,7 @@ import type { NumberedEvent, StreamEventBody } from "../stream-event.js";
 import { EventSink } from "./event-sink.js";
 import { responseJob } from "./response-job.js";
 
-const ENDED = new Set(["completed", "failed", "incomplete", "cancelled"]);
+const ENDED = new Set(["completed", "failed", "incomplete", "cancelled", "requires_action"]);
 /** How long a cancel waits for the worker running the response to end it. */
 const CANCEL_WAIT_MS = 10_000;
 

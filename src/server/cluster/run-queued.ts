@@ -9,7 +9,7 @@ import type { Takeover } from "../takeover.js";
 import { EventSink } from "./event-sink.js";
 import { parseResponseJob, type ResponseJob } from "./response-job.js";
 
-const ENDED = new Set(["completed", "failed", "incomplete", "cancelled"]);
+const ENDED = new Set(["completed", "failed", "incomplete", "cancelled", "requires_action"]);
 
 /**
  * Runs one queued response on this worker, from its job: planned again from the job and the
