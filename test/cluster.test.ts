@@ -4,7 +4,8 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type MockLLMServer, mockFault, type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
-import { startWorker, testQueue } from "./cluster-process.js";
+import { Redis } from "ioredis";
+import { REDIS_URL, startWorker, testQueue } from "./cluster-process.js";
 import { exitOf, killAll, requireBuiltCli, startServe } from "./serve-process.js";
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from "./sessions-postgres-helper.js";
 
@@ -29,6 +30,8 @@ interface Cluster {
   workspace: string;
   /** The flags every process shares: the config, the store, the queue. */
   shared: string[];
+  /** The queue's key prefix in Redis. */
+  prefix: string;
 }
 
 /** A workspace with notes, a config that lets runs Read and Glob there, a PostgreSQL schema and a Redis prefix of their own. */
@@ -45,7 +48,12 @@ async function cluster(turnsIn: (workspace: string) => MockTurn[]): Promise<Clus
   const mock = await startMockLLM({ script: { turns: turnsIn(workspace) } });
   cleanups.push(() => mock.close());
   const store = `${TEST_DATABASE_URL}?schema=${schema}`;
-  return { mock, workspace, shared: ["--config", config, "--store", store, "--queue", queue.url] };
+  return {
+    mock,
+    workspace,
+    shared: ["--config", config, "--store", store, "--queue", queue.url],
+    prefix: queue.prefix,
+  };
 }
 
 /** A `gyre serve` instance that only answers HTTP (its runs are the workers'). */
@@ -163,7 +171,14 @@ describe("gyre serve --queue with gyre worker", () => {
     const queued = await a.client.responses.create({ model: MODEL, input: "Read the notes.", background: true });
     // Followed through B while it runs, across the takeover.
     const following = fetch(`${b.url}/responses/${queued.id}?stream=true`).then(eventsOf);
-    await until(() => c.mock.requests.length === 3, "the third model request");
+    // Killed once the answer it began is on the response's stream (its first events reached the
+    // worker after the request reached the mock): that item is the one the crash cuts.
+    const redis = new Redis(REDIS_URL);
+    cleanups.push(() => void redis.disconnect());
+    await until(async () => {
+      const entries = await redis.xrange(`${c.prefix}:events:${queued.id}`, "-", "+");
+      return entries.some(([, fields]) => /"response\.output_item\.added".*"type":"message"/.test(fields[1] ?? ""));
+    }, "the third answer's first item on the stream");
     first.child.kill("SIGKILL");
     await exitOf(first.child);
     await worker(c);
