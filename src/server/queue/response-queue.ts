@@ -14,11 +14,12 @@ export interface QueueSettings {
    */
   prefix?: string;
   /**
-   * How long a worker's hold on a running response lasts unless renewed (it renews it at half
-   * that). A dead worker's runs are taken over once it lapses: about this plus `stalledIntervalMs`.
+   * How long a worker's hold on a running response lasts unless renewed (it renews it about every
+   * quarter of that). A dead worker's runs are taken over once it lapses: about this plus
+   * `stalledIntervalMs`. Default 3000.
    */
   lockDurationMs?: number;
-  /** How often workers look for runs whose worker died. */
+  /** How often workers look for runs whose worker died. Default 500. */
   stalledIntervalMs?: number;
   /** Starts a response may have (a worker dying with it counts): past them it fails, as a run that keeps killing its workers. */
   maxStarts?: number;
@@ -51,6 +52,17 @@ export interface QueueDepth {
   waiting: number;
   active: number;
 }
+
+/**
+ * The lease and the stalled check, chosen so that a run whose worker died resumes within 5 s of
+ * the death (bench/cluster.bench.mjs measures it). BullMQ renews a lease about every quarter of
+ * its duration, so a kill leaves most of one to run out: with 4 s and a check every second the
+ * bench measured 4.5 s from kill -9 to the resumed run's model request at the median and 5.1 s
+ * at worst (the resume itself takes about 0.1 s once the check finds the job). 3 s and 0.5 s
+ * bound it near 3.5 s. Shorter would let a live worker whose event loop or Redis stalls for a
+ * couple of seconds lose its runs to another worker.
+ */
+export const QUEUE_TIMING = { lockDurationMs: 3000, stalledIntervalMs: 500 } as const;
 
 const QUEUE_NAME = "responses";
 const CANCEL_CHANNEL = "cancel";
@@ -85,8 +97,7 @@ export class ResponseQueue {
   static async connect(settings: QueueSettings): Promise<ResponseQueue> {
     const full: Required<QueueSettings> = {
       prefix: parseRedisUrl(settings.url).prefix ?? "gyre",
-      lockDurationMs: 4000,
-      stalledIntervalMs: 1000,
+      ...QUEUE_TIMING,
       maxStarts: 3,
       ...settings,
     };
