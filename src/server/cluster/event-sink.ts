@@ -22,11 +22,12 @@ export class EventSink {
   emit(event: StreamEventBody): void {
     const numbered = { ...event, sequence_number: this.#next() } as NumberedEvent;
     this.events.push(numbered);
-    this.#writing = this.#writing
-      .then(() => this.stream.append(this.responseId, numbered))
-      .catch((error: unknown) => {
-        this.#failed ??= error;
-      });
+    // Sent at once: one connection keeps commands in the order they are given, so the stream
+    // does, without a round trip's wait between one event and the next.
+    const sent = this.stream.append(this.responseId, numbered).catch((error: unknown) => {
+      this.#failed ??= error;
+    });
+    this.#writing = this.#writing.then(() => sent);
   }
 
   /** Every event written (it throws the first append that failed), then the stream closed. */
