@@ -132,6 +132,11 @@ describe("gyre serve --queue with gyre worker", () => {
     expectWholeStream(followed);
     expect(followed.at(-1)?.type).toBe("response.completed");
     expect((await b.client.responses.retrieve(queued.id)).output_text).toBe("They say Friday.");
+    // The queue's depth is in each instance's metrics: nothing waits (the last job may still be
+    // finishing on the worker as its stream ends, so active is 0 or 1).
+    const metrics = await (await fetch(`${a.url.replace(/\/v1$/, "")}/metrics`)).text();
+    expect(metrics).toContain('gyre_queue_depth{state="waiting"} 0');
+    expect(metrics).toMatch(/gyre_queue_depth\{state="active"\} [01]\n/);
     // A late reader on A replays the same events, from where it asks.
     const late = await eventsOf(await fetch(`${a.url}/responses/${queued.id}?stream=true&starting_after=2`));
     expect(late).toEqual(followed.slice(3));

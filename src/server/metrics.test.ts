@@ -36,6 +36,25 @@ describe("ServerMetrics", async () => {
     expect(text).toContain("gyre_responses_in_flight 0");
   });
 
+  it("counts a queue's starts, retries and takeovers, times the wait, and reads its depth when scraped", async () => {
+    const metrics = new ServerMetrics();
+    let reads = 0;
+    metrics.watchQueue(async () => ({ waiting: 3 + reads++, active: 2 }));
+    metrics.queueStarted(40, false);
+    metrics.queueStarted(2_000, true);
+    metrics.queueTakeover();
+    const text = await metrics.render();
+    expect(text).toContain('gyre_queue_depth{state="waiting"} 3');
+    expect(text).toContain('gyre_queue_depth{state="active"} 2');
+    expect(text).toContain('gyre_queue_starts_total{attempt="first"} 1');
+    expect(text).toContain('gyre_queue_starts_total{attempt="retry"} 1');
+    expect(text).toContain("gyre_queue_takeovers_total 1");
+    expect(text).toContain('gyre_queue_wait_seconds_bucket{le="0.05"} 1');
+    expect(text).toContain("gyre_queue_wait_seconds_count 2");
+    // Read again on each scrape.
+    expect(await metrics.render()).toContain('gyre_queue_depth{state="waiting"} 4');
+  });
+
   it("adds the process's own metrics (event-loop delay, GC pauses, heap), collected once for every server", async () => {
     const [first, second] = [new ServerMetrics(), new ServerMetrics()];
     for (const text of [await first.render(), await second.render()]) {
