@@ -36,9 +36,11 @@ function describeCustom(tool: CustomTool): string {
 
 /**
  * The client's function tools. An allowed one is a client tool (no `execute`): the run pauses
- * on its calls and the response returns them. One outside `tool_choice` (`none`, a forced
- * function, `allowed_tools`) stays visible to the model but is refused here: the model gets an
- * error result and may try again, and the client never sees the call.
+ * on its calls and the response returns them. With `allowed_tools` the model is offered only
+ * the allowed ones, so it knows before it answers what it may call (as the AI SDK's
+ * `activeTools` does). One outside a forced function or `none` stays visible to the model but is
+ * refused here: the model gets an error result and may try again, and the client never sees the
+ * call (so is a call to a tool it was not offered, from an earlier turn's habits).
  */
 export function planTools(requestTools: readonly RequestTool[], choice: ToolChoice | undefined): ToolPlan {
   const functions = requestTools.filter(isClientTool);
@@ -47,7 +49,11 @@ export function planTools(requestTools: readonly RequestTool[], choice: ToolChoi
   if (names.size !== functions.length)
     throw new RequestError(400, "Two tools have the same name.", "invalid_value", "tools");
   const { allowed, toolChoice } = decide(choice ?? "auto", names);
-  const tools = functions.map((fn): AnyTool => {
+  const offered =
+    typeof choice === "object" && choice.type === "allowed_tools"
+      ? functions.filter((fn) => allowed.has(fn.name))
+      : functions;
+  const tools = offered.map((fn): AnyTool => {
     const common = {
       name: fn.name,
       description: fn.type === "custom" ? describeCustom(fn) : (fn.description ?? ""),
