@@ -164,4 +164,45 @@ describe("query() with a text-protocol model", () => {
       expect(sent(server, 1)[3]?.content).toContain("<tool_result");
     });
   });
+
+  it("with Forge's strict rules, runs no call without server_name and one call per answer, telling the model why", async () => {
+    const unnamed = CALL;
+    const named = (a: number) =>
+      `<tool>{"tool_name": "calculator", "server_name": "local", "arguments": {"a": ${a}, "b": 1, "op": "+"}}</tool>`;
+    const turns = [mockTurn.text(unnamed), mockTurn.text(`${named(1)}\n${named(2)}`), mockTurn.text("2, then 3.")];
+    await withMock({ turns }, async (server) => {
+      const messages: SDKMessage[] = [];
+      const q = query({
+        prompt: "go",
+        options: {
+          model: "local/small-model",
+          providers: {
+            local: {
+              type: "openai-compatible",
+              baseURL: server.baseURL,
+              toolProtocol: "text",
+              textProtocol: { strict: true, oneCallPerTurn: true },
+            },
+          },
+          tools: [calculator],
+        },
+      });
+      for await (const message of q) messages.push(message);
+      const results = toolResults(messages);
+      // The call without server_name was not run; of the next answer's two, only the first ran.
+      expect(results.map((result) => [result.is_error ?? false, result.content])).toEqual([
+        [true, expect.stringContaining("the tool did not run")],
+        [false, "2"],
+        [true, expect.stringContaining("the tool did not run")],
+      ]);
+      const told = sent(server, 1)[3]?.content ?? "";
+      expect(told).toContain('The <tool> block has no "server_name"');
+      expect(sent(server, 2).at(-1)?.content).toContain("Only one tool call per answer");
+      // The model was told the rules up front.
+      const system = sent(server, 0)[0]?.content ?? "";
+      expect(system).toContain("Write at most one <tool> block per answer");
+      expect(system).toContain('Every <tool> block also has "server_name"');
+      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "2, then 3." });
+    });
+  });
 });

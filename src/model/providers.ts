@@ -27,6 +27,13 @@ export const ProviderConfig = z.object({
    * from `<tool>` blocks in the answer (see `wrapTextProtocol`).
    */
   toolProtocol: z.enum(["native", "text"]).optional(),
+  /**
+   * With `toolProtocol: "text"`, Forge's stricter rules (each off by default): `strict` — every
+   * `<tool>` block names its `server_name` (`"local"` for the run's own tools), else it is not
+   * run; `oneCallPerTurn` — the model makes one call per answer, a second is not run. The model
+   * is told the rules, and told why when it breaks one.
+   */
+  textProtocol: z.strictObject({ strict: z.boolean().optional(), oneCallPerTurn: z.boolean().optional() }).optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 

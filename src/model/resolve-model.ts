@@ -58,7 +58,11 @@ export async function resolveModel(
   }
   const env = options.env ?? process.env;
   const created = await createLanguageModel(providerName, modelId, config, env, options.fetch);
-  const model = config.toolProtocol === "text" ? wrapTextProtocol(created) : created;
+  const rules = {
+    ...(config.textProtocol?.strict && { requireServerName: true }),
+    ...(config.textProtocol?.oneCallPerTurn && { oneCallPerTurn: true }),
+  };
+  const model = config.toolProtocol === "text" ? wrapTextProtocol(created, rules) : created;
   return new AiSdkModel(model, {
     id: `${providerName}/${modelId}`,
     provider: providerName,

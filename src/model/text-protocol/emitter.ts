@@ -2,7 +2,7 @@ import type { LanguageModelV3FinishReason, LanguageModelV3StreamPart } from "@ai
 import type { ToolNameResolver } from "./mcp-names.js";
 import { type ParsedEvent, TextProtocolParser } from "./parser.js";
 import { type MalformedCall, TEXT_PROTOCOL_METADATA } from "./rewrite-prompt.js";
-import { readToolBlock } from "./tool-block.js";
+import { readToolBlock, refused, type TextProtocolRules } from "./tool-block.js";
 
 /**
  * Turns the model's text into AI SDK stream parts: text outside blocks becomes text parts,
@@ -19,10 +19,13 @@ export class TextProtocolEmitter {
   #textId = "";
   #reasoningId = "";
 
+  readonly #rules: TextProtocolRules;
+
   /** `resolveName` maps a block's `server_name` and `tool_name` to a tool (default: the name as written). */
-  constructor(callIdPrefix: string, resolveName?: ToolNameResolver) {
+  constructor(callIdPrefix: string, resolveName?: ToolNameResolver, rules: TextProtocolRules = {}) {
     this.#callIdPrefix = callIdPrefix;
     this.#resolveName = resolveName;
+    this.#rules = rules;
   }
 
   /** Tool calls emitted so far. */
@@ -75,7 +78,14 @@ export class TextProtocolEmitter {
   }
 
   #toolCall(body: string, closed: boolean): LanguageModelV3StreamPart {
-    const call = readToolBlock(body, closed, this.#resolveName);
+    const call =
+      this.#rules.oneCallPerTurn && this.#calls > 0
+        ? refused(
+            readToolBlock(body, closed, this.#resolveName, this.#rules).toolName,
+            body.trim(),
+            "Only one tool call per answer: this one was not run. Make it in your next answer, once you have the first call's result.",
+          )
+        : readToolBlock(body, closed, this.#resolveName, this.#rules);
     const part: LanguageModelV3StreamPart = {
       type: "tool-call",
       toolCallId: `${this.#callIdPrefix}_${this.#calls++}`,

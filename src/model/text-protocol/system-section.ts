@@ -1,5 +1,6 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3ToolChoice } from "@ai-sdk/provider";
 import { LOCAL_SERVER, mcpOrigin } from "./mcp-names.js";
+import type { TextProtocolRules } from "./tool-block.js";
 
 /**
  * The part of the system prompt that teaches the text tool protocol: the exact block
@@ -9,6 +10,7 @@ import { LOCAL_SERVER, mcpOrigin } from "./mcp-names.js";
 export function toolProtocolSection(
   tools: readonly LanguageModelV3FunctionTool[],
   toolChoice?: LanguageModelV3ToolChoice,
+  rules: TextProtocolRules = {},
 ): string {
   const lines = [
     "# Tools",
@@ -29,6 +31,17 @@ export function toolProtocolSection(
     "- You may think before you answer or call a tool inside <thinking>...</thinking>.",
     "- When you need no tool, answer in plain text without any <tool> block.",
   ];
+  if (rules.oneCallPerTurn)
+    lines[
+      lines.indexOf(
+        "- Write one or more <tool> blocks, then stop. Write nothing after your last </tool>: wait for the results.",
+      )
+    ] = "- Write at most one <tool> block per answer, then stop. Write nothing after </tool>: wait for its result.";
+  if (rules.requireServerName)
+    lines.push(
+      `- Every <tool> block also has "server_name": "${LOCAL_SERVER}" for the tools under Available tools, the server's`,
+      "  name for an MCP server's tools. A block without it is not run.",
+    );
   const choice = choiceRule(toolChoice);
   if (choice) lines.push(choice);
   const servers = groupByServer(tools);

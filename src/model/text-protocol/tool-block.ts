@@ -1,5 +1,14 @@
 import { z } from "zod";
-import type { ToolNameResolver } from "./mcp-names.js";
+import { LOCAL_SERVER, type ToolNameResolver } from "./mcp-names.js";
+
+/**
+ * Forge's stricter rules for the text protocol, each off by default: every block names its
+ * `server_name` (`"local"` for the run's own tools), and one tool call per answer.
+ */
+export interface TextProtocolRules {
+  requireServerName?: boolean;
+  oneCallPerTurn?: boolean;
+}
 
 /** Name given to a call whose block names no tool; the loop answers it as an unknown tool. */
 export const INVALID_TOOL_NAME = "invalid_tool_call";
@@ -42,6 +51,7 @@ export function readToolBlock(
   body: string,
   closed: boolean,
   resolveName: ToolNameResolver = (_server, name) => name,
+  rules: TextProtocolRules = {},
 ): ToolBlockCall {
   const text = stripCodeFence(body.trim());
   const json = parseJson(text);
@@ -52,6 +62,12 @@ export function readToolBlock(
     return { toolName: namedTool(text) ?? INVALID_TOOL_NAME, input: text, problem };
   }
   const block = ToolBlock.safeParse(json.value);
+  if (block.success && rules.requireServerName && block.data.server_name === undefined)
+    return refused(
+      block.data.tool_name,
+      text,
+      `The <tool> block has no "server_name": write "${LOCAL_SERVER}" for the tools under Available tools, or the MCP server's name for its tools. The call was not run.`,
+    );
   if (block.success) {
     const toolName = resolveName(block.data.server_name, block.data.tool_name);
     return { toolName, input: JSON.stringify(block.data.arguments ?? {}) };
@@ -73,6 +89,14 @@ export function readToolBlock(
     input: JSON.stringify(args) ?? "null",
     problem: 'The "arguments" of the <tool> block must be a JSON object.',
   };
+}
+
+/**
+ * A well-formed call the protocol's rules refuse: its input is the block's text as a JSON
+ * string (never an object), so the loop does not run it and the model is told `problem`.
+ */
+export function refused(toolName: string, text: string, problem: string): ToolBlockCall {
+  return { toolName, input: JSON.stringify(text), problem };
 }
 
 /** Models like to wrap JSON in a Markdown fence even inside a tag; look through it. */

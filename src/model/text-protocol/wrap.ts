@@ -11,6 +11,7 @@ import { TextProtocolEmitter } from "./emitter.js";
 import { type ToolNameResolver, toolNameResolver } from "./mcp-names.js";
 import { rewritePrompt } from "./rewrite-prompt.js";
 import { toolProtocolSection } from "./system-section.js";
+import type { TextProtocolRules } from "./tool-block.js";
 
 const WRAPPED = Symbol.for("gyre.textProtocol");
 
@@ -25,7 +26,7 @@ const WRAPPED = Symbol.for("gyre.textProtocol");
  * The wrapped model keeps the inner model's `provider` and `modelId` (so pricing still
  * applies); wrapping a wrapped model returns it unchanged.
  */
-export function wrapTextProtocol(model: LanguageModelV3): LanguageModelV3 {
+export function wrapTextProtocol(model: LanguageModelV3, rules: TextProtocolRules = {}): LanguageModelV3 {
   if (isTextProtocolModel(model)) return model;
   const wrapped: LanguageModelV3 & { [WRAPPED]: true } = {
     [WRAPPED]: true,
@@ -36,14 +37,14 @@ export function wrapTextProtocol(model: LanguageModelV3): LanguageModelV3 {
       return model.supportedUrls;
     },
     async doGenerate(options) {
-      const { callOptions, idPrefix, resolveName } = prepare(options);
+      const { callOptions, idPrefix, resolveName } = prepare(options, rules);
       const result = await model.doGenerate(callOptions);
-      return readGenerated(result, new TextProtocolEmitter(idPrefix, resolveName));
+      return readGenerated(result, new TextProtocolEmitter(idPrefix, resolveName, rules));
     },
     async doStream(options) {
-      const { callOptions, idPrefix, resolveName } = prepare(options);
+      const { callOptions, idPrefix, resolveName } = prepare(options, rules);
       const result = await model.doStream(callOptions);
-      const emitter = new TextProtocolEmitter(idPrefix, resolveName);
+      const emitter = new TextProtocolEmitter(idPrefix, resolveName, rules);
       return { ...result, stream: result.stream.pipeThrough(readStream(emitter)) };
     },
   };
@@ -55,7 +56,10 @@ export function isTextProtocolModel(model: LanguageModelV3): boolean {
   return (model as { [WRAPPED]?: true })[WRAPPED] === true;
 }
 
-function prepare(options: LanguageModelV3CallOptions): {
+function prepare(
+  options: LanguageModelV3CallOptions,
+  rules: TextProtocolRules,
+): {
   callOptions: LanguageModelV3CallOptions;
   idPrefix: string;
   resolveName: ToolNameResolver;
@@ -63,7 +67,9 @@ function prepare(options: LanguageModelV3CallOptions): {
   const { tools, toolChoice, ...rest } = options;
   const functions = (tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === "function");
   const section =
-    functions.length === 0 || toolChoice?.type === "none" ? undefined : toolProtocolSection(functions, toolChoice);
+    functions.length === 0 || toolChoice?.type === "none"
+      ? undefined
+      : toolProtocolSection(functions, toolChoice, rules);
   const prompt = rewritePrompt(options.prompt, section);
   return { callOptions: { ...rest, prompt }, idPrefix: callIdPrefix(prompt), resolveName: toolNameResolver(functions) };
 }
