@@ -250,6 +250,7 @@ export {
   Rates,
   type ResolveModelOptions,
   resolveModel,
+  type TextProtocolRules,
   wrapTextProtocol,
 } from "./model/index.js";
 

@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { ResponseQueue } from "../src/server/queue/index.js";
 import { openPostgresSessionStore } from "../src/sessions/index.js";
 import { type MockLLMServer, mockFault, type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
@@ -206,6 +207,21 @@ describe("the cluster's faults", () => {
     expect(mock.requests).toHaveLength(1);
     // Its followers were told: the stream ended with the failure.
     expect(await following).toContain("event: response.failed");
+  });
+
+  it("holds a handful of Redis connections however many background responses wait", async () => {
+    const { mock, shared } = await setUp([mockTurn.text("Later.")]);
+    const { url: serve } = await startServe([...shared, "--concurrency", "0", "--quiet"], mock.env());
+    const redis = new Redis(REDIS_URL);
+    cleanups.push(() => void redis.disconnect());
+    const clients = async () =>
+      String(await redis.client("LIST"))
+        .split("\n")
+        .filter((line) => line.includes("name=gyre-queue")).length;
+    const before = await clients();
+    // No worker runs them: each waits on the queue, and the instance waits for each to end.
+    for (let index = 0; index < 30; index++) expect((await post(serve, { background: true })).status).toBe(200);
+    expect((await clients()) - before).toBeLessThanOrEqual(2);
   });
 
   it("stops gyre serve and gyre worker with exit code 1 naming the Redis they cannot reach", async () => {

@@ -21,4 +21,4 @@ export { providerKeyEnvNames } from "./provider-key-env.js";
 export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";
 export { type Env, type ResolveModelOptions, resolveModel } from "./resolve-model.js";
 export { type ServableModel, servableModels } from "./servable-models.js";
-export { wrapTextProtocol } from "./text-protocol/index.js";
+export { type TextProtocolRules, wrapTextProtocol } from "./text-protocol/index.js";

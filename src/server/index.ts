@@ -7,7 +7,15 @@ export {
 } from "./config.js";
 export { createServer } from "./create-server.js";
 export { connectQueue, createWorker, type ResponseWorker, type WorkerConfig } from "./cluster/index.js";
-export type { QueueDepth, QueuedRun, QueueSettings, ResponseEvents, ResponseQueue, RunJob } from "./queue/index.js";
+export type {
+  GiveUp,
+  QueueDepth,
+  QueuedRun,
+  QueueSettings,
+  ResponseEvents,
+  ResponseQueue,
+  RunJob,
+} from "./queue/index.js";
 export { attachWebSocket } from "./websocket.js";
 export type { CompactResource } from "./compact.js";
 export { type ErrorBody, RequestError } from "./errors.js";

@@ -29,7 +29,7 @@ export class QueueRunner implements BackgroundRunner {
 
   async start(prepared: PreparedResponse, finished?: () => void): Promise<void> {
     await this.#enqueue(prepared);
-    if (finished) this.#untilEnd(prepared.response.id).then(finished, finished);
+    if (finished) this.queue.events.ended(prepared.response.id).then(finished, finished);
   }
 
   async run(
@@ -66,7 +66,7 @@ export class QueueRunner implements BackgroundRunner {
   async cancel(id: string): Promise<boolean> {
     const stored = await this.deps.responses.get(id);
     if (!stored || ENDED.has(stored.response.status)) return false;
-    const ended = this.#untilEnd(id);
+    const ended = this.queue.events.ended(id);
     if ((await this.queue.cancel(id)) === "removed") await this.#cancelQueued(id);
     const late = new Promise<void>((resolve) => setTimeout(resolve, CANCEL_WAIT_MS).unref());
     await Promise.race([ended, late]);
@@ -76,6 +76,7 @@ export class QueueRunner implements BackgroundRunner {
   async close(): Promise<void> {
     for (const stop of this.#following) stop();
     this.#following.clear();
+    this.queue.events.close();
   }
 
   async #enqueue(prepared: PreparedResponse): Promise<void> {
@@ -111,10 +112,10 @@ export class QueueRunner implements BackgroundRunner {
   }
 
   /** Resolves when the response's stream ends, each event after `startingAfter` given to `onEvent` on the way. */
-  #untilEnd(id: string, startingAfter = Number.MAX_SAFE_INTEGER, onEvent?: (event: NumberedEvent) => void) {
+  #untilEnd(id: string, startingAfter: number, onEvent: (event: NumberedEvent) => void) {
     return new Promise<void>((resolve) => {
       this.#follow(id, startingAfter, (event) => {
-        if (event) onEvent?.(event);
+        if (event) onEvent(event);
         else resolve();
       });
     });

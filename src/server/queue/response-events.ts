@@ -44,10 +44,64 @@ export class ResponseEvents {
     return (await this.redis.exists(this.#key(responseId))) === 1;
   }
 
-  /** No more events for this response; the stream expires a while later. */
+  /** No more events for this response; the stream expires a while later. Those waiting for its end hear it. */
   async end(responseId: string): Promise<void> {
     const key = this.#key(responseId);
-    await this.redis.multi().xadd(key, "*", "end", "1").expire(key, KEEP_ENDED_SECONDS).exec();
+    await this.redis
+      .multi()
+      .xadd(key, "*", "end", "1")
+      .expire(key, KEEP_ENDED_SECONDS)
+      .publish(this.#endedChannel(), responseId)
+      .exec();
+  }
+
+  /**
+   * Resolves when the response's stream has ended (at once if it has). One connection of this
+   * instance hears the ends of every response, however many are waited for.
+   */
+  async ended(responseId: string): Promise<void> {
+    const waiting = await this.#endWatch();
+    const heard = new Promise<void>((resolve) => {
+      const listeners = waiting.get(responseId) ?? [];
+      listeners.push(resolve);
+      waiting.set(responseId, listeners);
+    });
+    // Subscribed first, then looked: an end between the two is heard either way.
+    if ((await this.read(responseId)).ended) this.#heard(responseId);
+    return heard;
+  }
+
+  /** Stops hearing ends (the instance is closing); those still waited for are let go. */
+  close(): void {
+    this.#subscriber?.disconnect();
+    this.#subscriber = undefined;
+    for (const id of [...this.#waiting.keys()]) this.#heard(id);
+  }
+
+  readonly #waiting = new Map<string, Array<() => void>>();
+  #subscriber: Redis | undefined;
+  #subscribing: Promise<Map<string, Array<() => void>>> | undefined;
+
+  #endWatch(): Promise<Map<string, Array<() => void>>> {
+    this.#subscribing ??= (async () => {
+      const subscriber = this.redis.duplicate();
+      subscriber.on("error", () => {});
+      subscriber.on("message", (_channel: string, responseId: string) => this.#heard(responseId));
+      await subscriber.subscribe(this.#endedChannel());
+      this.#subscriber = subscriber;
+      return this.#waiting;
+    })();
+    return this.#subscribing;
+  }
+
+  #heard(responseId: string): void {
+    const listeners = this.#waiting.get(responseId);
+    this.#waiting.delete(responseId);
+    for (const listener of listeners ?? []) listener();
+  }
+
+  #endedChannel(): string {
+    return `${this.prefix}:ended`;
   }
 
   /** The events stored so far, in order (a run taken over numbers its events after them). */

@@ -238,6 +238,7 @@ export class ResponseQueue {
     }
     await Promise.allSettled(this.#workers.map((worker) => worker.close(true)));
     for (const subscriber of this.#subscribers) subscriber.disconnect();
+    this.events.close();
     await this.queue.close().catch(() => {});
     this.redis.disconnect();
     return { handedBack: this.#running };
