@@ -1,7 +1,7 @@
 // `gyre run` as a user meets it: wall time and peak memory of a 20-turn scripted coding
 // session (real Bash, Read, Edit, Grep, Glob tools against the mock LLM), from process
 // start to exit, and the time from process start to its first model request.
-// Targets: under 0.35 s, under 120 MB, under 150 ms to the first request.
+// Targets: under 0.35 s, under 120 MB, the first request within 2x the wall of `node -e 0` (issue 30).
 // Baselines from the same run bound them: `node -e 0` in the same environment (the floor
 // of the first request), and that plus the script's Bash commands run directly (the floor
 // of the wall time). The first run starts with an empty code cache and is reported apart.
@@ -117,7 +117,7 @@ async function measure(label, baseEnv) {
     `  ${(wall / 1000).toFixed(3)} s wall (target < 0.35 s): ${(wall / floorMs).toFixed(2)}x the floor of ${ms(floorMs)}, gyre's own ${ms(wall - floorMs)}`,
   );
   console.log(
-    `  first model request after ${ms(first)} (target < 150 ms): ${(first / bareMs).toFixed(2)}x node -e 0, gyre's own ${ms(first - bareMs)}`,
+    `  first model request after ${ms(first)}: ${(first / bareMs).toFixed(2)}x node -e 0 (target <= 2x), gyre's own ${ms(first - bareMs)}`,
   );
   console.log(`  peak memory ${hasTime ? `${rss.toFixed(0)} MB` : "n/a (no /usr/bin/time)"} (target < 120 MB)`);
   console.log(

@@ -17,6 +17,8 @@ import { createHash } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startMockLLM } from "../src/testing/index.js";
+import { cliEnv } from "./helpers.js";
 
 const exec = promisify(execFile);
 const CODE_CACHE = resolve("dist/cli/code-cache.js");
@@ -150,5 +152,47 @@ describe("the gyre executable", () => {
     expect(cold.stdout).toBe("gyre 0.1.0\n");
     expect(warm.stdout).toBe(cold.stdout);
     expect(readdirSync(cacheRoot, { recursive: true }).length).toBeGreaterThan(0);
+  });
+
+  it("reuses the cache of a run that judged a Bash command: the shell parser's V8 flags do not leave it rejected", async () => {
+    // The Bash parser compiles its grammar with --liftoff-only (src/permissions/shell/parser.ts);
+    // V8 rejects code cache written under other flags than the reader's, so a cache written at
+    // the exit of such a run was compiled anew, and written again, at every start.
+    const project = join(dir, "project");
+    mkdirSync(project);
+    const server = await startMockLLM({
+      script: {
+        turns: [
+          { content: [{ type: "tool_use", name: "Bash", input: { command: "echo from-bash" } }] },
+          { content: [{ type: "text", text: "done" }] },
+        ],
+      },
+    });
+    try {
+      const snapshot = () =>
+        readdirSync(cacheRoot, { recursive: true, encoding: "utf8" })
+          .sort()
+          .map((name) => {
+            const stat = statSync(join(cacheRoot, name));
+            return { name, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
+          });
+      const run = async () => {
+        server.reset();
+        const { stdout } = await exec(
+          process.execPath,
+          [CLI, "run", "go", "--cwd", project, "--permission-mode", "bypassPermissions", "--setting-sources", ""],
+          { env: cliEnv({ ...server.env(), NODE_COMPILE_CACHE: cacheRoot }) },
+        );
+        expect(stdout).toBe("done\n");
+        expect(JSON.stringify(server.requests.at(-1)?.body)).toContain("from-bash");
+      };
+      await run();
+      const written = snapshot();
+      expect(written.length).toBeGreaterThan(0);
+      await run();
+      expect(snapshot()).toEqual(written);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -58,6 +58,12 @@ async function load(): Promise<void> {
   } finally {
     setFlagsFromString("--no-liftoff-only");
   }
+  // --liftoff-only also turned off wasm tier-up (V8's flag implications), and --no-liftoff-only
+  // leaves it off, as it should stay for the grammar. But V8 accepts code cache only from a
+  // process whose flags hash as the reader's: the CLI's cache, written at exit
+  // (src/cli/code-cache.ts), would be rejected at every start and the 4 MB bundle compiled
+  // from source again. The defaults come back at exit, before any other exit listener runs.
+  process.prependOnceListener("exit", () => setFlagsFromString("--wasm-tier-up --wasm-dynamic-tiering"));
   const instance = new Parser();
   instance.setLanguage(grammar);
   parser = instance;
