@@ -5,3 +5,4 @@ export { CAPTURE_CONTENT_ENV, captureContent } from "./content.js";
 export { ChatSpan, type ChatModel, type ChatRequest } from "./chat-span.js";
 export { ToolSpan, type TracedCall, type TracedDecision, type TracedResult } from "./tool-span.js";
 export { type AgentStart, type AgentSummary, RunTracing, TRACER_NAME, type TracingOptions } from "./run-tracing.js";
+export { contextFromTraceparent } from "./trace-context.js";
