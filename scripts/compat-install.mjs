@@ -1,6 +1,7 @@
 // The peer programs that only the compatibility tests drive: Codex CLI, the OpenAI Agents SDK,
 // the Claude Agent SDK's declarations and Bun (for the Open Responses compliance suite), and
-// TypeDoc, which generates the API reference (npm run docs:api). They
+// TypeDoc, which generates the API reference (npm run docs:api), and the OpenTelemetry SDK and OTLP
+// exporters (optional peers of the CLI, for the telemetry tests). They
 // are not devDependencies: together they would add ~930 MB to every `npm ci` (Codex's binary
 // alone is 400 MB) and the Agents SDK's openai 7 declares Node >= 22. Each is pinned by
 // test/compat/NAME/package.json and its lockfile and installed here with `npm ci` into a cache
@@ -40,6 +41,9 @@ export const PEERS = {
   // Not a peer of a compatibility test but a tool installed the same way: `npm run docs:api`
   // generates docs/api/ with it, and test/docs-api.test.ts checks that it does.
   typedoc: { title: "TypeDoc, the API reference's generator", main: "typedoc", npmFlags: [] },
+  // The OpenTelemetry SDK and OTLP exporters the CLI loads when tracing is on: optional peers of
+  // Gyre's, so the telemetry tests install them here.
+  "otel-sdk": { title: "The OpenTelemetry SDK and OTLP exporters", main: "@opentelemetry/sdk-trace", npmFlags: [] },
 };
 
 /** The cache folder every checkout shares. */

@@ -1,3 +1,4 @@
+import { trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { GyreError, type QueryOptions, query, type SDKUserMessageInput } from "../src/index.js";
 import { FORMATS, mockEnv, runQuery, withMock } from "./helpers.js";
@@ -69,6 +70,8 @@ describe("query() options are checked before anything runs", () => {
     [{ providers: { local: { type: "ollama" } } }, "options.providers.local.type", '"ollama"'],
     [{ sessionStore: {} }, "options.sessionStore", "an object"],
     [{ abortController: { abort() {} } }, "options.abortController", "an object"],
+    [{ tracer: {} }, "options.tracer", "an object"],
+    [{ traceContent: "yes" }, "options.traceContent", '"yes"'],
     [{ mcpServers: { calc: { type: "http" } } }, "options.mcpServers.calc", "an object"],
     [{ mcpServers: { calc: { command: "x", argv: [] } } }, "options.mcpServers.calc", "an object"],
     [
@@ -152,6 +155,8 @@ describe("query() options are checked before anything runs", () => {
         persistSession: false,
         newUuid: () => crypto.randomUUID(),
         now: () => Date.now(),
+        tracer: trace.getTracer("options-test"),
+        traceContent: false,
       };
       const messages = [];
       for await (const message of query({ prompt: "hi", options })) messages.push(message);

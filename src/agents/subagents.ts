@@ -119,6 +119,11 @@ async function runSubagent(
   });
   if (opened) toolContext.emit({ type: "message", message: opened.started });
   const childSession = opened?.session;
+  // Its invoke_agent span is a child of the parent's execute_tool Agent span.
+  const tracing = parent.context.tracing?.startSubagent(
+    { agentName: agent.type, agentId: agent.id, conversationId: childSession?.id ?? parent.context.session.id },
+    toolContext.toolUseId,
+  );
   const base: RunContext = {
     ...parent.context,
     stamp: childSession?.stamp ?? parent.context.stamp,
@@ -134,6 +139,7 @@ async function runSubagent(
     agent,
     // Its own background agents (if it may start any) die with it; the parent's are not its to stop.
     background: depth < settings.maxDepth ? backgroundAgentsOf(parent.context)?.forSubagent() : undefined,
+    ...(tracing && { tracing }),
   };
   const context = withSubagentHandoffs(base, definition, parent, settings.agents, settings.resolveModel, model);
   if (depth < settings.maxDepth) {
@@ -162,8 +168,13 @@ async function runSubagent(
     signal: toolContext.signal,
     session: context.session,
   });
-  if ("error" in mcp) return errorResult(mcp.error);
+  if ("error" in mcp) {
+    tracing?.end({ error: new Error(mcp.error) });
+    return errorResult(mcp.error);
+  }
   let result: SDKResultMessage | undefined;
+  let failure: unknown;
+  tracing?.setRequestModel(model.modelId);
   try {
     // Its session starts with the prompt (the caller's stream never carried it).
     await childSession?.record(childSession.stamp.user(content));
@@ -172,9 +183,20 @@ async function runSubagent(
       if (message.type === "result") result = message;
       else toolContext.emit({ type: "message", message: childSession ? childSession.forParent(message) : message });
     }
+  } catch (error) {
+    failure = error;
+    throw error;
   } finally {
     // The agent's own servers end with it, also when it was aborted or failed.
     await mcp.close();
+    tracing?.end({
+      model: state.model.modelId,
+      usage: state.costs.usage,
+      costUsd: state.costs.totalCostUsd,
+      numTurns: state.turns,
+      terminalReason: state.exitReason,
+      error: failure,
+    });
   }
   return subagentResult(result, call, childSession?.id);
 }

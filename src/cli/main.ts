@@ -3,21 +3,25 @@ import { takeProviderKeys } from "./provider-keys.js";
 import { runEntry } from "./run-entry.js";
 import { helpOf, USAGE } from "./help.js";
 import { asksForHelp, namesPrintMode, withoutPrintFlag } from "./interactive.js";
+import { traced } from "./tracing-setup.js";
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   // `gyre -p …` / `gyre --print …` anywhere before `--`: print mode, as claude -p.
   if (namesPrintMode(argv)) {
     if (asksForHelp(argv)) return help("run");
-    return (await import("./run-command.js")).runCommand(withoutPrintFlag(argv));
+    const { runCommand } = await import("./run-command.js");
+    return traced(() => runCommand(withoutPrintFlag(argv)));
   }
   // `gyre COMMAND --help`: that command's help (gyre mcp has its own, per subcommand).
   if (command !== "mcp" && asksForHelp(rest) && command !== undefined && !command.startsWith("-")) {
     return help(command);
   }
   switch (command) {
-    case "run":
-      return (await import("./run-command.js")).runCommand(rest);
+    case "run": {
+      const { runCommand } = await import("./run-command.js");
+      return traced(() => runCommand(rest));
+    }
     case "sessions":
       return (await import("./sessions-command.js")).sessionsCommand(rest);
     case "trust":
@@ -28,10 +32,14 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./mcp-command.js")).mcpCommand(rest);
     case "mock-llm":
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
-    case "serve":
-      return (await import("./serve-command.js")).serveCommand(rest);
-    case "worker":
-      return (await import("./worker-command.js")).workerCommand(rest);
+    case "serve": {
+      const { serveCommand } = await import("./serve-command.js");
+      return traced(() => serveCommand(rest));
+    }
+    case "worker": {
+      const { workerCommand } = await import("./worker-command.js");
+      return traced(() => workerCommand(rest));
+    }
     case "doctor":
       return (await import("./doctor-command.js")).doctorCommand(rest);
     case "--version":
@@ -45,12 +53,14 @@ async function main(argv: string[]): Promise<number> {
     case "-h":
       process.stdout.write(USAGE);
       return 0;
-    default:
+    default: {
       if (asksForHelp(argv)) return help(undefined);
       // `gyre "prompt"` is the interactive agent on a terminal (launch.ts starts it before this
       // file loads); without one, the prompt runs in print mode, saying so.
       process.stderr.write("gyre: not a terminal, so running in print mode (gyre run)\n");
-      return (await import("./run-command.js")).runCommand(argv);
+      const { runCommand } = await import("./run-command.js");
+      return traced(() => runCommand(argv));
+    }
   }
 }
 

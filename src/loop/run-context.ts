@@ -11,6 +11,7 @@ import type { RetryPolicy } from "./retry.js";
 import type { ToolBatch, ToolsOutcome } from "./tool-batch.js";
 import type { ToolGate } from "./tool-gate.js";
 import type { SDKMessage } from "../protocol/index.js";
+import type { RunTracing } from "../telemetry/index.js";
 
 /** What depends on the run's current model: compaction thresholds and provider options. */
 export interface ModelSettings {
@@ -143,4 +144,6 @@ export interface RunContext {
    * to open (see Persistence), opens then, while the model answers, not before the request.
    */
   readonly modelAnswering?: () => void;
+  /** The run's `invoke_agent` span and where its model and tool spans go; none: untraced. */
+  readonly tracing?: RunTracing;
 }

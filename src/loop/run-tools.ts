@@ -163,6 +163,7 @@ function callEnv(context: RunContext, state: GateState, queue: AsyncQueue<SDKMes
     signal: context.signal,
     toolTimeoutMs: context.limits.toolTimeoutMs,
     now: context.now,
+    tracing: context.tracing,
     observe: (call, tool) => callObserver(context, call, tool, (message) => queue.push(message)),
   };
 }

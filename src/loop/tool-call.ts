@@ -13,6 +13,7 @@ import {
   type ToolResult,
   type ToolSession,
 } from "../tools/index.js";
+import type { RunTracing, ToolSpan } from "../telemetry/index.js";
 import type { MessageStamp } from "./messages.js";
 import { postToolHooks, withNotes } from "./post-tool-hooks.js";
 import type { GateDecision, GateState, ToolGate } from "./tool-gate.js";
@@ -33,6 +34,8 @@ export interface ToolCallEnv {
   /** The time a call may run when its tool sets none of its own. */
   readonly toolTimeoutMs: number | undefined;
   readonly now: () => number;
+  /** Where the call's `execute_tool` span goes; none: untraced. */
+  readonly tracing?: RunTracing | undefined;
   /** Where a running call's progress and events go; nowhere when absent. */
   readonly observe?: (call: ToolCall, tool: AnyTool) => ToolCallObserver;
 }
@@ -88,11 +91,13 @@ export class ToolCallRun {
   readonly title: string;
   #state: ToolCallState = { status: "pending" };
   #prepared: Extract<PreparedCall, { ok: true }> | undefined;
+  readonly #span: ToolSpan | undefined;
 
   constructor(env: ToolCallEnv, call: ToolCall) {
     this.#env = env;
     this.call = call;
     this.title = callTitle(call.input);
+    this.#span = env.tracing?.startTool(call);
   }
 
   get state(): ToolCallState {
@@ -103,7 +108,7 @@ export class ToolCallRun {
   prepare(): PreparedCall {
     const prepared = prepareCall(this.#env.registry, this.call);
     if (prepared.ok) this.#prepared = prepared;
-    else this.#end(prepared.result);
+    else this.#end(prepared.result, "invalid_input");
     return prepared;
   }
 
@@ -115,7 +120,14 @@ export class ToolCallRun {
   async *check(decided?: GateDecision): AsyncGenerator<SDKMessage, GateDecision> {
     const { tool, input } = this.#ready();
     const decision = decided ?? (yield* this.#env.gate.check(this.#env.state, tool, this.call, input));
-    if (decision.behavior === "deny") this.#end(errorResult(decision.message));
+    this.#span?.decided({
+      behavior: decision.behavior,
+      ...(decision.behavior === "deny" && { reason: decision.message }),
+      ...(decision.behavior === "defer" && { reason: decision.reason }),
+    });
+    if (decision.behavior === "deny") this.#end(errorResult(decision.message), "permission_denied");
+    // The run pauses with the call pending: its span ends here, a resumed call's is another.
+    if (decision.behavior === "defer") this.#span?.pending();
     return decision;
   }
 
@@ -134,24 +146,27 @@ export class ToolCallRun {
       observer?.progress(data);
     };
     let result: ToolResult;
+    const run = (fn: () => Promise<ToolResult>) => (this.#span ? this.#span.within(fn) : fn());
     try {
-      result = await executeTool(
-        tool,
-        approved.input,
-        {
-          cwd: env.cwd,
-          signal: env.signal,
-          sessionId: env.session.id,
-          toolUseId: this.call.id,
-          session: env.session,
-          files: {
-            ...(approved.path !== undefined && { approvedPath: approved.path }),
-            mayRead: (file, found) => env.state.permissions.mayRead(file, tool.name, found),
+      result = await run(() =>
+        executeTool(
+          tool,
+          approved.input,
+          {
+            cwd: env.cwd,
+            signal: env.signal,
+            sessionId: env.session.id,
+            toolUseId: this.call.id,
+            session: env.session,
+            files: {
+              ...(approved.path !== undefined && { approvedPath: approved.path }),
+              mayRead: (file, found) => env.state.permissions.mayRead(file, tool.name, found),
+            },
+            reportProgress: report,
+            emit: (event) => (event.type === "progress" ? report(event.data) : observer?.event(event)),
           },
-          reportProgress: report,
-          emit: (event) => (event.type === "progress" ? report(event.data) : observer?.event(event)),
-        },
-        { timeoutMs: tool.timeoutMs ?? env.toolTimeoutMs },
+          { timeoutMs: tool.timeoutMs ?? env.toolTimeoutMs },
+        ),
       );
     } finally {
       observer?.stop();
@@ -169,7 +184,7 @@ export class ToolCallRun {
   /** End a call that will not run (nobody can answer what it waits for) with an error result. */
   refuse(message: string): ToolResult {
     const result = errorResult(message);
-    this.#end(result);
+    this.#end(result, "refused");
     return result;
   }
 
@@ -178,7 +193,8 @@ export class ToolCallRun {
     return this.#prepared;
   }
 
-  #end(result: ToolResult): void {
+  #end(result: ToolResult, why?: string): void {
+    this.#span?.end(result, why);
     const endedAt = this.#env.now();
     const ran = this.#state.status === "running" ? this.#state : undefined;
     this.#state = {

@@ -139,6 +139,13 @@ const shape = {
   allowedTools: stringList.optional(),
   disallowedTools: stringList.optional(),
   abortController: z.instanceof(AbortController).optional(),
+  tracer: z
+    .custom<NonNullable<QueryOptions["tracer"]>>(
+      (value) => typeof value === "object" && value !== null && typeof Reflect.get(value, "startSpan") === "function",
+      "must be an OpenTelemetry Tracer (an object with startSpan)",
+    )
+    .optional(),
+  traceContent: z.boolean().optional(),
   includePartialMessages: z.boolean().optional(),
   maxRetries: nonNegativeInt.optional(),
   fallbackModel: z.string().min(1).optional(),

@@ -1,4 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { Tracer } from "@opentelemetry/api";
 import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
@@ -91,6 +92,17 @@ export interface QueryOptions {
   /** Tools removed from the model's view; calls to them are refused. */
   disallowedTools?: string[];
   abortController?: AbortController;
+  /**
+   * The OpenTelemetry tracer the run's spans go to (`invoke_agent`, `chat`, `execute_tool`, in
+   * the GenAI semantic conventions). Default: the global tracer provider's, when the application
+   * registered one; without one, tracing costs nothing. See docs/telemetry.md.
+   */
+  tracer?: Tracer;
+  /**
+   * Put prompts, answers and tool inputs and outputs into the spans (`gen_ai.input.messages`
+   * and the like). Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, else off.
+   */
+  traceContent?: boolean;
   /** Emit `stream_event` messages while the model streams. */
   includePartialMessages?: boolean;
   /** Retries of a failed model call (rate limits, overload, cut streams). Default 10. */

@@ -12,6 +12,7 @@ import {
   type UserContentBlock,
 } from "../protocol/index.js";
 import { type RewindFilesResult, rewindFiles } from "../sessions/index.js";
+import { RunTracing } from "../telemetry/index.js";
 import { ToolSession } from "../tools/index.js";
 import {
   activeContext,
@@ -170,17 +171,41 @@ interface QueryRun {
 async function* run(query: QueryRun): AsyncGenerator<SDKMessage, void> {
   const { options, live } = query;
   const startedAt = query.now();
-  // The provider package loads while the session store opens.
-  const model = startModel(options);
-  const persistence = await Persistence.open(options, resolve(options.cwd ?? process.cwd()), live.proposedId);
-  live.sessionId = persistence.sessionId;
+  // Read at the first pull: a run pulled inside an active span is its child.
+  const tracing = RunTracing.startAgent({
+    tracer: options.tracer,
+    captureContent: options.traceContent,
+    agentName: options.agent ?? "gyre",
+    conversationId: live.sessionId,
+  });
+  let failure: unknown;
   try {
-    for await (const message of runSession(query, persistence, model, startedAt)) {
-      await persistence.record(message);
-      yield message;
+    // The provider package loads while the session store opens.
+    const model = startModel(options);
+    const persistence = await Persistence.open(options, resolve(options.cwd ?? process.cwd()), live.proposedId);
+    live.sessionId = persistence.sessionId;
+    tracing.setConversation(persistence.sessionId);
+    try {
+      for await (const message of runSession(query, persistence, model, startedAt, tracing)) {
+        await persistence.record(message);
+        yield message;
+      }
+    } finally {
+      await persistence.close();
     }
+  } catch (error) {
+    failure = error;
+    throw error;
   } finally {
-    await persistence.close();
+    const state = live.state;
+    tracing.end({
+      model: state?.model.modelId,
+      usage: state?.costs.usage,
+      costUsd: state?.costs.totalCostUsd,
+      numTurns: state?.turns,
+      terminalReason: state?.exitReason,
+      error: failure,
+    });
   }
 }
 
@@ -190,6 +215,7 @@ async function* runSession(
   persistence: Persistence,
   pendingModel: Promise<Model>,
   startedAt: number,
+  tracing: RunTracing,
 ): AsyncGenerator<SDKMessage, void> {
   const { options, controller } = query;
   const sessionId = persistence.sessionId;
@@ -209,9 +235,11 @@ async function* runSession(
       now: query.now,
       newUuid: query.newUuid,
       startedAt,
+      tracing,
       ...(query.wireAgents && { wireAgents: query.wireAgents }),
     });
     const { context, state } = setup;
+    tracing.setRequestModel(state.model.modelId);
     state.pending = [...persistence.pending];
     query.live.state = state;
     const prompts = new Prompts(query.prompt, state, options);

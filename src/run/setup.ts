@@ -53,6 +53,7 @@ import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
+import type { RunTracing } from "../telemetry/index.js";
 
 export const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
 
@@ -91,6 +92,8 @@ export interface SetupInput {
   model?: Promise<Model>;
   /** Wires agents into the run (the Agent tool, handoffs, background agents): `query()` of src/agents/ passes it. */
   wireAgents?: WireAgents;
+  /** The run's `invoke_agent` span, under which its model and tool spans go. */
+  tracing?: RunTracing;
 }
 
 /**
@@ -326,6 +329,7 @@ function runContext(
     ...(agents.background && { background: agents.background }),
     ...(agents.handoffs && { handoffs: agents.handoffs }),
     modelAnswering: () => persistence.openStore(),
+    ...(input.tracing && { tracing: input.tracing }),
   };
 }
 

@@ -7,7 +7,7 @@ import { apiKeysOf, checkServerTools, type ServerConfig } from "./config.js";
 import { conversationRoutes } from "./conversation-routes.js";
 import { newId } from "./ids.js";
 import { KeyLimiter } from "./limits.js";
-import { answerError, answerNotFound, countRequests, limitBody, logRequests } from "./middleware.js";
+import { answerError, answerNotFound, continueTrace, countRequests, limitBody, logRequests } from "./middleware.js";
 import { modelList } from "./model-list.js";
 import { jsonBody } from "./parse-request.js";
 import { responseRoutes } from "./response-routes.js";
@@ -32,6 +32,7 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   app.onError(answerError);
   if (config.logRequest) app.use(logRequests(config.logRequest));
   app.use(countRequests(deps.metrics));
+  app.use(continueTrace());
   app.notFound(answerNotFound);
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   const auth = authMiddleware(apiKeys, loopbackCheck(config));

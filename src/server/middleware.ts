@@ -1,3 +1,4 @@
+import { context as otelContext } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { matchedRoutes } from "hono/route";
@@ -5,6 +6,7 @@ import { asRequestError, RequestError, toErrorResponse, UnavailableError } from 
 import { RateLimitError } from "./limits.js";
 import type { ServerMetrics } from "./metrics.js";
 import { nodeResponseOf } from "./sse.js";
+import { contextFromTraceparent } from "../telemetry/index.js";
 
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -32,6 +34,21 @@ export function countRequests(metrics: ServerMetrics): MiddlewareHandler {
     await next();
     const route = matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path ?? "unmatched";
     metrics.request(route, c.req.method, c.res.status, (performance.now() - started) / 1000);
+  };
+}
+
+/**
+ * Continues a client's W3C trace context: a request with `traceparent` (and `tracestate`) is
+ * handled in that span's context, so the response's run is its child where a tracer provider and
+ * context manager are registered (`gyre serve` registers them when the OTEL_* environment turns
+ * tracing on).
+ */
+export function continueTrace(): MiddlewareHandler {
+  return async (c, next) => {
+    const traceparent = c.req.header("traceparent");
+    if (traceparent === undefined) return next();
+    const parent = contextFromTraceparent(traceparent, c.req.header("tracestate"), otelContext.active());
+    return otelContext.with(parent, next);
   };
 }
 

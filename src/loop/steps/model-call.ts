@@ -8,6 +8,7 @@ import {
   type ToolInputProblem,
 } from "../../model/index.js";
 import type { APIAssistantMessage, SDKMessage } from "../../protocol/index.js";
+import type { RunTracing } from "../../telemetry/index.js";
 import type { MessageStamp } from "../messages.js";
 import { type RetryPolicy, retryDelayMs, sleep } from "../retry.js";
 
@@ -22,6 +23,8 @@ export interface ModelStepInput {
   newId?: () => string;
   /** The clock the call's duration is measured with (default `performance.now`). */
   now?: () => number;
+  /** Where each attempt's `chat` span goes; none: untraced. */
+  tracing?: RunTracing | undefined;
   /** Called when the model's answer starts to arrive (its first event), at each attempt. */
   onAnswerStarted?: () => void;
 }
@@ -46,6 +49,7 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
   const now = input.now ?? (() => performance.now());
   for (let attempt = 0; ; attempt++) {
     const started = now();
+    const chat = input.tracing?.startChat(input.model, input.request, attempt);
     try {
       const response = yield* forward(
         input.model.stream({
@@ -56,11 +60,13 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
         input,
       );
       apiMs += now() - started;
+      chat?.answered(response.message);
       return { kind: "message", message: response.message, toolInputProblems: response.toolInputProblems, apiMs };
     } catch (thrown) {
       apiMs += now() - started;
       // Models other than the AI SDK adapter may throw unclassified errors.
       const error = classifyModelError(thrown, { aborted: input.signal.aborted });
+      chat?.failed(error);
       if (input.signal.aborted) return { kind: "aborted", partial: error.partial, apiMs };
       if (!error.retryable || attempt >= input.retry.maxRetries)
         return { kind: "failed", error, partial: error.partial, apiMs };
@@ -79,6 +85,9 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
       } catch {
         return { kind: "aborted", partial: undefined, apiMs };
       }
+    } finally {
+      // The consumer stopped pulling mid-request: the span still ends (a no-op once it has).
+      chat?.failed(new Error("The model request was abandoned"));
     }
   }
 }

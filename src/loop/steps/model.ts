@@ -102,6 +102,7 @@ async function* callModel(
     stamp: context.stamp,
     newId: () => `msg_gyre_${context.newUuid()}`,
     now: context.now,
+    tracing: context.tracing,
     ...(context.modelAnswering && { onAnswerStarted: context.modelAnswering }),
   });
   state.apiMs += outcome.apiMs;

@@ -1,0 +1,228 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mockTurn } from "../src/testing/index.js";
+import { folderWithPeer } from "./compat-peers.js";
+import { cliEnv, withMock } from "./helpers.js";
+import { CLI, exitOf, killAll, requireBuiltCli, track } from "./serve-process.js";
+
+// The CLI's tracing end to end: the built gyre, the real OpenTelemetry SDK and OTLP exporters
+// (found in the working folder's project, as a global gyre finds them: a folder whose
+// node_modules is the compat install), and an OTLP/HTTP receiver here that decodes what arrives.
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes: { key: string; value: Record<string, unknown> }[];
+}
+interface Received {
+  contentType: string;
+  body: Buffer;
+}
+
+/** An OTLP/HTTP receiver: every POST to /v1/traces, answered 200. */
+class Receiver {
+  readonly received: Received[] = [];
+  readonly #server: Server;
+  constructor() {
+    this.#server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        if (request.method === "POST" && request.url === "/v1/traces")
+          this.received.push({ contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
+        response.writeHead(200, { "content-type": request.headers["content-type"] ?? "application/json" });
+        response.end(request.headers["content-type"]?.includes("json") ? "{}" : "");
+      });
+    });
+  }
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+  close(): Promise<void> {
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+  /** The spans of every http/json export, with their resource's service name. */
+  spans(): (OtlpSpan & { service: string })[] {
+    return this.received.flatMap(({ body }) => {
+      const request = JSON.parse(body.toString("utf8")) as {
+        resourceSpans: {
+          resource: { attributes: OtlpSpan["attributes"] };
+          scopeSpans: { spans: OtlpSpan[] }[];
+        }[];
+      };
+      return request.resourceSpans.flatMap((resourceSpans) => {
+        const service = String(attribute(resourceSpans.resource.attributes, "service.name"));
+        return resourceSpans.scopeSpans.flatMap((scope) => scope.spans.map((span) => ({ ...span, service })));
+      });
+    });
+  }
+}
+
+function attribute(attributes: OtlpSpan["attributes"], key: string): unknown {
+  const value = attributes.find((entry) => entry.key === key)?.value;
+  return value && Object.values(value)[0];
+}
+
+/** OTLP/JSON ids are hex (the spec's JSON mapping); some exporters send base64: either way, as hex. */
+function hex(id: string | undefined): string | undefined {
+  if (id === undefined || /^[0-9a-f]+$/.test(id)) return id;
+  return Buffer.from(id, "base64").toString("hex");
+}
+
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_ID = "00f067aa0ba902b7";
+const TRACEPARENT = `00-${TRACE_ID}-${PARENT_ID}-01`;
+
+let receiver: Receiver;
+let endpoint: string;
+let project: string;
+beforeAll(async () => {
+  requireBuiltCli();
+  receiver = new Receiver();
+  endpoint = await receiver.listen();
+  project = folderWithPeer("otel-sdk", "gyre-otel-project-");
+});
+afterEach(() => {
+  killAll();
+  receiver.received.length = 0;
+});
+afterAll(async () => {
+  await receiver.close();
+  rmSync(project, { recursive: true, force: true });
+});
+
+function gyreRun(cwd: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = track(
+    spawn(process.execPath, [CLI, "run", "hi", "--model", "anthropic/claude-sonnet-4-5", "--no-session-persistence"], {
+      cwd,
+      env: cliEnv(env),
+      stdio: ["ignore", "ignore", "pipe"],
+    }),
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => (stderr += chunk));
+  return exitOf(child).then((code) => ({ code, stderr }));
+}
+
+describe("gyre run with the OTEL_* environment", () => {
+  it("sends its trace over OTLP http/json before it exits, a child of TRACEPARENT, as OTEL_SERVICE_NAME", async () => {
+    await withMock(
+      { turns: [mockTurn.text("hello", { usage: { input_tokens: 17, output_tokens: 4 } })] },
+      async (server) => {
+        const { code, stderr } = await gyreRun(project, {
+          ...server.env(),
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          OTEL_SERVICE_NAME: "ci-agent",
+          OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test",
+          TRACEPARENT,
+        });
+        expect(stderr).toBe("");
+        expect(code).toBe(0);
+        const spans = receiver.spans();
+        const agent = spans.find((span) => span.name === "invoke_agent gyre");
+        const chat = spans.find((span) => span.name === "chat claude-sonnet-4-5");
+        expect(agent && hex(agent.traceId)).toBe(TRACE_ID);
+        expect(agent && hex(agent.parentSpanId)).toBe(PARENT_ID);
+        expect(agent?.service).toBe("ci-agent");
+        expect(chat && hex(chat.parentSpanId)).toBe(agent && hex(agent.spanId));
+        expect(chat && attribute(chat.attributes, "gen_ai.usage.input_tokens")).toBe(17);
+        expect(chat && attribute(chat.attributes, "gen_ai.usage.output_tokens")).toBe(4);
+      },
+    );
+  });
+
+  it("sends over OTLP http/protobuf, the default protocol", async () => {
+    await withMock({ turns: [mockTurn.text("hello")] }, async (server) => {
+      const { code } = await gyreRun(project, {
+        ...server.env(),
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      });
+      expect(code).toBe(0);
+      expect(receiver.received.length).toBeGreaterThan(0);
+      expect(receiver.received[0]?.contentType).toBe("application/x-protobuf");
+      // Protobuf carries strings as their UTF-8 bytes: the span names are in the body.
+      const bodies = Buffer.concat(receiver.received.map(({ body }) => body)).toString("latin1");
+      expect(bodies).toContain("invoke_agent gyre");
+      expect(bodies).toContain("chat claude-sonnet-4-5");
+    });
+  });
+
+  it("fails at start, naming what to install, when tracing is on and the SDK is not installed", async () => {
+    const bare = mkdtempSync(join(tmpdir(), "gyre-otel-bare-"));
+    try {
+      const { code, stderr } = await gyreRun(bare, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      expect(code).toBe(1);
+      expect(stderr).toContain("gyre: missing_dependency:");
+      expect(stderr).toContain("npm install @opentelemetry/sdk-trace @opentelemetry/resources");
+      expect(stderr).toContain("@opentelemetry/exporter-trace-otlp-proto");
+      expect(receiver.received).toEqual([]);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  it("sends nothing and loads no SDK when no OTEL_* variable turns tracing on", async () => {
+    const bare = mkdtempSync(join(tmpdir(), "gyre-otel-off-"));
+    try {
+      await withMock({ turns: [mockTurn.text("hello")] }, async (server) => {
+        // The SDK is not installed here: had it been asked for, the run would fail.
+        const { code, stderr } = await gyreRun(bare, { ...server.env() });
+        expect(stderr).toBe("");
+        expect(code).toBe(0);
+      });
+      expect(receiver.received).toEqual([]);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("gyre serve with the OTEL_* environment", () => {
+  it("continues a client's traceparent: the response's run is a child of the client's span", async () => {
+    await withMock({ turns: [mockTurn.text("served")] }, async (server) => {
+      const child: ChildProcess = track(
+        spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+          cwd: project,
+          env: cliEnv({
+            ...server.env(),
+            OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+            OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          }),
+          stdio: ["ignore", "pipe", "inherit"],
+        }),
+      );
+      let url = "";
+      for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+        const match = /listening on (http:\/\/\S+)/.exec(line);
+        if (match?.[1]) {
+          url = match[1];
+          break;
+        }
+      }
+      const response = await fetch(`${url}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", traceparent: TRACEPARENT },
+        body: JSON.stringify({ model: "anthropic/claude-sonnet-4-5", input: "hi", store: false }),
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { status: string }).status).toBe("completed");
+      child.kill("SIGTERM");
+      expect(await exitOf(child)).toBe(0);
+      const agent = receiver.spans().find((span) => span.name === "invoke_agent gyre");
+      expect(agent && hex(agent.traceId)).toBe(TRACE_ID);
+      expect(agent && hex(agent.parentSpanId)).toBe(PARENT_ID);
+      expect(agent?.service).toBe("gyre");
+    });
+  });
+});
