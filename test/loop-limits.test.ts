@@ -184,7 +184,7 @@ describe.each(FORMATS)("limits over $name", (format) => {
     });
   });
 
-  it("cancels a running tool on external abort, and every tool_use still gets a result", async () => {
+  it("cancels a running tool on external abort, and every tool_use still gets a result; the run ends aborted, not interrupted", async () => {
     let sawAbort = false;
     let started: () => void = () => {};
     const running = new Promise<void>((resolve) => {
@@ -234,7 +234,7 @@ describe.each(FORMATS)("limits over $name", (format) => {
       expect(results.every((r) => r.is_error)).toBe(true);
       expect(String(results[0]?.content)).toMatch(/interrupted/);
       expectHistoryValid(messages);
-      expect(resultOf(messages).terminal_reason).toBe("interrupted");
+      expect(resultOf(messages).terminal_reason).toBe("aborted");
       expect(server.requests).toHaveLength(1);
     });
   });

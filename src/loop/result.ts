@@ -47,6 +47,7 @@ const SUBTYPE: Record<TerminalReason, ResultSubtype> = {
   max_budget: "error_max_budget_usd",
   max_tokens: "error_during_execution",
   interrupted: "error_during_execution",
+  aborted: "error_during_execution",
   model_error: "error_during_execution",
   doom_loop: "error_during_execution",
   hook_stopped: "error_during_execution",

@@ -368,8 +368,9 @@ export const ResultSubtype = z.enum([
 export type ResultSubtype = z.infer<typeof ResultSubtype>;
 
 /**
- * Why the loop ended, finer than `subtype` (Gyre addition). `interrupted` covers both
- * `interrupt()` and an external abort.
+ * Why the loop ended, finer than `subtype` (Gyre addition). `interrupted` is `Query.interrupt()`
+ * (a person's interrupt); `aborted` is the caller's own `abortController` or signal firing (a
+ * shutdown, a cancelled request), so the two can be told apart.
  */
 export const TerminalReason = z.enum([
   "completed",
@@ -378,6 +379,7 @@ export const TerminalReason = z.enum([
   "max_tokens",
   "refusal",
   "interrupted",
+  "aborted",
   "model_error",
   "doom_loop",
   "hook_stopped",

@@ -20,6 +20,7 @@ import {
   joinedText,
   MessageStamp,
   readAnswers,
+  interruptReason,
   resultMessage,
   resumeStep,
   type PendingAnswers,
@@ -113,7 +114,7 @@ export function query(params: QueryParams, wireAgents?: WireAgents): Query {
       }),
     compact: (instructions?: string) => controls.compact(instructions),
     async interrupt() {
-      if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "Interrupted"));
+      if (!controller.signal.aborted) controller.abort(interruptReason());
     },
     setPermissionMode: (mode: PermissionMode) => controls.setPermissionMode(mode),
     setModel: (model?: string) => controls.setModel(model),

@@ -51,7 +51,7 @@ export async function* modelTurnStep(
       const orphans = toolUses(partial.content);
       if (orphans.length > 0) yield recordUser(context, state, unanswered(orphans, `the model call failed: ${why}`));
     }
-    if (outcome.kind === "aborted") return interrupted();
+    if (outcome.kind === "aborted") return interrupted(context.signal);
     return stop("model_error", { errors: [outcome.error.message] });
   }
   state.turns++;
