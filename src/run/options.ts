@@ -200,7 +200,11 @@ export interface QueryOptions {
    * it with `input: {}`, so the text is neither stored nor sent back to the model.
    */
   maxToolInputBytes?: number;
-  /** How many times a `max_tokens` stop is continued before the run ends. Default 3. */
+  /**
+   * How many times in a row an answer cut at the output limit (`max_tokens`) is continued (the
+   * model is asked to go on where it stopped) before the run ends with `terminal_reason:
+   * "max_tokens"`. Default 3; 0 ends the run at the first cut answer, as the Go Claude SDK does.
+   */
   maxTokensContinuations?: number;
   /** Backoff tuning; `maxRetries` wins over `retry.maxRetries`. */
   retry?: Partial<RetryPolicy>;

@@ -65,6 +65,21 @@ describe("endTurnStep: stop reasons", () => {
     expect(h.state.history).toHaveLength(length + 1);
   });
 
+  it("ends the run at the first cut answer with maxTokensContinuations 0, as the Go SDK does", async () => {
+    const h = harness({ limits: { maxTokensContinuations: 0 } });
+    const length = h.state.history.length;
+    const { messages, value } = await endTurn(h, "max_tokens");
+    expect(value).toEqual({
+      next: "stop",
+      reason: "max_tokens",
+      errors: [
+        "The model reached its output limit; the answer is incomplete (cut answers are not continued: maxTokensContinuations is 0).",
+      ],
+    });
+    expect(messages).toEqual([]);
+    expect(h.state.history).toHaveLength(length + 1);
+  });
+
   it("continues a cut answer before asking for StructuredOutput", async () => {
     const h = harness({ structuredOutput: true });
     const { value } = await endTurn(h, "max_tokens");

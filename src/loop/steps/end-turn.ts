@@ -32,11 +32,7 @@ export async function* endTurnStep(
   switch (answer.message.stop_reason) {
     case "max_tokens":
       if (counters.maxTokensContinuations >= limits.maxTokensContinuations) {
-        return stop("max_tokens", {
-          errors: [
-            `The model reached its output limit ${limits.maxTokensContinuations + 1} times in a row; the answer is incomplete.`,
-          ],
-        });
+        return stop("max_tokens", { errors: [outputLimitError(limits.maxTokensContinuations)] });
       }
       counters.maxTokensContinuations++;
       yield recordText(context, state, CONTINUE_PROMPT);
@@ -88,4 +84,11 @@ async function* stopHooks(context: RunContext, state: RunState): AsyncGenerator<
   state.counters.stopHookContinuations++;
   yield recordText(context, state, outcome.block.reason);
   return CONTINUE;
+}
+
+/** Why a run ended at the output limit: cut once with no continuations allowed, or too many times in a row. */
+function outputLimitError(continuations: number): string {
+  if (continuations === 0)
+    return "The model reached its output limit; the answer is incomplete (cut answers are not continued: maxTokensContinuations is 0).";
+  return `The model reached its output limit ${continuations + 1} times in a row; the answer is incomplete.`;
 }
