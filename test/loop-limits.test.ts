@@ -261,3 +261,26 @@ describe.each(FORMATS)("limits over $name", (format) => {
     });
   });
 });
+
+describe("maxMessages", () => {
+  it("sends at most that many of the newest messages, the prompt kept and no tool call parted from its result", async () => {
+    const [anthropic] = FORMATS;
+    // Sequential: the mock answers in order instead of by the number of turns it is sent.
+    await withMock({ mode: "sequential", turns: [...loopForever(4), mockTurn.text("4")] }, async (server) => {
+      const messages = await runQuery(server, anthropic, "count to four", { tools: [calculator], maxMessages: 4 });
+      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "4" });
+      expectHistoryValid(messages);
+      const sent = server.requests.map(
+        (request) => (request.body as { messages: Array<{ role: string; content: unknown }> }).messages,
+      );
+      expect(sent.map((history) => history.length)).toEqual([1, 3, 3, 3, 3]);
+      for (const history of sent.slice(1)) {
+        expect(history[0]).toMatchObject({ role: "user", content: [{ type: "text", text: "count to four" }] });
+        const [, call, result] = history as Array<{ content: Array<{ id?: string; tool_use_id?: string }> }>;
+        expect(result?.content[0]?.tool_use_id).toBe(call?.content.find((block) => block.id)?.id);
+      }
+      // The session keeps all of it.
+      expect(messages.filter((m) => m.type === "assistant")).toHaveLength(5);
+    });
+  });
+});

@@ -206,6 +206,14 @@ export interface QueryOptions {
    * "max_tokens"`. Default 3; 0 ends the run at the first cut answer, as the Go Claude SDK does.
    */
   maxTokensContinuations?: number;
+  /**
+   * Message-history pruning by count, besides the token-based compaction: each model request
+   * carries at most this many of the newest history entries. The cut never parts a tool call
+   * from its result (the window may pass the count to keep them together), and the latest
+   * prompt of the person is kept in front when the cut falls inside a tool loop. The session
+   * keeps every message. Default: no limit.
+   */
+  maxMessages?: number;
   /** Backoff tuning; `maxRetries` wins over `retry.maxRetries`. */
   retry?: Partial<RetryPolicy>;
   /** Continue this session: its history is loaded and the new prompt follows it. */

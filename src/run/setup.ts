@@ -341,6 +341,7 @@ function runLimits(options: QueryOptions): RunLimits {
     maxToolInputBytes: maxToolInputBytes(options),
     toolTimeoutMs: options.toolTimeoutMs,
     maxOutputTokens: options.maxOutputTokens,
+    maxMessages: options.maxMessages,
   };
 }
 

@@ -1,3 +1,4 @@
+import { messageWindow } from "../../context/index.js";
 import type { Model, ModelTool } from "../../model/index.js";
 import type { SDKMessage } from "../../protocol/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
@@ -90,7 +91,7 @@ async function* callModel(
     model,
     request: {
       system: context.systemPrompt,
-      history: state.history,
+      history: context.limits.maxMessages ? messageWindow(state.history, context.limits.maxMessages) : state.history,
       tools: modelTools(context.registry),
       maxOutputTokens: context.limits.maxOutputTokens,
       providerOptions: state.modelSettings.providerOptions,
