@@ -48,6 +48,7 @@ export {
   SDKHookResponseMessage,
   SDKMessage,
   SDKModelFallbackMessage,
+  SDKNoToolCallMessage,
   SDKSandboxViolationMessage,
   SDKPartialAssistantMessage,
   SDKPermissionDeniedMessage,

@@ -284,3 +284,18 @@ describe("maxMessages", () => {
     });
   });
 });
+
+describe("loop events", () => {
+  it("numbers each turn on its message_start stream event", async () => {
+    const [anthropic] = FORMATS;
+    await withMock({ turns: [...loopForever(2), mockTurn.text("2")] }, async (server) => {
+      const messages = await runQuery(server, anthropic, "count", {
+        tools: [calculator],
+        includePartialMessages: true,
+      });
+      const starts = messages.filter((m) => m.type === "stream_event" && m.event.type === "message_start");
+      expect(starts.map((m) => (m.type === "stream_event" ? m.turn : undefined))).toEqual([1, 2, 3]);
+      expect(resultOf(messages).num_turns).toBe(3);
+    });
+  });
+});

@@ -162,6 +162,24 @@ export const SDKModelFallbackMessage = z.object({
 export type SDKModelFallbackMessage = z.infer<typeof SDKModelFallbackMessage>;
 
 /**
+ * Gyre addition: a turn ended without a tool call where one was expected, and the loop sent the
+ * model a reminder to call one (loop-control tools on: `task_completion`, `ask_question`,
+ * `converse`; or a StructuredOutput call missing). `reminder` is the text sent, `attempt` counts
+ * the reminders of this prompt, up to `max_attempts`.
+ */
+export const SDKNoToolCallMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("no_tool_call"),
+  ...Base,
+  /** The turn that ended without a tool call (1-based, as `num_turns` counts them). */
+  turn: z.number().int().positive(),
+  reminder: z.string(),
+  attempt: z.number().int().positive(),
+  max_attempts: z.number().int().nonnegative(),
+});
+export type SDKNoToolCallMessage = z.infer<typeof SDKNoToolCallMessage>;
+
+/**
  * Gyre addition: the run was handed from one agent to another (a `transfer_to_<agent>` call,
  * the OpenAI Agents SDK's handoff). From the next model call on, the run has the new agent's
  * system prompt, tools and model, with the history kept; a resumed session goes on with the
@@ -313,6 +331,11 @@ export type AnthropicContentDelta =
 export const SDKPartialAssistantMessage = z.object({
   type: z.literal("stream_event"),
   ...Base,
+  /**
+   * Gyre addition, on a `message_start` event: the turn this model call answers (1-based, as
+   * `num_turns` counts them), so a UI or a trace can follow the loop turn by turn.
+   */
+  turn: z.number().int().positive().optional(),
   event: z.custom<AnthropicStreamEvent>(
     (value) => typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string",
   ),
@@ -451,6 +474,7 @@ export const SDKSystemMessage = z.discriminatedUnion("subtype", [
   SDKTodoMessage,
   SDKHookResponseMessage,
   SDKModelFallbackMessage,
+  SDKNoToolCallMessage,
   SDKHandoffMessage,
   SDKSandboxViolationMessage,
   SDKPermissionDeniedMessage,

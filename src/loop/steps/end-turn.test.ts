@@ -111,6 +111,7 @@ describe("endTurnStep: reminders", () => {
       const { messages, value } = await endTurn(h);
       expect(value).toEqual(CONTINUE);
       expect(yieldedText(messages)).toMatch(/calling the StructuredOutput tool/);
+      expect(messages[0]).toMatchObject({ subtype: "no_tool_call", attempt: round, max_attempts: 2 });
       expect(addedText(h)).toMatch(/calling the StructuredOutput tool/);
       expect(h.state.counters.structuredOutputReminders).toBe(round);
     }
@@ -135,6 +136,16 @@ describe("endTurnStep: reminders", () => {
       expect(value).toEqual(CONTINUE);
       expect(yieldedText(messages)).toMatch(/Call task_completion when the task is done/);
       expect(h.state.counters.toolReminders).toBe(round);
+      // The event comes before the reminder it announces, with the turn that ended without a call.
+      expect(messages[0]).toMatchObject({
+        type: "system",
+        subtype: "no_tool_call",
+        turn: h.state.turns,
+        reminder: expect.stringMatching(/Call task_completion/) as unknown as string,
+        attempt: round,
+        max_attempts: 2,
+      });
+      expect(messages.map((message) => message.type)).toEqual(["system", "user"]);
     }
     const { messages, value } = await endTurn(h);
     expect(value).toEqual({ next: "stop", reason: "completed" });
