@@ -5,6 +5,7 @@ import {
   type PermissionDenial,
   type ResultSubtype,
   resultUsage,
+  type SDKResultError,
   type SDKResultMessage,
   type StopReason,
   type TerminalReason,
@@ -65,9 +66,8 @@ export function resultMessage(
 ): SDKResultMessage {
   const subtype = SUBTYPE[reason];
   const isError = subtype !== "success";
-  const message: SDKResultMessage = stamp.stamp({
-    type: "result",
-    subtype,
+  const fields = {
+    type: "result" as const,
     is_error: isError,
     num_turns: totals.turns,
     duration_ms: Math.max(0, Math.round(finishedAt - totals.startedAt)),
@@ -79,10 +79,12 @@ export function resultMessage(
     stop_reason: (totals.lastAssistant?.stop_reason ?? null) as StopReason | null,
     permission_denials: totals.denials,
     terminal_reason: reason,
-  });
+  };
+  const message: SDKResultMessage = isError
+    ? stamp.stamp({ ...fields, subtype: subtype as SDKResultError["subtype"], errors: ending.errors ?? [] })
+    : stamp.stamp({ ...fields, subtype: "success" as const });
   const unpriced = totals.costs.unpricedModels;
   if (unpriced.length > 0) message.unpriced_models = unpriced;
-  if (isError) message.errors = ending.errors ?? [];
   if (ending.question) message.question = ending.question;
   if (ending.structuredOutput !== undefined) message.structured_output = ending.structuredOutput;
   if (ending.pending) message.pending_tool_calls = ending.pending;

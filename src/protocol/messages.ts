@@ -60,6 +60,8 @@ export const SDKSystemInitMessage = z.object({
   skills: z.array(z.string()),
   plugins: z.array(z.object({ name: z.string(), path: z.string() })),
   gyre_version: z.string(),
+  /** The agents the Agent tool can start (subagent types), as the Claude Agent SDK lists them; absent without the Agent tool. */
+  agents: z.array(z.string()).optional(),
   /** Gyre: settings of an untrusted folder that did not apply (only deny and ask rules did). */
   ignored_settings: z
     .object({
@@ -430,9 +432,8 @@ export const PendingToolCall = z.object({
 });
 export type PendingToolCall = z.infer<typeof PendingToolCall>;
 
-export const SDKResultMessage = z.object({
+const ResultFields = {
   type: z.literal("result"),
-  subtype: ResultSubtype,
   ...Base,
   is_error: z.boolean(),
   num_turns: z.number().int().nonnegative(),
@@ -450,8 +451,6 @@ export const SDKResultMessage = z.object({
   result: z.string(),
   stop_reason: StopReason.nullable(),
   permission_denials: z.array(PermissionDenial),
-  /** Error texts, present on error subtypes. */
-  errors: z.array(z.string()).optional(),
   terminal_reason: TerminalReason,
   /** With `outputFormat`: the validated answer the model gave through `StructuredOutput`. */
   structured_output: z.unknown().optional(),
@@ -464,7 +463,28 @@ export const SDKResultMessage = z.object({
    * target); absent when the main thread never ran as an agent.
    */
   agent: z.string().optional(),
+};
+
+/** The result of a run that succeeded (the Claude Agent SDK's `SDKResultSuccess`). */
+export const SDKResultSuccess = z.object({
+  ...ResultFields,
+  subtype: z.literal("success"),
+  /** Absent on success. */
+  errors: z.array(z.string()).optional(),
 });
+export type SDKResultSuccess = z.infer<typeof SDKResultSuccess>;
+
+/** The result of a run that failed (the Claude Agent SDK's `SDKResultError`): `errors` says why. */
+export const SDKResultError = z.object({
+  ...ResultFields,
+  subtype: ResultSubtype.exclude(["success"]),
+  /** What went wrong, one text per error (as the Claude Agent SDK has it, always present). */
+  errors: z.array(z.string()),
+});
+export type SDKResultError = z.infer<typeof SDKResultError>;
+
+/** How a run ended: {@link SDKResultSuccess} or {@link SDKResultError}, by `subtype`. */
+export const SDKResultMessage = z.discriminatedUnion("subtype", [SDKResultSuccess, SDKResultError]);
 export type SDKResultMessage = z.infer<typeof SDKResultMessage>;
 
 export const SDKSystemMessage = z.discriminatedUnion("subtype", [

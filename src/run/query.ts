@@ -312,6 +312,7 @@ function initMessage(setup: RunSetup, options: QueryOptions, cwd: string): SDKMe
     skills: [],
     plugins: [],
     gyre_version: GYRE_VERSION,
+    ...(setup.agentNames && { agents: setup.agentNames }),
     ...(setup.ignoredSettings && { ignored_settings: setup.ignoredSettings }),
   });
 }
