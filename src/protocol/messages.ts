@@ -483,7 +483,7 @@ export const SDKResultError = z.object({
 });
 export type SDKResultError = z.infer<typeof SDKResultError>;
 
-/** How a run ended: {@link SDKResultSuccess} or {@link SDKResultError}, by `subtype`. */
+/** How a run ended: `SDKResultSuccess` or `SDKResultError`, by `subtype`. */
 export const SDKResultMessage = z.discriminatedUnion("subtype", [SDKResultSuccess, SDKResultError]);
 export type SDKResultMessage = z.infer<typeof SDKResultMessage>;
 
