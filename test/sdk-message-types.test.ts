@@ -166,10 +166,12 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
 
   it("a program written against the SDK's SDKMessage compiles against Gyre's", async () => {
     // The same source twice: once over the SDK's declarations (it is a valid SDK program), once
-    // over Gyre's built ones. Each line reads a field as the SDK declares it.
+    // over Gyre's built ones. Each line builds or reads a message as the SDK declares it.
     const program = (from: string) =>
       [
-        `import type { SDKMessage } from ${JSON.stringify(from)};`,
+        `import type { SDKMessage, SDKUserMessage } from ${JSON.stringify(from)};`,
+        // A message streamed in as the prompt may leave out its uuid.
+        'export const streamed: SDKUserMessage = { type: "user", message: { role: "user", content: "hi" }, parent_tool_use_id: null, session_id: "" };',
         "export function describe(message: SDKMessage): string {",
         // An error result always carries errors: string[].
         '  if (message.type === "result" && message.subtype !== "success") return message.errors.join("; ");',

@@ -286,7 +286,12 @@ export type SDKAssistantMessage = z.infer<typeof SDKAssistantMessage>;
 
 export const SDKUserMessage = z.object({
   type: z.literal("user"),
-  ...Base,
+  /**
+   * Set on every user message Gyre sends and stores; optional as in the Claude Agent SDK's
+   * `SDKUserMessage`, so a message a program builds to stream in as the prompt may leave it out.
+   */
+  uuid: z.string().optional(),
+  session_id: z.string(),
   message: z.object({
     role: z.literal("user"),
     content: z.union([z.string(), z.array(UserContentBlock)]),
