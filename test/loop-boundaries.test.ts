@@ -89,7 +89,7 @@ describe("injected ids and clock", () => {
     // A call this fast sends only its start, no progress (whose timer is real time, not the injected clock).
     expect(second).toEqual(first);
     const uuids = first.map((m) => m.uuid);
-    expect(uuids.every((uuid) => /^id-\d+$/.test(uuid))).toBe(true);
+    expect(uuids.every((uuid) => /^id-\d+$/.test(uuid ?? ""))).toBe(true);
     expect(new Set(uuids).size).toBe(uuids.length);
   });
 });

@@ -184,7 +184,7 @@ describe.each(FORMATS)("limits over $name", (format) => {
     });
   });
 
-  it("cancels a running tool on external abort, and every tool_use still gets a result", async () => {
+  it("cancels a running tool on external abort, and every tool_use still gets a result; the run ends aborted, not interrupted", async () => {
     let sawAbort = false;
     let started: () => void = () => {};
     const running = new Promise<void>((resolve) => {
@@ -234,7 +234,7 @@ describe.each(FORMATS)("limits over $name", (format) => {
       expect(results.every((r) => r.is_error)).toBe(true);
       expect(String(results[0]?.content)).toMatch(/interrupted/);
       expectHistoryValid(messages);
-      expect(resultOf(messages).terminal_reason).toBe("interrupted");
+      expect(resultOf(messages).terminal_reason).toBe("aborted");
       expect(server.requests).toHaveLength(1);
     });
   });
@@ -258,6 +258,44 @@ describe.each(FORMATS)("limits over $name", (format) => {
         content: expect.stringMatching(/timed out after 50 ms/),
       });
       expect(resultOf(messages).subtype).toBe("success");
+    });
+  });
+});
+
+describe("maxMessages", () => {
+  it("sends at most that many of the newest messages, the prompt kept and no tool call parted from its result", async () => {
+    const [anthropic] = FORMATS;
+    // Sequential: the mock answers in order instead of by the number of turns it is sent.
+    await withMock({ mode: "sequential", turns: [...loopForever(4), mockTurn.text("4")] }, async (server) => {
+      const messages = await runQuery(server, anthropic, "count to four", { tools: [calculator], maxMessages: 4 });
+      expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "4" });
+      expectHistoryValid(messages);
+      const sent = server.requests.map(
+        (request) => (request.body as { messages: Array<{ role: string; content: unknown }> }).messages,
+      );
+      expect(sent.map((history) => history.length)).toEqual([1, 3, 3, 3, 3]);
+      for (const history of sent.slice(1)) {
+        expect(history[0]).toMatchObject({ role: "user", content: [{ type: "text", text: "count to four" }] });
+        const [, call, result] = history as Array<{ content: Array<{ id?: string; tool_use_id?: string }> }>;
+        expect(result?.content[0]?.tool_use_id).toBe(call?.content.find((block) => block.id)?.id);
+      }
+      // The session keeps all of it.
+      expect(messages.filter((m) => m.type === "assistant")).toHaveLength(5);
+    });
+  });
+});
+
+describe("loop events", () => {
+  it("numbers each turn on its message_start stream event", async () => {
+    const [anthropic] = FORMATS;
+    await withMock({ turns: [...loopForever(2), mockTurn.text("2")] }, async (server) => {
+      const messages = await runQuery(server, anthropic, "count", {
+        tools: [calculator],
+        includePartialMessages: true,
+      });
+      const starts = messages.filter((m) => m.type === "stream_event" && m.event.type === "message_start");
+      expect(starts.map((m) => (m.type === "stream_event" ? m.turn : undefined))).toEqual([1, 2, 3]);
+      expect(resultOf(messages).num_turns).toBe(3);
     });
   });
 });

@@ -498,7 +498,7 @@ describe("cancelling a call", () => {
         await until(() => processesWith(marker).length > 0, "the inner Bash call runs");
         controller.abort();
         const messages = await run;
-        expect(resultOf(messages)).toMatchObject({ terminal_reason: "interrupted" });
+        expect(resultOf(messages)).toMatchObject({ terminal_reason: "aborted" });
         await until(() => processesWith(marker).length === 0, "the inner command has ended");
         expect(inner.requests).toHaveLength(1);
       });
@@ -522,11 +522,12 @@ describe("cancelling a call", () => {
         child.kill("SIGTERM");
         expect(await exitOf(child)).toBe(0);
         expect(processesWith(marker)).toEqual([]);
-        // The server answered the call before it closed: the client knows the run was interrupted.
+        // The server answered the call before it closed: the client knows the run was aborted
+        // (the server's shutdown, not an interrupt).
         const result = (await call) as CallToolResult;
         expect(result.isError).toBe(true);
-        expect(textOf(result)).toContain("interrupted");
-        expect(result.structuredContent).toMatchObject({ terminal_reason: "interrupted" });
+        expect(textOf(result)).toContain("aborted");
+        expect(result.structuredContent).toMatchObject({ terminal_reason: "aborted" });
       } finally {
         child.kill("SIGKILL");
         await client.close();

@@ -151,6 +151,7 @@ describe("query() options are checked before anything runs", () => {
         toolTimeoutMs: 1000,
         maxToolInputBytes: 1024,
         maxTokensContinuations: 1,
+        maxMessages: 40,
         retry: { baseDelayMs: 1 },
         persistSession: false,
         newUuid: () => crypto.randomUUID(),

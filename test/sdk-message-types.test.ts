@@ -116,6 +116,8 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
 
   it("covers the message kinds a run produces", () => {
     const kinds = new Set(recorded.map((m) => [m.type, m.subtype].filter(Boolean).join("/")));
+    const init = recorded.find((m) => m.subtype === "init");
+    expect(init?.agents).toEqual(["general-purpose"]);
     for (const kind of [
       "system/init",
       "system/hook_response",
@@ -153,6 +155,47 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
           skipLibCheck: true,
         },
         files: ["recorded.ts"],
+      }),
+    );
+    const result = await run(process.execPath, [TSC, "-p", check], { cwd: check }).then(
+      () => "",
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe("");
+  }, 120_000);
+
+  it("a program written against the SDK's SDKMessage compiles against Gyre's", async () => {
+    // The same source twice: once over the SDK's declarations (it is a valid SDK program), once
+    // over Gyre's built ones. Each line builds or reads a message as the SDK declares it.
+    const program = (from: string) =>
+      [
+        `import type { SDKMessage, SDKUserMessage } from ${JSON.stringify(from)};`,
+        // A message streamed in as the prompt may leave out its uuid.
+        'export const streamed: SDKUserMessage = { type: "user", message: { role: "user", content: "hi" }, parent_tool_use_id: null, session_id: "" };',
+        "export function describe(message: SDKMessage): string {",
+        // An error result always carries errors: string[].
+        '  if (message.type === "result" && message.subtype !== "success") return message.errors.join("; ");',
+        // system/init may list the agents.
+        '  if (message.type === "system" && message.subtype === "init") return (message.agents ?? []).join(", ");',
+        '  return "";',
+        "}",
+      ].join("\n");
+    const check = folderWithPeer("claude-agent-sdk", "gyre-sdk-program-check-");
+    onTestFinished(() => rmSync(check, { recursive: true, force: true }));
+    writeFileSync(join(check, "sdk.ts"), `${program("@anthropic-ai/claude-agent-sdk")}\n`);
+    writeFileSync(join(check, "gyre.ts"), `${program(resolve("dist/index.js"))}\n`);
+    writeFileSync(
+      join(check, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: "es2022",
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          skipLibCheck: true,
+        },
+        files: ["sdk.ts", "gyre.ts"],
       }),
     );
     const result = await run(process.execPath, [TSC, "-p", check], { cwd: check }).then(

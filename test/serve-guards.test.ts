@@ -77,6 +77,21 @@ describe("gyre serve against a model that reaches for what it was not given", ()
     );
   });
 
+  it("ends incomplete at the request's max_output_tokens, as OpenAI does, without continuing the cut answer", async () => {
+    const cut = mockTurn.text("The first half of", { stopReason: "max_tokens" });
+    await withServer({ turns: [cut, mockTurn.text("the rest.")] }, async ({ client, mock }) => {
+      const response = await client().responses.create({
+        model: "openai/gpt-5",
+        input: "Write at length.",
+        max_output_tokens: 16,
+      });
+      expect(response.status).toBe("incomplete");
+      expect(response.incomplete_details).toEqual({ reason: "max_output_tokens" });
+      expect(response.output_text).toBe("The first half of");
+      expect(mock.requests).toHaveLength(1);
+    });
+  });
+
   it("does not take a run's session, or any id it did not issue, as a previous response", async () => {
     await withServer({ turns: [mockTurn.text("first"), mockTurn.text("second")] }, async ({ client }) => {
       const openai = client();

@@ -406,6 +406,13 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     await again.release();
   });
 
+  it("refuses a user message without its uuid (optional on a streamed prompt, needed to store it)", async () => {
+    await store.createSession({ id: "s1", cwd: "/repo" });
+    const { uuid: _uuid, ...bare } = prompt("s1", "hi");
+    expect(isGyreError(await rejection(store.append("s1", bare)), "session_store_error")).toBe(true);
+    expect(await store.getSessionMessages("s1")).toEqual([]);
+  });
+
   it("keeps the first checkpoint per message and file, and returns those from a message on", async () => {
     await store.createSession({ id: "s1", cwd: "/repo" });
     const first = prompt("s1", "edit a");

@@ -21,7 +21,11 @@ export function usage(input: number, output: number): Usage {
   };
 }
 
-export function prompt(sessionId: string, text: string, extra: Partial<SDKUserMessage> = {}): SDKUserMessage {
+export function prompt(
+  sessionId: string,
+  text: string,
+  extra: Partial<SDKUserMessage> = {},
+): SDKUserMessage & { uuid: string } {
   return {
     type: "user",
     uuid: randomUUID(),

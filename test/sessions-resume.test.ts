@@ -281,7 +281,7 @@ describe("file checkpoints", () => {
       expect(existsSync(join(work, "b.txt"))).toBe(false);
 
       const prompt = (await store.getSessionMessages(q.sessionId)).find((m) => m.type === "user")!;
-      await rewindFiles(q.sessionId, prompt.uuid, { store });
+      await rewindFiles(q.sessionId, prompt.uuid ?? "", { store });
       expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("original\n");
     });
   });

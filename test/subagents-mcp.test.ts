@@ -342,7 +342,7 @@ describe("an agent's mcpServers", () => {
         expect(processesWith(log)).toHaveLength(1);
         abortController.abort();
         await done;
-        expect(resultOf(messages).terminal_reason).toBe("interrupted");
+        expect(resultOf(messages).terminal_reason).toBe("aborted");
         expect(processesWith(log)).toEqual([]);
       });
     } finally {

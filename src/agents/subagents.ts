@@ -203,7 +203,11 @@ async function runSubagent(
 
 function subagentResult(result: SDKResultMessage | undefined, call: SubagentCall, sessionId?: string): ToolResult {
   const status =
-    result?.subtype === "success" ? "completed" : result?.terminal_reason === "interrupted" ? "interrupted" : "error";
+    result?.subtype === "success"
+      ? "completed"
+      : result?.terminal_reason === "interrupted" || result?.terminal_reason === "aborted"
+        ? "interrupted"
+        : "error";
   const data = result && {
     agent: call.subagentType,
     status,

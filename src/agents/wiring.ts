@@ -41,6 +41,7 @@ export async function wireAgents(input: AgentWiringInput): Promise<AgentWiring> 
     tools: [subagentTool(settings, parent), subagentOutputTool(parent)],
     handoffs,
     background: new BackgroundAgents(new RunChannel()),
+    agentNames: [...agents.keys()],
     ...(ignored && { ignored }),
   };
 }

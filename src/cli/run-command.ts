@@ -1,7 +1,8 @@
+import { constants } from "node:os";
 import { errorMessage, GyreError } from "../errors/index.js";
 import { query } from "../agents/index.js";
 import type { QueryOptions } from "../run/index.js";
-import type { PendingToolCall, SDKMessage } from "../protocol/index.js";
+import type { PendingToolCall, SDKMessage, SDKResultMessage } from "../protocol/index.js";
 import { elicitationAsker } from "./ask-elicitation.js";
 import { askPerson } from "./ask-person.js";
 import { parseCommandArgs } from "./parse-command-args.js";
@@ -24,7 +25,8 @@ export const EXIT_REQUIRES_ACTION = 3;
 
 /**
  * `gyre run "<prompt>"` (and `gyre -p`): print mode. Exit code 0 on success, 1 when the
- * result is an error, {@link EXIT_REQUIRES_ACTION} when the run waits on approvals (`--defer-permissions`).
+ * result is an error, {@link EXIT_REQUIRES_ACTION} when the run waits on approvals (`--defer-permissions`),
+ * 130 / 143 when SIGINT / SIGTERM aborted it (its result's `terminal_reason` is then `aborted`).
  */
 export async function runCommand(args: string[]): Promise<number> {
   const resume = takeBareResume(args);
@@ -75,7 +77,11 @@ export async function runCommand(args: string[]): Promise<number> {
   if (values.debug) reporter.debug(`options ${describeOptions(options)}`);
   const controller = new AbortController();
   options.abortController = controller;
-  const onSignal = () => controller.abort();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    controller.abort(new GyreError("aborted", `Stopped by ${signal}`));
+  };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   let exitCode = 1;
@@ -84,7 +90,7 @@ export async function runCommand(args: string[]): Promise<number> {
       reporter.message(message);
       if (format === "stream-json") write(`${JSON.stringify(message)}\n`);
       if (message.type !== "result") continue;
-      exitCode = message.is_error ? 1 : message.terminal_reason === "requires_action" ? EXIT_REQUIRES_ACTION : 0;
+      exitCode = exitCodeOf(message, stoppedBy);
       reporter.close();
       printResult(message, format);
       if (message.pending_tool_calls) printPending(message.session_id, message.pending_tool_calls);
@@ -167,4 +173,14 @@ function printPending(sessionId: string, pending: readonly PendingToolCall[]): v
 
 function write(text: string): void {
   process.stdout.write(text);
+}
+
+/**
+ * The exit code of a run's result: 0, 1 for an error, {@link EXIT_REQUIRES_ACTION} when it waits on
+ * approvals, and 128 + the signal's number (130 for SIGINT, 143 for SIGTERM) when a signal aborted it.
+ */
+export function exitCodeOf(message: SDKResultMessage, stoppedBy: NodeJS.Signals | undefined): number {
+  if (message.terminal_reason === "aborted" && stoppedBy) return 128 + (constants.signals[stoppedBy] ?? 0);
+  if (message.is_error) return 1;
+  return message.terminal_reason === "requires_action" ? EXIT_REQUIRES_ACTION : 0;
 }

@@ -1,6 +1,7 @@
 export { COMPACTION_PROMPT_MARKER, COMPACTION_SYSTEM_PROMPT } from "./compaction-prompt.js";
 export { type CompactionResult, type CompactOptions, Compactor, type CompactorOptions } from "./compactor.js";
 export { historyProblems } from "./history-validity.js";
+export { messageWindow } from "./message-window.js";
 export { SystemPromptBuilder } from "./prompt-builder.js";
 export {
   type AnthropicServerCompactionOptions,

@@ -4,7 +4,7 @@ export { hookReports } from "./hook-reports.js";
 export { joinedText } from "./joined-text.js";
 export { MessageStamp } from "./messages.js";
 export { nestedIn } from "./nested-messages.js";
-export { CONTINUE, type NextStep, stop } from "./next-step.js";
+export { CONTINUE, interruptReason, isInterrupt, type NextStep, stop } from "./next-step.js";
 export {
   type Approval,
   type ClientToolResult,

@@ -4,7 +4,7 @@ import type { RunState } from "./run-state.js";
 
 /** Limits checked before every model call: abort, budget, turns. */
 export function checkLimits(context: RunContext, state: RunState): NextStep {
-  if (context.signal.aborted) return interrupted();
+  if (context.signal.aborted) return interrupted(context.signal);
   const budget = checkBudget(context, state);
   if (budget.next !== "continue") return budget;
   const { maxTurns } = context.limits;

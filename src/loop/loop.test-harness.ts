@@ -40,6 +40,7 @@ const LIMITS: RunLimits = {
   maxToolInputBytes: 1_000_000,
   toolTimeoutMs: undefined,
   maxOutputTokens: undefined,
+  maxMessages: undefined,
 };
 
 export interface HarnessOptions {

@@ -1,4 +1,5 @@
 import type { PendingToolCall, TerminalReason } from "../protocol/index.js";
+import { GyreError } from "../errors/index.js";
 import type { RunEnding } from "./result.js";
 
 /**
@@ -17,6 +18,26 @@ export function stop(reason: TerminalReason, ending: RunEnding = {}): NextStep {
   return { next: "stop", reason, ...ending };
 }
 
-export function interrupted(): NextStep {
-  return stop("interrupted", { errors: ["The run was interrupted."] });
+const INTERRUPTS = new WeakSet<object>();
+
+/**
+ * The abort reason `Query.interrupt()` fires the run's signal with. The loop ends a run whose
+ * signal fired with it `interrupted`, and with any other reason (the caller's own abort) `aborted`.
+ */
+export function interruptReason(): GyreError {
+  const reason = new GyreError("aborted", "Interrupted");
+  INTERRUPTS.add(reason);
+  return reason;
+}
+
+/** Whether an abort reason is {@link interruptReason}'s. */
+export function isInterrupt(reason: unknown): boolean {
+  return typeof reason === "object" && reason !== null && INTERRUPTS.has(reason);
+}
+
+/** How a run whose signal fired ends: `interrupted` by `interrupt()`, else `aborted`. */
+export function interrupted(signal: AbortSignal): NextStep {
+  return isInterrupt(signal.reason)
+    ? stop("interrupted", { errors: ["The run was interrupted."] })
+    : stop("aborted", { errors: ["The run was aborted."] });
 }

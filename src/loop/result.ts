@@ -5,6 +5,7 @@ import {
   type PermissionDenial,
   type ResultSubtype,
   resultUsage,
+  type SDKResultError,
   type SDKResultMessage,
   type StopReason,
   type TerminalReason,
@@ -47,6 +48,7 @@ const SUBTYPE: Record<TerminalReason, ResultSubtype> = {
   max_budget: "error_max_budget_usd",
   max_tokens: "error_during_execution",
   interrupted: "error_during_execution",
+  aborted: "error_during_execution",
   model_error: "error_during_execution",
   doom_loop: "error_during_execution",
   hook_stopped: "error_during_execution",
@@ -64,9 +66,8 @@ export function resultMessage(
 ): SDKResultMessage {
   const subtype = SUBTYPE[reason];
   const isError = subtype !== "success";
-  const message: SDKResultMessage = stamp.stamp({
-    type: "result",
-    subtype,
+  const fields = {
+    type: "result" as const,
     is_error: isError,
     num_turns: totals.turns,
     duration_ms: Math.max(0, Math.round(finishedAt - totals.startedAt)),
@@ -78,10 +79,12 @@ export function resultMessage(
     stop_reason: (totals.lastAssistant?.stop_reason ?? null) as StopReason | null,
     permission_denials: totals.denials,
     terminal_reason: reason,
-  });
+  };
+  const message: SDKResultMessage = isError
+    ? stamp.stamp({ ...fields, subtype: subtype as SDKResultError["subtype"], errors: ending.errors ?? [] })
+    : stamp.stamp({ ...fields, subtype: "success" as const });
   const unpriced = totals.costs.unpricedModels;
   if (unpriced.length > 0) message.unpriced_models = unpriced;
-  if (isError) message.errors = ending.errors ?? [];
   if (ending.question) message.question = ending.question;
   if (ending.structuredOutput !== undefined) message.structured_output = ending.structuredOutput;
   if (ending.pending) message.pending_tool_calls = ending.pending;

@@ -93,6 +93,8 @@ export interface RunLimits {
   readonly maxToolInputBytes: number;
   readonly toolTimeoutMs: number | undefined;
   readonly maxOutputTokens: number | undefined;
+  /** History entries a model request carries at most (the newest); all of them when undefined. */
+  readonly maxMessages: number | undefined;
 }
 
 /**

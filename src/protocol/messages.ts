@@ -60,6 +60,8 @@ export const SDKSystemInitMessage = z.object({
   skills: z.array(z.string()),
   plugins: z.array(z.object({ name: z.string(), path: z.string() })),
   gyre_version: z.string(),
+  /** The agents the Agent tool can start (subagent types), as the Claude Agent SDK lists them; absent without the Agent tool. */
+  agents: z.array(z.string()).optional(),
   /** Gyre: settings of an untrusted folder that did not apply (only deny and ask rules did). */
   ignored_settings: z
     .object({
@@ -160,6 +162,24 @@ export const SDKModelFallbackMessage = z.object({
   error: z.string(),
 });
 export type SDKModelFallbackMessage = z.infer<typeof SDKModelFallbackMessage>;
+
+/**
+ * Gyre addition: a turn ended without a tool call where one was expected, and the loop sent the
+ * model a reminder to call one (loop-control tools on: `task_completion`, `ask_question`,
+ * `converse`; or a StructuredOutput call missing). `reminder` is the text sent, `attempt` counts
+ * the reminders of this prompt, up to `max_attempts`.
+ */
+export const SDKNoToolCallMessage = z.object({
+  type: z.literal("system"),
+  subtype: z.literal("no_tool_call"),
+  ...Base,
+  /** The turn that ended without a tool call (1-based, as `num_turns` counts them). */
+  turn: z.number().int().positive(),
+  reminder: z.string(),
+  attempt: z.number().int().positive(),
+  max_attempts: z.number().int().nonnegative(),
+});
+export type SDKNoToolCallMessage = z.infer<typeof SDKNoToolCallMessage>;
 
 /**
  * Gyre addition: the run was handed from one agent to another (a `transfer_to_<agent>` call,
@@ -266,7 +286,12 @@ export type SDKAssistantMessage = z.infer<typeof SDKAssistantMessage>;
 
 export const SDKUserMessage = z.object({
   type: z.literal("user"),
-  ...Base,
+  /**
+   * Set on every user message Gyre sends and stores; optional as in the Claude Agent SDK's
+   * `SDKUserMessage`, so a message a program builds to stream in as the prompt may leave it out.
+   */
+  uuid: z.string().optional(),
+  session_id: z.string(),
   message: z.object({
     role: z.literal("user"),
     content: z.union([z.string(), z.array(UserContentBlock)]),
@@ -313,6 +338,11 @@ export type AnthropicContentDelta =
 export const SDKPartialAssistantMessage = z.object({
   type: z.literal("stream_event"),
   ...Base,
+  /**
+   * Gyre addition, on a `message_start` event: the turn this model call answers (1-based, as
+   * `num_turns` counts them), so a UI or a trace can follow the loop turn by turn.
+   */
+  turn: z.number().int().positive().optional(),
   event: z.custom<AnthropicStreamEvent>(
     (value) => typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string",
   ),
@@ -368,8 +398,9 @@ export const ResultSubtype = z.enum([
 export type ResultSubtype = z.infer<typeof ResultSubtype>;
 
 /**
- * Why the loop ended, finer than `subtype` (Gyre addition). `interrupted` covers both
- * `interrupt()` and an external abort.
+ * Why the loop ended, finer than `subtype` (Gyre addition). `interrupted` is `Query.interrupt()`
+ * (a person's interrupt); `aborted` is the caller's own `abortController` or signal firing (a
+ * shutdown, a cancelled request), so the two can be told apart.
  */
 export const TerminalReason = z.enum([
   "completed",
@@ -378,6 +409,7 @@ export const TerminalReason = z.enum([
   "max_tokens",
   "refusal",
   "interrupted",
+  "aborted",
   "model_error",
   "doom_loop",
   "hook_stopped",
@@ -405,9 +437,8 @@ export const PendingToolCall = z.object({
 });
 export type PendingToolCall = z.infer<typeof PendingToolCall>;
 
-export const SDKResultMessage = z.object({
+const ResultFields = {
   type: z.literal("result"),
-  subtype: ResultSubtype,
   ...Base,
   is_error: z.boolean(),
   num_turns: z.number().int().nonnegative(),
@@ -425,8 +456,6 @@ export const SDKResultMessage = z.object({
   result: z.string(),
   stop_reason: StopReason.nullable(),
   permission_denials: z.array(PermissionDenial),
-  /** Error texts, present on error subtypes. */
-  errors: z.array(z.string()).optional(),
   terminal_reason: TerminalReason,
   /** With `outputFormat`: the validated answer the model gave through `StructuredOutput`. */
   structured_output: z.unknown().optional(),
@@ -439,7 +468,28 @@ export const SDKResultMessage = z.object({
    * target); absent when the main thread never ran as an agent.
    */
   agent: z.string().optional(),
+};
+
+/** The result of a run that succeeded (the Claude Agent SDK's `SDKResultSuccess`). */
+export const SDKResultSuccess = z.object({
+  ...ResultFields,
+  subtype: z.literal("success"),
+  /** Absent on success. */
+  errors: z.array(z.string()).optional(),
 });
+export type SDKResultSuccess = z.infer<typeof SDKResultSuccess>;
+
+/** The result of a run that failed (the Claude Agent SDK's `SDKResultError`): `errors` says why. */
+export const SDKResultError = z.object({
+  ...ResultFields,
+  subtype: ResultSubtype.exclude(["success"]),
+  /** What went wrong, one text per error (as the Claude Agent SDK has it, always present). */
+  errors: z.array(z.string()),
+});
+export type SDKResultError = z.infer<typeof SDKResultError>;
+
+/** How a run ended: `SDKResultSuccess` or `SDKResultError`, by `subtype`. */
+export const SDKResultMessage = z.discriminatedUnion("subtype", [SDKResultSuccess, SDKResultError]);
 export type SDKResultMessage = z.infer<typeof SDKResultMessage>;
 
 export const SDKSystemMessage = z.discriminatedUnion("subtype", [
@@ -449,6 +499,7 @@ export const SDKSystemMessage = z.discriminatedUnion("subtype", [
   SDKTodoMessage,
   SDKHookResponseMessage,
   SDKModelFallbackMessage,
+  SDKNoToolCallMessage,
   SDKHandoffMessage,
   SDKSandboxViolationMessage,
   SDKPermissionDeniedMessage,

@@ -80,6 +80,8 @@ export interface AgentWiring {
   background?: RunBackground;
   /** The project's agent files a run in a folder the person has not trusted leaves out (`ignored_settings`). */
   ignored?: IgnoredProjectSettings;
+  /** The agents the Agent tool can start (`system/init`'s `agents`), when the run has it. */
+  agentNames?: string[];
 }
 
 /** Wires agents into a run; started at the beginning of its set-up, awaited before its tools are registered. */

@@ -190,6 +190,7 @@ const shape = {
   toolTimeoutMs: positiveNumber.optional(),
   maxToolInputBytes: positiveInt.optional(),
   maxTokensContinuations: nonNegativeInt.optional(),
+  maxMessages: positiveInt.optional(),
   retry: RetryOption.optional(),
   resume: z.string().min(1).optional(),
   approvals: z.record(z.string(), PermissionResultOption).optional() as z.ZodType<QueryOptions["approvals"]>,

@@ -212,8 +212,20 @@ export interface QueryOptions {
    * it with `input: {}`, so the text is neither stored nor sent back to the model.
    */
   maxToolInputBytes?: number;
-  /** How many times a `max_tokens` stop is continued before the run ends. Default 3. */
+  /**
+   * How many times in a row an answer cut at the output limit (`max_tokens`) is continued (the
+   * model is asked to go on where it stopped) before the run ends with `terminal_reason:
+   * "max_tokens"`. Default 3; 0 ends the run at the first cut answer, as the Go Claude SDK does.
+   */
   maxTokensContinuations?: number;
+  /**
+   * Message-history pruning by count, besides the token-based compaction: each model request
+   * carries at most this many of the newest history entries. The cut never parts a tool call
+   * from its result (the window may pass the count to keep them together), and the latest
+   * prompt of the person is kept in front when the cut falls inside a tool loop. The session
+   * keeps every message. Default: no limit.
+   */
+  maxMessages?: number;
   /** Backoff tuning; `maxRetries` wins over `retry.maxRetries`. */
   retry?: Partial<RetryPolicy>;
   /** Continue this session: its history is loaded and the new prompt follows it. */

@@ -21,6 +21,7 @@ import {
   joinedText,
   MessageStamp,
   readAnswers,
+  interruptReason,
   resultMessage,
   resumeStep,
   type PendingAnswers,
@@ -114,7 +115,7 @@ export function query(params: QueryParams, wireAgents?: WireAgents): Query {
       }),
     compact: (instructions?: string) => controls.compact(instructions),
     async interrupt() {
-      if (!controller.signal.aborted) controller.abort(new GyreError("aborted", "Interrupted"));
+      if (!controller.signal.aborted) controller.abort(interruptReason());
     },
     setPermissionMode: (mode: PermissionMode) => controls.setPermissionMode(mode),
     setModel: (model?: string) => controls.setModel(model),
@@ -339,6 +340,7 @@ function initMessage(setup: RunSetup, options: QueryOptions, cwd: string): SDKMe
     skills: [],
     plugins: [],
     gyre_version: GYRE_VERSION,
+    ...(setup.agentNames && { agents: setup.agentNames }),
     ...(setup.ignoredSettings && { ignored_settings: setup.ignoredSettings }),
   });
 }

@@ -72,6 +72,8 @@ export interface RunSetup {
   mcp: McpServers | undefined;
   /** What the sandbox found and set aside when it closed, filled in when the session is disposed. */
   sandboxClosing: SandboxViolation[];
+  /** The agents the Agent tool can start, when the run has it. */
+  agentNames?: string[];
 }
 
 export interface SetupInput {
@@ -167,6 +169,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     mcp,
     sandboxClosing: pending.sandboxClosing,
     ...(ignoredSettings && { ignoredSettings }),
+    ...(agents.agentNames && { agentNames: agents.agentNames }),
   };
 }
 
@@ -345,6 +348,7 @@ function runLimits(options: QueryOptions): RunLimits {
     maxToolInputBytes: maxToolInputBytes(options),
     toolTimeoutMs: options.toolTimeoutMs,
     maxOutputTokens: options.maxOutputTokens,
+    maxMessages: options.maxMessages,
   };
 }
 

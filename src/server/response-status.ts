@@ -18,7 +18,7 @@ export function endResponse(
   response.completed_at = Math.floor(Date.now() / 1000);
   if (result) response.usage = responseUsage(result.usage, result.total_cost_usd);
   const reason = result?.terminal_reason;
-  if (aborted || reason === "interrupted") {
+  if (aborted || reason === "interrupted" || reason === "aborted") {
     response.status = "cancelled";
   } else if (reason === "max_tokens") {
     response.status = "incomplete";

@@ -95,11 +95,18 @@ function toolOptions({ deps, prepared, mcpTools, kindOf }: RunInput): QueryOptio
   };
 }
 
-/** The request's own settings: output limit, reasoning effort, parallel tool calls. */
+/**
+ * The request's own settings: output limit, reasoning effort, parallel tool calls. An answer
+ * cut at the request's `max_output_tokens` ends the response `incomplete`, as OpenAI's does,
+ * instead of being continued past the limit the client asked for.
+ */
 function requestOptions(request: CreateResponseRequest): QueryOptions {
   const effort = effortOf(request);
   return {
-    ...(request.max_output_tokens != null && { maxOutputTokens: request.max_output_tokens }),
+    ...(request.max_output_tokens != null && {
+      maxOutputTokens: request.max_output_tokens,
+      maxTokensContinuations: 0,
+    }),
     ...(effort && { effort }),
     // Each provider reads its own key and ignores the other's.
     ...(request.parallel_tool_calls === false && {

@@ -1,3 +1,4 @@
+import { GyreError } from "../errors/index.js";
 import {
   addUsage,
   emptyUsage,
@@ -45,7 +46,7 @@ export function applyMessage(state: DeriveState, message: SDKMessage, ctx: Deriv
     case "assistant":
       return applyAssistant(counted, state.lastMessageAt ?? ctx.now, message, ctx);
     case "user":
-      return applyUser(counted, message, ctx);
+      return applyUser(counted, { ...message, uuid: storedUuid(message) }, ctx);
     case "tool_progress": {
       const running = applyToolProgress(counted, message, ctx);
       const linked = linkSubtask(running.state, message);
@@ -173,7 +174,17 @@ function subtaskPart(
   };
 }
 
-function applyUser(state: DeriveState, message: SDKUserMessage, ctx: DeriveContext): DeriveResult {
+/**
+ * A stored message's uuid. The run stamps one on every message it sends; a user message a
+ * caller appends by hand must carry its own (it is how the store knows the message again).
+ */
+export function storedUuid(message: SDKMessage): string {
+  if (message.uuid === undefined)
+    throw new GyreError("session_store_error", "A user message needs its uuid to be stored in a session.");
+  return message.uuid;
+}
+
+function applyUser(state: DeriveState, message: SDKUserMessage & { uuid: string }, ctx: DeriveContext): DeriveResult {
   const content = message.message.content;
   const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
   const results = blocks.filter((block): block is ToolResultBlock => block.type === "tool_result");

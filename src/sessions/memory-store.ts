@@ -1,5 +1,5 @@
 import type { SDKMessage } from "../protocol/index.js";
-import { applyMessage } from "./derive.js";
+import { applyMessage, storedUuid } from "./derive.js";
 import { createIdGenerator, type IdGenerator } from "./ids.js";
 import type { Part } from "./parts.js";
 import { currentHost, describeHolder } from "./lock-liveness.js";
@@ -95,11 +95,11 @@ export class MemorySessionStore implements SessionStore {
 
   #appendNow(sessionId: string, message: SDKMessage): void {
     const session = this.#require(sessionId);
-    if (message.type === "stream_event" || session.uuids.has(message.uuid)) return;
+    if (message.type === "stream_event" || session.uuids.has(storedUuid(message))) return;
     const now = this.#now();
     const result = applyMessage(session.record.state, message, { sessionId, now, newId: this.#newId });
     session.raw.push(structuredClone(message));
-    session.uuids.add(message.uuid);
+    session.uuids.add(storedUuid(message));
     for (const row of result.messages) session.messages.set(row.id, structuredClone(row));
     for (const part of result.parts) session.parts.set(part.id, structuredClone(part));
     session.record = { ...session.record, state: result.state, updatedAt: now };

@@ -174,7 +174,7 @@ export function withSessionId(message: SDKMessage, sessionId: string): SDKMessag
 }
 
 /** Cuts `messages` after the one with uuid `upTo` (inclusive); unknown uuids are an error. */
-export function cutAt<T extends { uuid: string }>(messages: T[], sessionId: string, upTo: string | undefined): T[] {
+export function cutAt<T extends { uuid?: string }>(messages: T[], sessionId: string, upTo: string | undefined): T[] {
   if (upTo === undefined) return messages;
   const index = messages.findIndex((message) => message.uuid === upTo);
   if (index < 0) throw messageNotFound(sessionId, upTo);

@@ -257,7 +257,7 @@ export class Transcript {
     this.#endUnfinished();
     // A subagent's end shows on its call's line; the notices are the conversation's own.
     if (this.#parent !== null) return true;
-    if (message.terminal_reason === "interrupted") {
+    if (message.terminal_reason === "interrupted" || message.terminal_reason === "aborted") {
       this.notice("Interrupted. The session goes on with your next prompt.");
     } else if (message.is_error) {
       this.notice(`${message.subtype}: ${(message.errors ?? []).join("; ") || message.terminal_reason}`, "error");

@@ -113,7 +113,7 @@ export async function* compact(
     signal: context.signal,
   });
   if (!outcome.ok) {
-    if (context.signal.aborted) return interrupted();
+    if (context.signal.aborted) return interrupted(context.signal);
     return stop("context_overflow", { errors: [outcome.error] });
   }
   state.history = outcome.history;

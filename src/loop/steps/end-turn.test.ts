@@ -65,6 +65,21 @@ describe("endTurnStep: stop reasons", () => {
     expect(h.state.history).toHaveLength(length + 1);
   });
 
+  it("ends the run at the first cut answer with maxTokensContinuations 0, as the Go SDK does", async () => {
+    const h = harness({ limits: { maxTokensContinuations: 0 } });
+    const length = h.state.history.length;
+    const { messages, value } = await endTurn(h, "max_tokens");
+    expect(value).toEqual({
+      next: "stop",
+      reason: "max_tokens",
+      errors: [
+        "The model reached its output limit; the answer is incomplete (cut answers are not continued: maxTokensContinuations is 0).",
+      ],
+    });
+    expect(messages).toEqual([]);
+    expect(h.state.history).toHaveLength(length + 1);
+  });
+
   it("continues a cut answer before asking for StructuredOutput", async () => {
     const h = harness({ structuredOutput: true });
     const { value } = await endTurn(h, "max_tokens");
@@ -96,6 +111,7 @@ describe("endTurnStep: reminders", () => {
       const { messages, value } = await endTurn(h);
       expect(value).toEqual(CONTINUE);
       expect(yieldedText(messages)).toMatch(/calling the StructuredOutput tool/);
+      expect(messages[0]).toMatchObject({ subtype: "no_tool_call", attempt: round, max_attempts: 2 });
       expect(addedText(h)).toMatch(/calling the StructuredOutput tool/);
       expect(h.state.counters.structuredOutputReminders).toBe(round);
     }
@@ -120,6 +136,16 @@ describe("endTurnStep: reminders", () => {
       expect(value).toEqual(CONTINUE);
       expect(yieldedText(messages)).toMatch(/Call task_completion when the task is done/);
       expect(h.state.counters.toolReminders).toBe(round);
+      // The event comes before the reminder it announces, with the turn that ended without a call.
+      expect(messages[0]).toMatchObject({
+        type: "system",
+        subtype: "no_tool_call",
+        turn: h.state.turns,
+        reminder: expect.stringMatching(/Call task_completion/) as unknown as string,
+        attempt: round,
+        max_attempts: 2,
+      });
+      expect(messages.map((message) => message.type)).toEqual(["system", "user"]);
     }
     const { messages, value } = await endTurn(h);
     expect(value).toEqual({ next: "stop", reason: "completed" });

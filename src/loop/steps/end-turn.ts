@@ -1,4 +1,4 @@
-import type { SDKMessage } from "../../protocol/index.js";
+import type { SDKMessage, SDKNoToolCallMessage } from "../../protocol/index.js";
 import { CONTINUE, type NextStep, stop } from "../next-step.js";
 import { joinedText } from "../joined-text.js";
 import { recordText } from "../record.js";
@@ -32,11 +32,7 @@ export async function* endTurnStep(
   switch (answer.message.stop_reason) {
     case "max_tokens":
       if (counters.maxTokensContinuations >= limits.maxTokensContinuations) {
-        return stop("max_tokens", {
-          errors: [
-            `The model reached its output limit ${limits.maxTokensContinuations + 1} times in a row; the answer is incomplete.`,
-          ],
-        });
+        return stop("max_tokens", { errors: [outputLimitError(limits.maxTokensContinuations)] });
       }
       counters.maxTokensContinuations++;
       yield recordText(context, state, CONTINUE_PROMPT);
@@ -53,11 +49,19 @@ export async function* endTurnStep(
       });
     }
     counters.structuredOutputReminders++;
+    yield noToolCall(
+      context,
+      state,
+      STRUCTURED_OUTPUT_REMINDER,
+      counters.structuredOutputReminders,
+      limits.maxStructuredOutputRetries,
+    );
     yield recordText(context, state, STRUCTURED_OUTPUT_REMINDER);
     return CONTINUE;
   }
   if (context.loopControl && counters.toolReminders < limits.maxToolReminders) {
     counters.toolReminders++;
+    yield noToolCall(context, state, TOOL_REMINDER, counters.toolReminders, limits.maxToolReminders);
     yield recordText(context, state, TOOL_REMINDER);
     return CONTINUE;
   }
@@ -88,4 +92,29 @@ async function* stopHooks(context: RunContext, state: RunState): AsyncGenerator<
   state.counters.stopHookContinuations++;
   yield recordText(context, state, outcome.block.reason);
   return CONTINUE;
+}
+
+/** Why a run ended at the output limit: cut once with no continuations allowed, or too many times in a row. */
+function outputLimitError(continuations: number): string {
+  if (continuations === 0)
+    return "The model reached its output limit; the answer is incomplete (cut answers are not continued: maxTokensContinuations is 0).";
+  return `The model reached its output limit ${continuations + 1} times in a row; the answer is incomplete.`;
+}
+
+/** The `system/no_tool_call` event of a reminder about to be sent. */
+function noToolCall(
+  context: RunContext,
+  state: RunState,
+  reminder: string,
+  attempt: number,
+  maxAttempts: number,
+): SDKNoToolCallMessage {
+  return context.stamp.stamp({
+    type: "system",
+    subtype: "no_tool_call",
+    turn: state.turns,
+    reminder,
+    attempt,
+    max_attempts: maxAttempts,
+  });
 }

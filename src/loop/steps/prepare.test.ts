@@ -4,6 +4,7 @@ import type { HookCallbackResult } from "../../hooks/index.js";
 import type { SDKMessage } from "../../protocol/index.js";
 import { drain, type Harness, type HarnessOptions, harness, modelAnswered, text } from "../loop.test-harness.js";
 import type { HistoryEntry } from "../../protocol/index.js";
+import { interruptReason } from "../next-step.js";
 import { prepareStep } from "./prepare.js";
 
 // Before each model call: limits in order (abort, budget, turns), then compaction when it was
@@ -46,10 +47,17 @@ describe("prepareStep: limits", () => {
     expect(messages).toEqual([]);
   });
 
-  it("stops as interrupted when the run was aborted", async () => {
+  it("stops as aborted when the caller aborted the run, as interrupted when interrupt() did", async () => {
     const h = harness();
     h.controller.abort();
     expect((await prepare(h)).value).toEqual({
+      next: "stop",
+      reason: "aborted",
+      errors: ["The run was aborted."],
+    });
+    const interrupted = harness();
+    interrupted.controller.abort(interruptReason());
+    expect((await prepare(interrupted)).value).toEqual({
       next: "stop",
       reason: "interrupted",
       errors: ["The run was interrupted."],
@@ -90,7 +98,7 @@ describe("prepareStep: limits", () => {
     h.state.turns = 1;
     expect((await prepare(h)).value).toMatchObject({ reason: "max_budget" });
     h.controller.abort();
-    expect((await prepare(h)).value).toMatchObject({ reason: "interrupted" });
+    expect((await prepare(h)).value).toMatchObject({ reason: "aborted" });
   });
 
   it("does not compact when a limit stops the run", async () => {
@@ -170,11 +178,11 @@ describe("prepareStep: compaction", () => {
     expect(h.state.history).toEqual(before);
   });
 
-  it("stops as interrupted when compaction fails because the run was aborted", async () => {
+  it("stops as interrupted when compaction fails because the run was interrupted", async () => {
     const fake = fakeCompactor(true);
     const h = withCompactor(fake);
     fake.compactor.compact = async () => {
-      h.controller.abort();
+      h.controller.abort(interruptReason());
       throw new Error("aborted");
     };
     expect((await prepare(h)).value).toEqual({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { HistoryEntry, SDKMessage, ToolResultBlock } from "../../protocol/index.js";
+import { interruptReason } from "../next-step.js";
 import { defineTool } from "../../tools/index.js";
 import {
   drain,
@@ -290,7 +291,7 @@ describe("toolsStep", () => {
           description: "Aborts the run while it works.",
           inputSchema: z.object({ entry: z.string() }),
           execute: () => {
-            h.controller.abort();
+            h.controller.abort(interruptReason());
             return new Promise<string>(() => {});
           },
         }),

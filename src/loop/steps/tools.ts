@@ -32,7 +32,7 @@ export async function* toolsStep(
 
 /** What comes after a turn's tools ran: the run was interrupted, a tool or denial ended it, calls wait, or go on. */
 export function afterTools(context: RunContext, state: RunState, tools: ToolsOutcome): NextStep {
-  if (context.signal.aborted) return interrupted();
+  if (context.signal.aborted) return interrupted(context.signal);
   if (tools.endRun && tools.stop) {
     return stop(tools.stop, {
       resultText: tools.endRun.result,

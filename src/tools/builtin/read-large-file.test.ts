@@ -57,7 +57,12 @@ it("reads a slice near the end of a 1 GB file with flat memory", { timeout: 180_
   peak = Math.max(peak, process.memoryUsage.rss());
 
   expect(result.isError).toBeFalsy();
-  const lines = (result.content as string).split("\n");
+  // The file ends with a line break: the empty last line after it is still to come.
+  const [body, note] = (result.content as string).split("\n\n");
+  expect(note).toBe(
+    `<system-reminder>Showing lines ${totalLines - 99}-${totalLines}; the file has more lines. Call Read with offset=${totalLines + 1} to continue.</system-reminder>`,
+  );
+  const lines = body!.split("\n");
   expect(lines).toHaveLength(100);
   expect(lines[0]).toBe(`${totalLines - 99}\ttail line ${TAIL_LINES - 99}`);
   expect(lines[99]).toBe(`${totalLines}\ttail line ${TAIL_LINES}`);

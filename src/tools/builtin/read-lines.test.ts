@@ -11,10 +11,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Window = Pick<LineWindowOptions, "startLine" | "maxLines" | "maxLineChars" | "maxTotalChars">;
 
-/** The window computed the obvious way, on the whole text. */
+/**
+ * The window computed the obvious way, on the whole text split on its line breaks as Claude
+ * Code's Read does: a final line break is followed by an empty last line.
+ */
 function expected(content: string, window: Window) {
   const all = content === "" ? [] : content.split("\n");
-  if (content.endsWith("\n")) all.pop();
   const lines: string[] = [];
   let chars = 0;
   let index = window.startLine - 1;
@@ -132,6 +134,19 @@ describe("readLineWindow", () => {
       5,
     );
     expect(got.lines).toEqual(["€€€"]);
+  });
+
+  it("numbers the empty line after a final line break, as Claude Code does", async () => {
+    const content = Array.from({ length: 26 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    const window = { startLine: 1, maxLines: 100, maxLineChars: 100, maxTotalChars: 10_000 };
+    const got = await actual(content, window, 64);
+    expect(got.lines).toHaveLength(27);
+    expect(got.lines.at(-1)).toBe("");
+    expect(got).toMatchObject({ totalLines: 27, hasMore: false, stop: "eof" });
+    // A window that ends on the final line break has the empty line still to come.
+    expect(await actual(content, { ...window, maxLines: 26 }, 64)).toMatchObject({ hasMore: true });
+    expect((await actual(content, { ...window, startLine: 27 }, 64)).lines).toEqual([""]);
+    expect(await actual("", window, 64)).toMatchObject({ lines: [], totalLines: 0 });
   });
 
   it("windows text already in memory the same way", () => {

@@ -69,7 +69,7 @@ export async function readLineWindow(
     const chunkStart = position + bytesRead - chunk.length;
     position += bytesRead;
     const stoppedAt = builder.feed(chunk, chunkStart);
-    if (stoppedAt !== undefined) return builder.finishEarly(chunkStart + stoppedAt < size);
+    if (stoppedAt !== undefined) return builder.finishEarly();
   }
 }
 
@@ -85,7 +85,7 @@ export function lineWindowFromText(
   const builder = new WindowBuilder({ ...options, encoding: "utf8", skipBytes: 0, hashLimitBytes: 0 }, 1);
   const bytes = Buffer.from(text, "utf8");
   const stoppedAt = builder.feed(bytes, 0);
-  if (stoppedAt !== undefined) return builder.finishEarly(stoppedAt < bytes.length);
+  if (stoppedAt !== undefined) return builder.finishEarly();
   return builder.finishAtEof(sha256);
 }
 
@@ -134,15 +134,24 @@ class WindowBuilder {
     return undefined;
   }
 
+  /**
+   * The last line is the text after the last line break; like Claude Code's Read (which splits
+   * the file on line breaks), a file ending in a line break has an empty last line, numbered
+   * and counted (`27\t` after a 26-line file's final newline). An empty file has no lines.
+   */
   finishAtEof(sha256: string | undefined): LineWindow {
-    const hasLastLine = this.#lineHasBytes;
+    const hasLastLine = this.#lineHasBytes || this.#lineNumber > 1;
     if (hasLastLine && this.#lineNumber >= this.#options.startLine) this.#emit();
-    const totalLines = hasLastLine ? this.#lineNumber : this.#lineNumber - 1;
+    const totalLines = hasLastLine ? this.#lineNumber : 0;
     return { ...this.#result(this.#stop === "budget"), totalLines, sha256 };
   }
 
-  finishEarly(bytesRemain: boolean): LineWindow {
-    return this.#result(this.#stop === "budget" || bytesRemain);
+  /**
+   * The window is full before the end of the file: a line always follows (reading stops before
+   * a line that would pass the budget, or after a line break, which the last line follows).
+   */
+  finishEarly(): LineWindow {
+    return this.#result(true);
   }
 
   #result(hasMore: boolean): LineWindow {

@@ -120,7 +120,7 @@ describe("Read text", () => {
     const path = file("short.txt", "one\ntwo\n");
     expect(await h.text("Read", { file_path: path, offset: 5 })).toBe(
       "<system-reminder>Warning: the file exists but is shorter than the provided offset (5). " +
-        "The file has 2 lines.</system-reminder>",
+        "The file has 3 lines.</system-reminder>",
     );
   });
 
@@ -143,9 +143,19 @@ describe("Read text", () => {
     expect(text).toContain("Line 2 was longer than 2000 characters and cut");
   });
 
+  it("numbers the empty line after a final newline, as Claude Code does", async () => {
+    const lines = Array.from({ length: 26 }, (_, i) => `line ${i + 1}`);
+    const path = file("26.txt", `${lines.join("\n")}\n`);
+    const text = await h.text("Read", { file_path: path });
+    expect(text.split("\n")).toHaveLength(27);
+    expect(text.endsWith("\n26\tline 26\n27\t")).toBe(true);
+    const unterminated = file("25.txt", lines.slice(0, 25).join("\n"));
+    expect((await h.text("Read", { file_path: unterminated })).endsWith("\n25\tline 25")).toBe(true);
+  });
+
   it("shows CRLF lines without the carriage return", async () => {
     const path = file("crlf.txt", "one\r\ntwo\r\n");
-    expect(await h.text("Read", { file_path: path })).toBe("1\tone\n2\ttwo");
+    expect(await h.text("Read", { file_path: path })).toBe("1\tone\n2\ttwo\n3\t");
   });
 
   it("decodes Latin-1, UTF-8 with BOM and UTF-16LE with BOM", async () => {
@@ -154,7 +164,7 @@ describe("Read text", () => {
     expect(latinText).toContain("1\tcafé “quoted”");
     expect(latinText).toContain("Latin-1 (Windows-1252) text");
     const bom = file("bom.txt", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]));
-    expect(await h.text("Read", { file_path: bom })).toBe("1\théllo");
+    expect(await h.text("Read", { file_path: bom })).toBe("1\théllo\n2\t");
     const utf16 = file(
       "u16.txt",
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("ünï\r\ncode\r\n", "utf16le")]),
@@ -176,7 +186,7 @@ describe("Read paths", () => {
   it("resolves .. segments", async () => {
     file("sub/x.txt", "x\n");
     const path = file("y.txt", "why\n");
-    expect(await h.text("Read", { file_path: join(h.dir, "sub", "..", "y.txt") })).toBe("1\twhy");
+    expect(await h.text("Read", { file_path: join(h.dir, "sub", "..", "y.txt") })).toBe("1\twhy\n2\t");
     expect(fileStates(h.session).has(path)).toBe(true);
   });
 
@@ -184,7 +194,7 @@ describe("Read paths", () => {
     const target = file("real/target.txt", "target\n");
     const link = join(h.dir, "link.txt");
     symlinkSync(target, link);
-    expect(await h.text("Read", { file_path: link })).toBe("1\ttarget");
+    expect(await h.text("Read", { file_path: link })).toBe("1\ttarget\n2\t");
     expect(fileStates(h.session).has(target)).toBe(true);
     expect(fileStates(h.session).has(link)).toBe(false);
   });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toJsonSchema } from "../registry.js";
 import { type FileToolHarness, fileToolHarness } from "./file-state.test-harness.js";
-import { WriteInput } from "./write.js";
+import { countLines, WriteInput } from "./write.js";
 
 let h: FileToolHarness;
 beforeEach(() => {
@@ -55,7 +55,7 @@ describe("Write", () => {
   it("creates a new file and its folders without a read", async () => {
     const path = join(h.dir, "deep", "er", "new.txt");
     expect(await h.text("Write", { file_path: path, content: "hello\n" })).toBe(
-      `File created successfully at: ${path}`,
+      `File created successfully at: ${path}. Wrote 1 line.`,
     );
     expect(readFileSync(path, "utf8")).toBe("hello\n");
   });
@@ -71,10 +71,22 @@ describe("Write", () => {
   it("overwrites a file that was read", async () => {
     const path = file("old.txt", "old\n");
     await h.call("Read", { file_path: path });
-    expect(await h.text("Write", { file_path: path, content: "new\n" })).toBe(
-      `The file ${path} has been updated successfully.`,
+    expect(await h.text("Write", { file_path: path, content: "new\nlines\nhere" })).toBe(
+      `The file ${path} has been updated successfully. Wrote 3 lines.`,
     );
-    expect(readFileSync(path, "utf8")).toBe("new\n");
+    expect(readFileSync(path, "utf8")).toBe("new\nlines\nhere");
+  });
+
+  it("says how many lines it wrote, in its result and its data", async () => {
+    const path = join(h.dir, "counted.txt");
+    const result = await h.call("Write", { file_path: path, content: "one\r\ntwo\n\nfour\n" });
+    expect(result.content).toBe(`File created successfully at: ${path}. Wrote 4 lines.`);
+    expect(result.data).toMatchObject({ type: "create", lines: 4 });
+    expect(countLines("")).toBe(0);
+    expect(countLines("a")).toBe(1);
+    expect(countLines("a\nb")).toBe(2);
+    expect(countLines("a\nb\n")).toBe(2);
+    expect(countLines("\n")).toBe(1);
   });
 
   it("refuses when the file changed on disk after the read", async () => {

@@ -70,14 +70,31 @@ async function writeForModel(input: WriteInput, context: ToolContext): Promise<T
       createFolders: !existing,
     });
     recordFileState(context.session, realPath, written);
-    const data = { type: existing ? "update" : "create", filePath: path, encoding: describeFormat(savedAs) };
-    if (!existing) return { content: `File created successfully at: ${path}`, data };
+    const lines = countLines(input.content);
+    const data = {
+      type: existing ? "update" : "create",
+      filePath: path,
+      encoding: describeFormat(savedAs),
+      lines,
+    };
+    const wrote = `Wrote ${lines} ${lines === 1 ? "line" : "lines"}.`;
+    if (!existing) return { content: `File created successfully at: ${path}. ${wrote}`, data };
     const note =
       savedAs === format ? "" : ` It was saved as UTF-8: ${describeFormat(format)} cannot hold all of the content.`;
-    return { content: `The file ${path} has been updated successfully.${note}`, data };
+    return { content: `The file ${path} has been updated successfully. ${wrote}${note}`, data };
   } catch (error) {
     throw await fileAccessError(error, path, context.cwd, "Write", "write");
   }
+}
+
+/**
+ * The lines in `content` as an editor counts them: every line break ends one, and text after
+ * the last break is one more (`"a\nb\n"` and `"a\nb"` are 2 lines, `""` is 0).
+ */
+export function countLines(content: string): number {
+  if (content === "") return 0;
+  const breaks = content.match(/\r\n|\r|\n/g)?.length ?? 0;
+  return /[\r\n]$/.test(content) ? breaks : breaks + 1;
 }
 
 /** Encode in the file's own format; content that format cannot hold is saved as UTF-8 instead. */
