@@ -151,7 +151,8 @@ const scenarios: Scenario[] = [
     resumedAnswer: "never sent",
     abort: true,
     check: (messages) => {
-      expect(resultOf(messages).terminal_reason).toBe("interrupted");
+      // The caller's own AbortSignal, not Query.interrupt(): `aborted` (issue 32, row 1).
+      expect(resultOf(messages).terminal_reason).toBe("aborted");
       expect(toolResults(messages)[0]).toMatchObject({ is_error: true });
     },
   },
