@@ -37,13 +37,15 @@ try {
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 2);
   const started = performance.now();
-  const result = await readTool().execute({ file_path: path, offset: totalLines - TAIL + 1, limit: TAIL }, context);
+  // Read numbers the empty line after the file's final newline as Claude Code does (line
+  // totalLines + 1): the last TAIL lines are the file's last TAIL - 1 and that one.
+  const result = await readTool().execute({ file_path: path, offset: totalLines - TAIL + 2, limit: TAIL }, context);
   const elapsed = performance.now() - started;
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage.rss());
 
   const againStarted = performance.now();
-  await readTool().execute({ file_path: path, offset: totalLines - 2 * TAIL + 1, limit: TAIL }, context);
+  await readTool().execute({ file_path: path, offset: totalLines - 2 * TAIL + 2, limit: TAIL }, context);
   const againElapsed = performance.now() - againStarted;
 
   const lines = typeof result === "string" ? result : result.content;

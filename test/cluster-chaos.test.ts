@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { SDKMessage } from "../src/protocol/index.js";
 import { openPostgresSessionStore } from "../src/sessions/index.js";
 import { mockTurn, type MockRoute, startMockLLM } from "../src/testing/index.js";
-import { startWorker, testQueue } from "./cluster-process.js";
+import { startWorker, testQueue, until } from "./cluster-process.js";
 import { exitOf, killAll, requireBuiltCli, startServe } from "./serve-process.js";
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from "./sessions-postgres-helper.js";
 
@@ -75,14 +75,6 @@ async function eventsOf(response: Response): Promise<Array<{ type: string; seque
     .split("\n")
     .filter((line) => line.startsWith("data: ") && line !== "data: [DONE]")
     .map((line) => JSON.parse(line.slice("data: ".length)));
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, tries = 2400): Promise<void> {
-  for (let attempt = 0; attempt < tries; attempt++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 it("every response completes once with its own answer while serve and worker processes are killed and restarted", async () => {

@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { ResponseQueue } from "../src/server/queue/index.js";
 import { openPostgresSessionStore } from "../src/sessions/index.js";
 import { type MockLLMServer, mockFault, type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
-import { REDIS_URL, startWorker, testQueue } from "./cluster-process.js";
+import { REDIS_URL, startWorker, testQueue, until } from "./cluster-process.js";
 import { exitOf, killAll, requireBuiltCli, serveUntilExit, startServe, track } from "./serve-process.js";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { resolve } from "node:path";
@@ -92,15 +92,6 @@ async function post(url: string, body: object): Promise<Response> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ model: MODEL, input: "Hi.", ...body }),
   });
-}
-
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 800; attempt++) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function statusOf(url: string, id: string): Promise<string> {

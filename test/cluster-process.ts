@@ -54,3 +54,20 @@ export async function streamHas(prefix: string, responseId: string, type: string
     redis.disconnect();
   }
 }
+
+/**
+ * Polls `check` every 25 ms until it gives a value (not `undefined` or `false`) and returns it;
+ * fails naming `what` after `tries` looks (60 s by default: processes start slowly on a busy machine).
+ */
+export async function until<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  tries = 2400,
+): Promise<T> {
+  for (let attempt = 0; attempt < tries; attempt++) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

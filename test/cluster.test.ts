@@ -4,7 +4,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type MockLLMServer, mockFault, type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
-import { startWorker, streamHas, testQueue } from "./cluster-process.js";
+import { startWorker, streamHas, testQueue, until } from "./cluster-process.js";
 import { exitOf, killAll, requireBuiltCli, startServe } from "./serve-process.js";
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from "./sessions-postgres-helper.js";
 
@@ -85,14 +85,6 @@ function expectWholeStream(events: Array<{ type: string; sequence_number: number
   expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
   expect(events.filter((event) => TERMINAL.has(event.type))).toHaveLength(1);
   expect(TERMINAL.has(events.at(-1)?.type ?? "")).toBe(true);
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 1200; attempt++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("gyre serve --queue with gyre worker", () => {

@@ -64,6 +64,20 @@ export function endResponseOnError(response: ResponseObject, error: unknown, abo
     : { code: "server_error", message: error instanceof Error ? error.message : String(error) };
 }
 
+/** Statuses a response does not leave: its run is over (waiting on the client's tools included). */
+const ENDED_STATUSES: ReadonlySet<ResponseObject["status"]> = new Set([
+  "completed",
+  "failed",
+  "incomplete",
+  "cancelled",
+  "requires_action",
+]);
+
+/** Whether the response's run is over, however it ended. */
+export function hasEnded(response: ResponseObject): boolean {
+  return ENDED_STATUSES.has(response.status);
+}
+
 /** The stream's last event: how the response ended. */
 export function terminalEvent(response: ResponseObject): string {
   // Waiting on the client's tools is a run that ended well, whichever status names it.

@@ -1,7 +1,6 @@
 import { ServerResponse } from "node:http";
 import type { Context } from "hono";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { EventLog } from "./event-log.js";
 import type { NumberedEvent, StreamEventBody } from "./stream-event.js";
 
 const encoder = new TextEncoder();
@@ -176,19 +175,6 @@ export async function followEvents(
   const sse = new SseStream(stop, keepAliveMs, target);
   sink.sse = sse;
   for (const event of sink.early.splice(0)) send(sse, event);
-  return sse;
-}
-
-/** The events of `log` after `startingAfter`, then the live ones until it ends; leaving only stops following. */
-export function followLog(
-  log: EventLog,
-  startingAfter: number,
-  keepAliveMs?: number,
-  target?: ServerResponse,
-): SseStream {
-  let stop = () => {};
-  const sse = new SseStream(() => stop(), keepAliveMs, target);
-  stop = log.follow(startingAfter, (event) => (event ? sse.send(event) : sse.close()));
   return sse;
 }
 

@@ -3,13 +3,12 @@ import { type ErrorBody, RelayedError, UNAVAILABLE_RETRY_SECONDS, UnavailableErr
 import type { PreparedResponse } from "../prepare-response.js";
 import type { ResponseQueue } from "../queue/index.js";
 import type { ResponseObject } from "../response-object.js";
-import { terminalEvent } from "../response-status.js";
+import { hasEnded, terminalEvent } from "../response-status.js";
 import type { RunDependencies } from "../run-dependencies.js";
 import type { NumberedEvent, StreamEventBody } from "../stream-event.js";
 import { EventSink } from "./event-sink.js";
 import { responseJob } from "./response-job.js";
 
-const ENDED = new Set(["completed", "failed", "incomplete", "cancelled", "requires_action"]);
 /** How long a cancel waits for the worker running the response to end it. */
 const CANCEL_WAIT_MS = 10_000;
 
@@ -58,14 +57,14 @@ export class QueueRunner implements BackgroundRunner {
   async follow(id: string, startingAfter: number, listener: EventListener): Promise<(() => void) | undefined> {
     if (!(await this.queue.events.exists(id))) {
       const stored = await this.deps.responses.get(id);
-      if (!stored || ENDED.has(stored.response.status)) return undefined;
+      if (!stored || hasEnded(stored.response)) return undefined;
     }
     return this.#follow(id, startingAfter, listener);
   }
 
   async cancel(id: string): Promise<boolean> {
     const stored = await this.deps.responses.get(id);
-    if (!stored || ENDED.has(stored.response.status)) return false;
+    if (!stored || hasEnded(stored.response)) return false;
     const ended = this.queue.events.ended(id);
     if ((await this.queue.cancel(id)) === "removed") await this.#cancelQueued(id);
     const late = new Promise<void>((resolve) => setTimeout(resolve, CANCEL_WAIT_MS).unref());

@@ -4,12 +4,11 @@ import { earlierItems, planResponse, type PreparedResponse } from "../prepare-re
 import type { QueuedRun, ResponseQueue } from "../queue/index.js";
 import { initialResponse, type ResponseObject } from "../response-object.js";
 import type { RunDependencies } from "../run-dependencies.js";
+import { hasEnded } from "../response-status.js";
 import { runResponse } from "../run-response.js";
 import type { Takeover } from "../takeover.js";
 import { EventSink } from "./event-sink.js";
 import { parseResponseJob, type ResponseJob } from "./response-job.js";
-
-const ENDED = new Set(["completed", "failed", "incomplete", "cancelled", "requires_action"]);
 
 /**
  * Runs one queued response on this worker, from its job: planned again from the job and the
@@ -42,7 +41,7 @@ async function runJob(deps: RunDependencies, queue: ResponseQueue, run: QueuedRu
     // Deleted before it ran (a delete cancels it too): nothing to run, nobody to answer.
     if (!stored) return void sink.emit(errorEvent(`The response ${id} is no longer stored.`));
     // Its run ended and was stored; only its stream was left open.
-    if (ENDED.has(stored.response.status)) return keepEvents(deps, stored.response, sink);
+    if (hasEnded(stored.response)) return keepEvents(deps, stored.response, sink);
   }
   deps.metrics.queueStarted(run.waitedMs, run.startsBefore > 0);
   const response = initialResponse(id, job.request, job.createdAt);
@@ -89,7 +88,7 @@ export async function giveUpResponse(
   reason: string,
 ): Promise<void> {
   const stored = await deps.responses.get(responseId);
-  if (stored && ENDED.has(stored.response.status)) return;
+  if (stored && hasEnded(stored.response)) return;
   const before = await queue.events.read(responseId);
   if (before.ended) return;
   const sink = new EventSink(queue.events, responseId, before.events);
@@ -161,7 +160,7 @@ async function untilSessionFree(deps: RunDependencies, id: string, signal: Abort
       if (!isGyreError(error) || error.code !== "session_busy") throw error;
     }
     const stored = await deps.responses.get(id);
-    if (stored && ENDED.has(stored.response.status)) return "ended";
+    if (stored && hasEnded(stored.response)) return "ended";
     if (signal.aborted) return "free";
     await new Promise((resolve) => setTimeout(resolve, BUSY_POLL_MS));
   }
