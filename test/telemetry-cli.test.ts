@@ -189,7 +189,7 @@ describe("gyre run with the OTEL_* environment", () => {
 });
 
 describe("gyre serve with the OTEL_* environment", () => {
-  it("continues a client's traceparent: the response's run is a child of the client's span", async () => {
+  it("continues a client's traceparent: the response's run is a child of the client's span, its chat span has the request's sampling", async () => {
     await withMock({ turns: [mockTurn.text("served")] }, async (server) => {
       const child: ChildProcess = track(
         spawn(process.execPath, [CLI, "serve", "--port", "0"], {
@@ -213,7 +213,13 @@ describe("gyre serve with the OTEL_* environment", () => {
       const response = await fetch(`${url}/responses`, {
         method: "POST",
         headers: { "content-type": "application/json", traceparent: TRACEPARENT },
-        body: JSON.stringify({ model: "anthropic/claude-sonnet-4-5", input: "hi", store: false }),
+        body: JSON.stringify({
+          model: "anthropic/claude-sonnet-4-5",
+          input: "hi",
+          store: false,
+          temperature: 0.25,
+          top_p: 0.5,
+        }),
       });
       expect(response.status).toBe(200);
       expect(((await response.json()) as { status: string }).status).toBe("completed");
@@ -223,6 +229,9 @@ describe("gyre serve with the OTEL_* environment", () => {
       expect(agent && hex(agent.traceId)).toBe(TRACE_ID);
       expect(agent && hex(agent.parentSpanId)).toBe(PARENT_ID);
       expect(agent?.service).toBe("gyre");
+      const chat = receiver.spans().find((span) => span.name === "chat claude-sonnet-4-5");
+      expect(chat && attribute(chat.attributes, "gen_ai.request.temperature")).toBe(0.25);
+      expect(chat && attribute(chat.attributes, "gen_ai.request.top_p")).toBe(0.5);
     });
   });
 });

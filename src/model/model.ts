@@ -17,6 +17,8 @@ export interface Model {
   readonly info: ModelInfo | undefined;
   /** The wire API the model speaks; provider-specific features key off it, never off names. */
   readonly api: ModelApi;
+  /** Call settings this model adds to every request (a `gyre serve` client's sampling), for tracing to report. */
+  readonly settings?: CallSettings | undefined;
   /**
    * Send one request and stream the answer: yields Anthropic raw stream events
    * (`message_start`, `content_block_delta`, …) and returns the assembled message. Fails

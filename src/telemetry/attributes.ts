@@ -11,6 +11,8 @@ export const ATTR = {
   conversationId: "gen_ai.conversation.id",
   requestModel: "gen_ai.request.model",
   requestMaxTokens: "gen_ai.request.max_tokens",
+  requestTemperature: "gen_ai.request.temperature",
+  requestTopP: "gen_ai.request.top_p",
   responseModel: "gen_ai.response.model",
   responseId: "gen_ai.response.id",
   responseFinishReasons: "gen_ai.response.finish_reasons",

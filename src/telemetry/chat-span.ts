@@ -11,6 +11,8 @@ export interface ChatModel {
   provider: string;
   /** The model's id at the provider. */
   modelId: string;
+  /** Sampling settings added to every request (`gen_ai.request.temperature`, `top_p`). */
+  settings?: { temperature?: number | undefined; topP?: number | undefined } | undefined;
 }
 
 /** What a request carries that its span records (content only when opted in). */
@@ -42,6 +44,9 @@ export class ChatSpan {
     span.setAttribute(ATTR.providerName, providerName(model.provider));
     span.setAttribute(ATTR.requestModel, model.modelId);
     if (request.maxOutputTokens !== undefined) span.setAttribute(ATTR.requestMaxTokens, request.maxOutputTokens);
+    const settings = model.settings;
+    if (settings?.temperature !== undefined) span.setAttribute(ATTR.requestTemperature, settings.temperature);
+    if (settings?.topP !== undefined) span.setAttribute(ATTR.requestTopP, settings.topP);
     if (attempt > 0) span.setAttribute(ATTR.retryAttempt, attempt);
     if (this.#capture) {
       if (request.system) span.setAttribute(ATTR.systemInstructions, contentAttribute(request.system));
