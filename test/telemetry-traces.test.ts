@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { context, trace } from "@opentelemetry/api";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { query, type SDKMessage } from "../src/index.js";
+import { openSqliteSessionStore } from "../src/sessions/index.js";
 import { mockFault, mockTurn } from "../src/testing/index.js";
 import { compatRequire } from "./compat-peers.js";
 import { FORMATS, mockEnv, resultOf, runQuery, withMock } from "./helpers.js";
@@ -278,5 +279,212 @@ describe("the global tracer provider", () => {
       expect(resultOf(messages)).toMatchObject({ result: "one" });
       expect(tree(await finished())).toEqual(["ci job", "  invoke_agent gyre", "    chat claude-sonnet-4-5"]);
     });
+  });
+});
+
+describe("compactions, hooks, pauses, handoffs and background agents in the trace", () => {
+  const events = (span: ReadableSpan | undefined, name: string) =>
+    (span?.events ?? []).filter((event) => event.name === name).map((event) => event.attributes);
+
+  it("a compaction is a compact_history span with its trigger and tokens; hooks are events on their call's span and the run's", async () => {
+    const big = { input_tokens: 150_000, output_tokens: 10 };
+    const script = {
+      mode: "sequential" as const,
+      turns: [
+        mockTurn.toolUse("Read", { file_path: join(dir, "a.txt") }, { id: "call_r1" }),
+        mockTurn.toolUse("Read", { file_path: join(dir, "b.txt") }, { id: "call_r2", usage: big }),
+        mockTurn.text("Summary: both files were read.", { usage: { input_tokens: 40, output_tokens: 8 } }),
+        mockTurn.text("done"),
+      ],
+    };
+    const hooks = {
+      PreToolUse: [
+        {
+          matcher: "Read",
+          hooks: [
+            async () => ({
+              hookSpecificOutput: { hookEventName: "PreToolUse" as const, permissionDecision: "allow" as const },
+            }),
+          ],
+        },
+      ],
+      Stop: [{ hooks: [async () => ({})] }],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "read both", {
+        cwd: dir,
+        tracer,
+        hooks,
+        compaction: { thresholdTokens: 100_000, keepRecentTurns: 1 },
+      });
+      expect(resultOf(messages)).toMatchObject({ result: "done" });
+      const spans = await finished();
+      const [root] = named(spans, "invoke_agent gyre");
+      const [compaction] = named(spans, "compact_history");
+      expect(compaction && parentOf(compaction, spans)).toBe(root);
+      const boundary = messages.find((m) => m.type === "system" && m.subtype === "compact_boundary");
+      if (boundary?.type !== "system" || boundary.subtype !== "compact_boundary") throw new Error("no boundary");
+      expect(compaction?.attributes).toMatchObject({
+        "gyre.compaction.trigger": "auto",
+        "gyre.compaction.pre_tokens": boundary.compact_metadata.pre_tokens,
+        "gyre.compaction.post_tokens": boundary.compact_metadata.post_tokens,
+        "gen_ai.usage.input_tokens": 40,
+        "gen_ai.usage.output_tokens": 8,
+      });
+      for (const read of named(spans, "execute_tool Read"))
+        expect(events(read, "gyre.hook")).toEqual([
+          {
+            "gyre.hook.event": "PreToolUse",
+            "gyre.hook.count": 1,
+            "gyre.hook.errors": 0,
+            "gyre.hook.decision": "allow",
+          },
+        ]);
+      // Stop is no tool's: the run's span has it.
+      expect(events(root, "gyre.hook")).toEqual([
+        { "gyre.hook.event": "Stop", "gyre.hook.count": 1, "gyre.hook.errors": 0 },
+      ]);
+    });
+  });
+
+  it("a pause is an event on the run's span; the run that answers links to it", async () => {
+    const store = openSqliteSessionStore({ path: join(dir, "pause.db") });
+    const script = {
+      turns: [mockTurn.toolUse("Write", { file_path: join(dir, "c.txt"), content: "x" }), mockTurn.text("Saved.")],
+    };
+    try {
+      await withMock(script, async (server) => {
+        const first = await runQuery(server, anthropic, "write c", {
+          cwd: dir,
+          tracer,
+          sessionStore: store,
+          canUseTool: async () => ({ behavior: "defer", message: "review" }),
+        });
+        const paused = resultOf(first);
+        if (paused?.type !== "result") throw new Error("no result");
+        expect(paused.terminal_reason).toBe("requires_action");
+        const callId = paused.pending_tool_calls?.[0]?.id ?? "";
+        const [pausedRun] = named(await finished(), "invoke_agent gyre");
+        expect(events(pausedRun, "gyre.pause")).toEqual([{ "gyre.pending_tool_calls": [callId] }]);
+        const pausedSpan = pausedRun?.spanContext();
+        expect(paused.traceparent).toBe(`00-${pausedSpan?.traceId}-${pausedSpan?.spanId}-01`);
+        exporter.reset();
+
+        const second = await runQuery(server, anthropic, "", {
+          cwd: dir,
+          tracer,
+          sessionStore: store,
+          resume: paused.session_id,
+          approvals: { [callId]: { behavior: "allow" } },
+        });
+        expect(resultOf(second)).toMatchObject({ result: "Saved." });
+        const [resumed] = named(await finished(), "invoke_agent gyre") as (ReadableSpan & {
+          links: { context: { traceId: string; spanId: string }; attributes?: Record<string, unknown> }[];
+        })[];
+        expect(resumed?.links).toEqual([
+          {
+            context: expect.objectContaining({ traceId: pausedSpan?.traceId, spanId: pausedSpan?.spanId }),
+            attributes: { "gyre.link.kind": "resumes" },
+            droppedAttributesCount: 0,
+          },
+        ]);
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a handoff is the new agent's invoke_agent span under the run's, linked to the transfer call", async () => {
+    const script = {
+      turns: [],
+      routes: [
+        { system: "You are triage.", turns: [mockTurn.toolUse("transfer_to_billing", {}, { id: "call_transfer" })] },
+        { system: "You are billing.", turns: [mockTurn.text("(unused)"), mockTurn.text("Refunded.")] },
+      ],
+    };
+    const agent = (name: string, extra: Record<string, unknown> = {}) => ({
+      description: `The ${name} agent.`,
+      prompt: `You are ${name}.`,
+      ...extra,
+    });
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "I was charged twice", {
+        cwd: dir,
+        tracer,
+        agent: "triage",
+        agents: { triage: agent("triage", { handoffs: ["billing"] }), billing: agent("billing") },
+      });
+      expect(resultOf(messages)).toMatchObject({ result: "Refunded." });
+      const spans = (await finished()) as (ReadableSpan & { links: { context: { spanId: string } }[] })[];
+      expect(tree(spans)).toEqual([
+        "invoke_agent triage",
+        "  chat claude-sonnet-4-5",
+        "  execute_tool transfer_to_billing",
+        "  invoke_agent billing",
+        "    chat claude-sonnet-4-5",
+      ]);
+      const [billing] = named(spans, "invoke_agent billing") as typeof spans;
+      const [transferCall] = named(spans, "execute_tool transfer_to_billing");
+      expect(billing?.attributes).toMatchObject({ "gyre.handoff.from": "triage", "gyre.handoff.to": "billing" });
+      expect(billing?.links.map((link) => link.context.spanId)).toEqual([transferCall?.spanContext().spanId]);
+    });
+  });
+
+  it("a background agent is a child of the run's span, linked to the Agent call that started it", async () => {
+    const script = {
+      turns: [
+        mockTurn.toolUse(
+          "Agent",
+          { description: "ask worker", prompt: "work", subagent_type: "worker", run_in_background: true },
+          { id: "call_bg" },
+        ),
+        mockTurn.toolUse("AgentOutput", { task_id: "call_bg" }),
+        mockTurn.text("All done."),
+      ],
+      routes: [{ system: "You are worker.", turns: [mockTurn.text("worker done")] }],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "go", {
+        cwd: dir,
+        tracer,
+        agents: { worker: { description: "The worker agent.", prompt: "You are worker." } },
+      });
+      expect(resultOf(messages)).toMatchObject({ result: "All done." });
+      const spans = (await finished()) as (ReadableSpan & {
+        links: { context: { spanId: string }; attributes?: Record<string, unknown> }[];
+      })[];
+      const [root] = named(spans, "invoke_agent gyre");
+      const [worker] = named(spans, "invoke_agent worker") as typeof spans;
+      const [agentCall] = named(spans, "execute_tool Agent");
+      expect(worker && parentOf(worker, spans)).toBe(root);
+      expect(worker?.links.map((link) => [link.context.spanId, link.attributes])).toEqual([
+        [agentCall?.spanContext().spanId, { "gyre.link.kind": "started_by" }],
+      ]);
+    });
+  });
+
+  it.runIf(process.platform === "linux")("a sandbox violation is an event on the Bash call's span", async () => {
+    const outside = mkdtempSync("/var/tmp/gyre-telemetry-out-");
+    const script = {
+      turns: [mockTurn.toolUse("Bash", { command: `echo out > ${outside}/escape.txt; echo end` }), mockTurn.text("ok")],
+    };
+    try {
+      await withMock(script, async (server) => {
+        await runQuery(server, anthropic, "go", {
+          cwd: dir,
+          tracer,
+          permissionMode: "bypassPermissions",
+          sandbox: { enabled: true },
+        });
+        const [bash] = named(await finished(), "execute_tool Bash");
+        const [violation] = events(bash, "gyre.sandbox.violation");
+        expect(JSON.parse(String((violation?.["gyre.sandbox.violations"] as string[])[0]))).toMatchObject({
+          kind: "write",
+          target: `${outside}/escape.txt`,
+        });
+      });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

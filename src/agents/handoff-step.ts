@@ -82,6 +82,7 @@ export async function* takeHandoff(
   const from = state.activeAgent?.name ?? context.agent?.type ?? "main";
   await context.handoffs.switchTo(state, plan.target);
   state.counters.handoffs++;
+  context.tracing?.handedOff(from, plan.target, plan.call.id);
   yield context.stamp.stamp({
     type: "system",
     subtype: "handoff",

@@ -119,10 +119,12 @@ async function runSubagent(
   });
   if (opened) toolContext.emit({ type: "message", message: opened.started });
   const childSession = opened?.session;
-  // Its invoke_agent span is a child of the parent's execute_tool Agent span.
+  // Its invoke_agent span is a child of the parent's execute_tool Agent span (a background
+  // agent's, which outlives that call, of the parent's run, linked to the call).
   const tracing = parent.context.tracing?.startSubagent(
     { agentName: agent.type, agentId: agent.id, conversationId: childSession?.id ?? parent.context.session.id },
     toolContext.toolUseId,
+    { background: call.runInBackground === true && backgroundAgentsOf(parent.context) !== undefined },
   );
   const base: RunContext = {
     ...parent.context,

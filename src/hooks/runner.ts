@@ -35,6 +35,8 @@ export interface HookRunnerOptions {
   shell?: string;
   /** Base environment for command hooks (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** Told each outcome of an event some hook matched (tracing records them). */
+  onOutcome?: (outcome: HookOutcome) => void;
 }
 
 export interface HookRunOptions {
@@ -111,6 +113,7 @@ export class HookRunner {
     const results = await Promise.all(matched.map((entry) => this.#runEntry(entry, input, options.signal)));
     const outcome = aggregate(event, results);
     if ("tool_use_id" in fields && typeof fields.tool_use_id === "string") outcome.toolUseId = fields.tool_use_id;
+    this.#options.onOutcome?.(outcome);
     return outcome;
   }
 

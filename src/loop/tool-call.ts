@@ -163,7 +163,11 @@ export class ToolCallRun {
               mayRead: (file, found) => env.state.permissions.mayRead(file, tool.name, found),
             },
             reportProgress: report,
-            emit: (event) => (event.type === "progress" ? report(event.data) : observer?.event(event)),
+            emit: (event) => {
+              if (event.type === "progress") return report(event.data);
+              if (event.type === "sandbox_violation") this.#span?.sandboxViolation(event.violations);
+              observer?.event(event);
+            },
           },
           { timeoutMs: tool.timeoutMs ?? env.toolTimeoutMs },
         ),

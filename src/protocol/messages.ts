@@ -464,6 +464,11 @@ const ResultFields = {
   /** Gyre addition: with `terminal_reason: "requires_action"`, the calls the run waits on. */
   pending_tool_calls: z.array(PendingToolCall).optional(),
   /**
+   * Gyre addition: with `terminal_reason: "requires_action"` while tracing records, the W3C
+   * `traceparent` of the span where the run paused; the run that answers its calls links to it.
+   */
+  traceparent: z.string().optional(),
+  /**
    * Gyre addition: the agent the run ended as (the `agent` option, or the last handoff's
    * target); absent when the main thread never ran as an agent.
    */

@@ -22,6 +22,8 @@ import { pendingToolCalls, type UnfinishedRun, uniqueHistoryToolUseIds } from ".
 /** What a resumed session says of its run: calls it waits on, the agent it runs as, where it stopped. */
 interface ResumedSession {
   pending: PendingToolCall[];
+  /** The span where the run paused on them (its result's `traceparent`). */
+  pausedTrace?: string | undefined;
   agent?: string | undefined;
   unfinished?: UnfinishedRun | undefined;
 }
@@ -61,6 +63,8 @@ export class Persistence {
 
   /** The calls the session's run paused on, still unanswered (see `pendingToolCalls`). */
   readonly pending: PendingToolCall[];
+  /** With pending calls: the W3C traceparent of the span where the run paused, when it was traced. */
+  readonly pausedTrace: string | undefined;
   /** The agent the session's main thread was last handed to (see agents/handoffs.ts). */
   readonly agent: string | undefined;
   /** With `continueRun`: where the run its process left stopped. */
@@ -75,6 +79,7 @@ export class Persistence {
     resumed: ResumedSession = { pending: [] },
   ) {
     this.pending = resumed.pending;
+    this.pausedTrace = resumed.pausedTrace;
     this.agent = resumed.agent;
     this.unfinished = resumed.unfinished;
     this.#session = session;
@@ -128,7 +133,12 @@ export class Persistence {
       // Calls that were running when a taken-over run's process died get their results from its first step.
       const open = [...pending, ...(unfinished?.at === "tools" ? unfinished.calls : [])];
       const history = toHistory(messages, new Set(open.map((call) => call.id)));
-      const resumed = { pending, agent: lastHandoff(messages), unfinished };
+      const resumed = {
+        pending,
+        pausedTrace: pending.length > 0 ? pausedTrace(messages) : undefined,
+        agent: lastHandoff(messages),
+        unfinished,
+      };
       return new Persistence(sessionId, history, { store, lock }, undefined, ownsStore, resumed);
     } catch (error) {
       await lock?.release();
@@ -394,4 +404,14 @@ export function unfinishedRun(sessionId: string, messages: readonly SDKMessage[]
   if (open.length > 0) return { at: "tools", calls: open };
   if (calls.length === 0 && answerIndex === top.length - 1) return { at: "end_turn", answer: answer.message };
   return { at: "model" };
+}
+
+/** The `traceparent` of the session's last result, when it paused the run. */
+function pausedTrace(messages: readonly SDKMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.type === "result")
+      return message.terminal_reason === "requires_action" ? message.traceparent : undefined;
+  }
+  return undefined;
 }

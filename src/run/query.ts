@@ -186,8 +186,13 @@ async function* run(query: QueryRun): AsyncGenerator<SDKMessage, void> {
     const persistence = await Persistence.open(options, resolve(options.cwd ?? process.cwd()), live.proposedId);
     live.sessionId = persistence.sessionId;
     tracing.setConversation(persistence.sessionId);
+    if (persistence.pending.length > 0) tracing.resumedFrom(persistence.pausedTrace);
     try {
       for await (const message of runSession(query, persistence, model, startedAt, tracing)) {
+        if (message.type === "result" && message.terminal_reason === "requires_action") {
+          const traceparent = tracing.paused((message.pending_tool_calls ?? []).map((call) => call.id));
+          if (traceparent) message.traceparent = traceparent;
+        }
         await persistence.record(message);
         yield message;
       }

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { systemTimers } from "../async/index.js";
 import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
-import type { HookRunner } from "../hooks/index.js";
+import type { HookOutcome, HookRunner } from "../hooks/index.js";
 import {
   mcpCallLimits,
   type McpServers,
@@ -53,7 +53,7 @@ import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
-import type { RunTracing } from "../telemetry/index.js";
+import type { RunTracing, TracedHook } from "../telemetry/index.js";
 
 export const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
 
@@ -133,7 +133,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const registry = toolRegistry(options, tools, mcp);
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   const policy = permissionPolicy(options, settings, cwd, permissionMode, sandbox);
-  const hooks = await hookRunner(options, settings, cwd, input.sessionId, () => policy.mode);
+  const hooks = await hookRunner(options, settings, cwd, input.sessionId, () => policy.mode, input.tracing);
   const context = runContext(input, {
     systemPrompt: await pending.systemPrompt,
     registry,
@@ -487,6 +487,7 @@ async function hookRunner(
   cwd: string,
   sessionId: string,
   permissionMode: () => string,
+  tracing: RunTracing | undefined,
 ): Promise<HookRunner | undefined> {
   if (!options.hooks && settings.hooks.length === 0) return undefined;
   const { HookRunner } = await import("../hooks/index.js");
@@ -496,7 +497,24 @@ async function hookRunner(
     cwd,
     sessionId,
     permissionMode,
+    ...(tracing && { onOutcome: (outcome: HookOutcome) => tracing.hookRan(tracedHook(outcome)) }),
   });
+}
+
+/** A hook outcome as its span event says it: what ran and what it decided, none of its output. */
+function tracedHook(outcome: HookOutcome): TracedHook {
+  const decision = outcome.block
+    ? "block"
+    : !outcome.continue
+      ? "stop"
+      : (outcome.permissionDecision ?? outcome.permissionRequest?.behavior);
+  return {
+    event: outcome.event,
+    toolUseId: outcome.toolUseId,
+    count: outcome.hookCount,
+    errors: outcome.errors.length,
+    ...(decision !== undefined && { decision }),
+  };
 }
 
 /** Whether a Bash call's input will run inside the sandbox. */

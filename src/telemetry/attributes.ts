@@ -35,12 +35,30 @@ export const ATTR = {
   retryAttempt: "gyre.retry.attempt",
   permissionBehavior: "gyre.permission.behavior",
   permissionReason: "gyre.permission.reason",
+  hookEvent: "gyre.hook.event",
+  hookCount: "gyre.hook.count",
+  hookDecision: "gyre.hook.decision",
+  hookErrors: "gyre.hook.errors",
+  sandboxViolations: "gyre.sandbox.violations",
+  compactionTrigger: "gyre.compaction.trigger",
+  compactionPreTokens: "gyre.compaction.pre_tokens",
+  compactionPostTokens: "gyre.compaction.post_tokens",
+  pendingToolCalls: "gyre.pending_tool_calls",
+  handoffFrom: "gyre.handoff.from",
+  handoffTo: "gyre.handoff.to",
+  linkKind: "gyre.link.kind",
 } as const;
 
 /** Span event names. */
 export const EVENT = {
   /** The permission gate's decision on a tool call. */
   permission: "gyre.permission",
+  /** Hooks ran for an event (on the call's span for tool events, else the run's). */
+  hook: "gyre.hook",
+  /** The sandbox blocked what a command tried (on the call's span). */
+  sandboxViolation: "gyre.sandbox.violation",
+  /** The run paused on calls the caller must answer (`requires_action`). */
+  pause: "gyre.pause",
 } as const;
 
 /**

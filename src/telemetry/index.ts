@@ -3,6 +3,7 @@
 export { ATTR, EVENT, providerName } from "./attributes.js";
 export { CAPTURE_CONTENT_ENV, captureContent } from "./content.js";
 export { ChatSpan, type ChatModel, type ChatRequest } from "./chat-span.js";
-export { ToolSpan, type TracedCall, type TracedDecision, type TracedResult } from "./tool-span.js";
+export { ToolSpan, type TracedCall, type TracedDecision, type TracedHook, type TracedResult } from "./tool-span.js";
+export { CompactionSpan, type CompactionDone } from "./compaction-span.js";
 export { type AgentStart, type AgentSummary, RunTracing, TRACER_NAME, type TracingOptions } from "./run-tracing.js";
-export { contextFromTraceparent } from "./trace-context.js";
+export { contextFromTraceparent, spanContextOf, traceparentOf } from "./trace-context.js";

@@ -1,11 +1,25 @@
-import { context as otelContext, type Context, type Span, SpanKind, trace, type Tracer } from "@opentelemetry/api";
+import {
+  context as otelContext,
+  type Context,
+  type Link,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
 import type { TerminalReason, Usage } from "../protocol/index.js";
-import { ATTR } from "./attributes.js";
+import { ATTR, EVENT } from "./attributes.js";
 import { errorType, failSpan, setUsage } from "./span-helpers.js";
 import { captureContent } from "./content.js";
 import { ChatSpan, type ChatModel, type ChatRequest } from "./chat-span.js";
-import { ToolSpan, type TracedCall } from "./tool-span.js";
+import { hookAttributes, ToolSpan, type TracedCall, type TracedHook } from "./tool-span.js";
+import { CompactionSpan } from "./compaction-span.js";
+import { spanContextOf, traceparentOf } from "./trace-context.js";
 import { GYRE_VERSION } from "../version.js";
+
+/** How many ended calls' spans a run keeps to link to (a handoff follows its transfer call's batch). */
+const ENDED_CALLS_KEPT = 32;
 
 /** The instrumentation scope Gyre's spans carry. */
 export const TRACER_NAME = "gyre";
@@ -26,6 +40,8 @@ export interface AgentStart extends TracingOptions {
   agentId?: string | undefined;
   /** The span the run is a child of; default: the active one (none: the run is a trace's root). */
   parent?: Context | undefined;
+  /** Spans the run links to (where a background agent started). */
+  links?: Link[] | undefined;
 }
 
 /** What an agent's run ended with, for its `invoke_agent` span. */
@@ -48,59 +64,92 @@ export interface AgentSummary {
 export class RunTracing {
   readonly tracer: Tracer;
   readonly captureContent: boolean;
-  /** The context whose active span is the run's `invoke_agent` span. */
-  readonly context: Context;
-  readonly #span: Span;
+  readonly #root: Span;
+  readonly #rootContext: Context;
+  /** The span the run's model requests and tool calls hang under: the root, or the agent a handoff gave the run to. */
+  #current: { span: Span; context: Context };
   readonly #recording: boolean;
-  /** The running tool calls' contexts, by call id: a subagent's run is a child of its call's span. */
-  readonly #tools = new Map<string, Context>();
+  /**
+   * The open tool calls' spans, by call id, shared by a run and its subagents: a subagent's run
+   * is a child of its call's span, and a hook outcome (the hook runner is shared) finds its call.
+   */
+  readonly #tools: Map<string, ToolSpan>;
+  /** The spans of calls that ended lately, by call id: a handoff links to its transfer call, which has ended. */
+  readonly #endedTools = new Map<string, SpanContext>();
   #ended = false;
 
   /** @internal The tool call ended: a subagent started after it would not be its child. */
   private toolEnded = (id: string): void => {
+    const call = this.#tools.get(id);
     this.#tools.delete(id);
+    const ended = call && trace.getSpanContext(call.context);
+    if (!ended) return;
+    this.#endedTools.set(id, ended);
+    if (this.#endedTools.size > ENDED_CALLS_KEPT)
+      this.#endedTools.delete(this.#endedTools.keys().next().value as string);
   };
 
-  private constructor(tracer: Tracer, capture: boolean, span: Span, parent: Context) {
+  private constructor(tracer: Tracer, capture: boolean, span: Span, parent: Context, tools: Map<string, ToolSpan>) {
     this.tracer = tracer;
     this.captureContent = capture;
-    this.#span = span;
+    this.#root = span;
     this.#recording = span.isRecording();
-    this.context = trace.setSpan(parent, span);
+    this.#rootContext = trace.setSpan(parent, span);
+    this.#current = { span, context: this.#rootContext };
+    this.#tools = tools;
+  }
+
+  /** The context whose active span is the one the run's requests and calls are children of. */
+  get context(): Context {
+    return this.#current.context;
   }
 
   /** Starts an agent's `invoke_agent {agent}` span. */
-  static startAgent(start: AgentStart): RunTracing {
+  static startAgent(start: AgentStart, tools = new Map<string, ToolSpan>()): RunTracing {
     const tracer = start.tracer ?? trace.getTracer(TRACER_NAME, GYRE_VERSION);
     const parent = start.parent ?? otelContext.active();
-    const span = tracer.startSpan(`invoke_agent ${start.agentName}`, { kind: SpanKind.INTERNAL }, parent);
+    const span = agentSpan(tracer, start.agentName, parent, start.links);
     if (span.isRecording()) {
-      span.setAttribute(ATTR.operationName, "invoke_agent");
-      span.setAttribute(ATTR.agentName, start.agentName);
       if (start.conversationId !== undefined) span.setAttribute(ATTR.conversationId, start.conversationId);
       if (start.agentId !== undefined) span.setAttribute(ATTR.agentId, start.agentId);
     }
-    return new RunTracing(tracer, captureContent(start.captureContent), span, parent);
+    return new RunTracing(tracer, captureContent(start.captureContent), span, parent, tools);
   }
 
-  /** A subagent's run, started from the call `toolUseId` of this run: a child of that call's span. */
-  startSubagent(start: Omit<AgentStart, "tracer" | "captureContent" | "parent">, toolUseId: string): RunTracing {
-    return RunTracing.startAgent({
-      ...start,
-      tracer: this.tracer,
-      captureContent: this.captureContent,
-      parent: this.#tools.get(toolUseId) ?? this.context,
-    });
+  /**
+   * A subagent's run, started from the call `toolUseId` of this run: a child of that call's
+   * span. A background agent outlives its call: it is a child of this run's span instead, linked
+   * to the call that started it.
+   */
+  startSubagent(
+    start: Omit<AgentStart, "tracer" | "captureContent" | "parent" | "links">,
+    toolUseId: string,
+    options: { background?: boolean } = {},
+  ): RunTracing {
+    const call = this.#tools.get(toolUseId);
+    // A background agent may start after its call returned.
+    const link = call ? trace.getSpanContext(call.context) : this.#endedTools.get(toolUseId);
+    return RunTracing.startAgent(
+      {
+        ...start,
+        tracer: this.tracer,
+        captureContent: this.captureContent,
+        parent: options.background ? this.context : (call?.context ?? this.context),
+        ...(options.background &&
+          link && { links: [{ context: link, attributes: { [ATTR.linkKind]: "started_by" } }] }),
+      },
+      this.#tools,
+    );
   }
 
   /** The session id, once known (a resumed or forked session's is final only after set-up). */
   setConversation(id: string): void {
-    if (this.#recording) this.#span.setAttribute(ATTR.conversationId, id);
+    if (this.#recording) this.#root.setAttribute(ATTR.conversationId, id);
   }
 
   /** The model the run requests (set once it is resolved). */
   setRequestModel(model: string): void {
-    if (this.#recording) this.#span.setAttribute(ATTR.requestModel, model);
+    if (this.#recording) this.#root.setAttribute(ATTR.requestModel, model);
   }
 
   /** A `chat {model}` span for one model request (each retry its own). */
@@ -111,15 +160,70 @@ export class RunTracing {
   /** An `execute_tool {tool}` span for one tool call. */
   startTool(call: TracedCall): ToolSpan {
     const span = new ToolSpan(this, call, this.toolEnded);
-    if (span.recording) this.#tools.set(call.id, span.context);
+    if (span.recording) this.#tools.set(call.id, span);
     return span;
+  }
+
+  /** Hooks ran: an event on their call's span (tool events), else on the run's. */
+  hookRan(hook: TracedHook): void {
+    if (!this.#recording) return;
+    const call = hook.toolUseId !== undefined ? this.#tools.get(hook.toolUseId) : undefined;
+    if (call) call.hook(hook);
+    else this.#current.span.addEvent(EVENT.hook, hookAttributes(hook));
+  }
+
+  /** A `compact_history` span for one compaction of the history. */
+  startCompaction(trigger: string): CompactionSpan {
+    return new CompactionSpan(this, trigger);
+  }
+
+  /**
+   * The run paused on calls the caller must answer: a `gyre.pause` event on its span. Returns
+   * the span's W3C trace context, for the run that answers them to link to (recording only).
+   */
+  paused(callIds: readonly string[]): string | undefined {
+    if (!this.#recording) return undefined;
+    this.#current.span.addEvent(EVENT.pause, { [ATTR.pendingToolCalls]: [...callIds] });
+    return traceparentOf(this.#current.context)?.traceparent;
+  }
+
+  /** This run answers calls a run paused on: a link to the span where it paused. */
+  resumedFrom(traceparent: string | undefined): void {
+    const paused = spanContextOf(traceparent);
+    if (this.#recording && paused) this.#root.addLink({ context: paused, attributes: { [ATTR.linkKind]: "resumes" } });
+  }
+
+  /**
+   * The run was handed to another agent (a handoff): what follows is an `invoke_agent {to}` span,
+   * a child of the run's, linked to the transfer call; the previous handoff's span ends.
+   */
+  handedOff(from: string, to: string, callId: string): void {
+    if (!this.#recording) return;
+    this.#endHandoff();
+    const open = this.#tools.get(callId);
+    const link = this.#endedTools.get(callId) ?? (open && trace.getSpanContext(open.context));
+    const span = agentSpan(
+      this.tracer,
+      to,
+      this.#rootContext,
+      link ? [{ context: link, attributes: { [ATTR.linkKind]: "handoff" } }] : undefined,
+    );
+    span.setAttribute(ATTR.handoffFrom, from);
+    span.setAttribute(ATTR.handoffTo, to);
+    this.#current = { span, context: trace.setSpan(this.#rootContext, span) };
+  }
+
+  #endHandoff(): void {
+    if (this.#current.span !== this.#root) this.#current.span.end();
+    this.#current = { span: this.#root, context: this.#rootContext };
   }
 
   /** Ends the `invoke_agent` span with the run's totals and why it ended; once. */
   end(summary: AgentSummary): void {
     if (this.#ended) return;
     this.#ended = true;
-    const span = this.#span;
+    this.#endHandoff();
+    const span = this.#root;
     if (this.#recording) {
       if (summary.model !== undefined) span.setAttribute(ATTR.requestModel, summary.model);
       if (summary.usage) setUsage(span, summary.usage);
@@ -130,4 +234,18 @@ export class RunTracing {
     }
     span.end();
   }
+}
+
+/** An `invoke_agent {agent}` span. */
+function agentSpan(tracer: Tracer, agentName: string, parent: Context, links: Link[] | undefined): Span {
+  const span = tracer.startSpan(
+    `invoke_agent ${agentName}`,
+    { kind: SpanKind.INTERNAL, ...(links && { links }) },
+    parent,
+  );
+  if (span.isRecording()) {
+    span.setAttribute(ATTR.operationName, "invoke_agent");
+    span.setAttribute(ATTR.agentName, agentName);
+  }
+  return span;
 }

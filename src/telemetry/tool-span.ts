@@ -18,6 +18,30 @@ export interface TracedDecision {
   reason?: string | undefined;
 }
 
+/** Hooks that ran for an event, as the `gyre.hook` event says it (no hook output: it may hold content). */
+export interface TracedHook {
+  /** The hook event (`PreToolUse`, `PostToolUse`, `Stop`, …). */
+  event: string;
+  /** The call it was about, when it was about one. */
+  toolUseId?: string | undefined;
+  /** How many hooks ran. */
+  count: number;
+  /** What they decided: `allow`, `deny`, `ask`, `block`, `stop`; absent when nothing. */
+  decision?: string | undefined;
+  /** How many failed. */
+  errors: number;
+}
+
+/** The `gyre.hook` event's attributes. */
+export function hookAttributes(hook: TracedHook): Record<string, string | number> {
+  return {
+    [ATTR.hookEvent]: hook.event,
+    [ATTR.hookCount]: hook.count,
+    [ATTR.hookErrors]: hook.errors,
+    ...(hook.decision !== undefined && { [ATTR.hookDecision]: hook.decision }),
+  };
+}
+
 /** What a call ended with. */
 export interface TracedResult {
   isError?: boolean | undefined;
@@ -62,6 +86,19 @@ export class ToolSpan {
     this.#span.addEvent(EVENT.permission, {
       [ATTR.permissionBehavior]: decision.behavior,
       ...(decision.reason !== undefined && { [ATTR.permissionReason]: decision.reason }),
+    });
+  }
+
+  /** Hooks ran for this call (PreToolUse, PermissionRequest, PostToolUse, …). */
+  hook(hook: TracedHook): void {
+    if (this.recording && !this.#ended) this.#span.addEvent(EVENT.hook, hookAttributes(hook));
+  }
+
+  /** The sandbox blocked what the call's command tried (each violation as Gyre reports it, as JSON). */
+  sandboxViolation(violations: readonly unknown[]): void {
+    if (!this.recording || this.#ended) return;
+    this.#span.addEvent(EVENT.sandboxViolation, {
+      [ATTR.sandboxViolations]: violations.map((violation) => contentAttribute(violation, 2048)),
     });
   }
 

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
-import { contextFromTraceparent } from "./trace-context.js";
+import { contextFromTraceparent, traceparentOf } from "./trace-context.js";
 
 describe("contextFromTraceparent", () => {
   it("names the caller's span, remote, with its sampled flag and tracestate", () => {
@@ -22,5 +22,19 @@ describe("contextFromTraceparent", () => {
     "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331",
   ])("leaves the base context for %j", (header) => {
     expect(contextFromTraceparent(header)).toBe(ROOT_CONTEXT);
+  });
+});
+
+describe("traceparentOf", () => {
+  it("round-trips a context's span as the W3C header, tracestate included", () => {
+    const header = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    expect(traceparentOf(contextFromTraceparent(header, "vendor=opaque"))).toEqual({
+      traceparent: header,
+      tracestate: "vendor=opaque",
+    });
+  });
+
+  it("is undefined for a context without a span", () => {
+    expect(traceparentOf(ROOT_CONTEXT)).toBeUndefined();
   });
 });

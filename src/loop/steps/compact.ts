@@ -7,6 +7,7 @@ import type { MessageStamp } from "../messages.js";
 import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
 import type { RunContext } from "../run-context.js";
 import type { RunState } from "../run-state.js";
+import type { RunTracing } from "../../telemetry/index.js";
 import { hookReports } from "../hook-reports.js";
 
 export interface CompactStepInput {
@@ -20,6 +21,8 @@ export interface CompactStepInput {
   costs: CostTracker;
   stamp: MessageStamp;
   signal: AbortSignal;
+  /** Where its `compact_history` span goes; none: untraced. */
+  tracing?: RunTracing | undefined;
 }
 
 export type CompactStepOutcome = { ok: true; history: HistoryEntry[] } | { ok: false; error: string };
@@ -42,6 +45,7 @@ export async function* compactStep(input: CompactStepInput): AsyncGenerator<SDKM
       instructions = [instructions, ...outcome.additionalContext].filter(Boolean).join("\n");
   }
   let result: Awaited<ReturnType<Compactor["compact"]>>;
+  const span = input.tracing?.startCompaction(input.trigger);
   try {
     result = await input.compactor.compact(input.history, {
       trigger: input.trigger,
@@ -50,8 +54,10 @@ export async function* compactStep(input: CompactStepInput): AsyncGenerator<SDKM
       ...(input.afterPromptTooLong && { afterPromptTooLong: true }),
     });
   } catch (error) {
+    span?.failed(error);
     return { ok: false, error: errorMessage(error) };
   }
+  span?.end({ preTokens: result.preTokens, postTokens: result.postTokens, usage: result.summaryUsage });
   if (result.summaryUsage) input.costs.add(input.model.id, result.summaryUsage, input.model.info);
   yield input.stamp.stamp({
     type: "system",
@@ -111,6 +117,7 @@ export async function* compact(
     costs: state.costs,
     stamp: context.stamp,
     signal: context.signal,
+    tracing: context.tracing,
   });
   if (!outcome.ok) {
     if (context.signal.aborted) return interrupted(context.signal);
