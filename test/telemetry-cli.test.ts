@@ -10,6 +10,7 @@ import { mockTurn } from "../src/testing/index.js";
 import { folderWithPeer } from "./compat-peers.js";
 import { cliEnv, withMock } from "./helpers.js";
 import { CLI, exitOf, killAll, requireBuiltCli, track } from "./serve-process.js";
+import { testQueue } from "./cluster-process.js";
 
 // The CLI's tracing end to end: the built gyre, the real OpenTelemetry SDK and OTLP exporters
 // (found in the working folder's project, as a global gyre finds them: a folder whose
@@ -99,6 +100,22 @@ afterAll(async () => {
   await receiver.close();
   rmSync(project, { recursive: true, force: true });
 });
+
+/** Starts `gyre ARGS` in the project with the SDK, and waits for a line of its stdout that matches. */
+async function gyreUntil(
+  args: string[],
+  env: Record<string, string>,
+  line: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = track(
+    spawn(process.execPath, [CLI, ...args], { cwd: project, env: cliEnv(env), stdio: ["ignore", "pipe", "inherit"] }),
+  );
+  for await (const text of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+    const match = line.exec(text);
+    if (match) return { child, match };
+  }
+  throw new Error(`gyre ${args[0]} exited before it printed ${line}`);
+}
 
 function gyreRun(cwd: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const child = track(
@@ -233,5 +250,42 @@ describe("gyre serve with the OTEL_* environment", () => {
       expect(chat && attribute(chat.attributes, "gen_ai.request.temperature")).toBe(0.25);
       expect(chat && attribute(chat.attributes, "gen_ai.request.top_p")).toBe(0.5);
     });
+  });
+
+  it("a cluster's worker continues the traceparent of a request another instance queued", async () => {
+    const queue = testQueue();
+    const storeDir = mkdtempSync(join(tmpdir(), "gyre-otel-cluster-"));
+    const store = `sqlite:${join(storeDir, "gyre.db")}`;
+    try {
+      await withMock({ turns: [mockTurn.text("queued and run")] }, async (server) => {
+        const env = {
+          ...server.env(),
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        };
+        const serve = await gyreUntil(
+          ["serve", "--port", "0", "--store", store, "--queue", queue.url, "--concurrency", "0"],
+          env,
+          /listening on (http:\/\/\S+)/,
+        );
+        const worker = await gyreUntil(["worker", "--store", store, "--queue", queue.url], env, /^gyre worker running/);
+        const response = await fetch(`${serve.match[1]}/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json", traceparent: TRACEPARENT },
+          body: JSON.stringify({ model: "anthropic/claude-sonnet-4-5", input: "hi" }),
+        });
+        expect(((await response.json()) as { status: string }).status).toBe("completed");
+        worker.child.kill("SIGTERM");
+        serve.child.kill("SIGTERM");
+        expect(await exitOf(worker.child)).toBe(0);
+        expect(await exitOf(serve.child)).toBe(0);
+        const agent = receiver.spans().find((span) => span.name === "invoke_agent gyre");
+        expect(agent && hex(agent.traceId)).toBe(TRACE_ID);
+        expect(agent && hex(agent.parentSpanId)).toBe(PARENT_ID);
+      });
+    } finally {
+      await queue.clean();
+      rmSync(storeDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { context as otelContext } from "@opentelemetry/api";
+import { traceparentOf } from "../../telemetry/index.js";
 import { z } from "zod";
 import { GyreError } from "../../errors/index.js";
 import type { PreparedResponse } from "../prepare-response.js";
@@ -17,6 +19,8 @@ export interface ResponseJob {
   createdAt: number;
   /** Its conversation's items when it was created: later ones belong to later responses. */
   known?: string[];
+  /** The W3C trace context the request came in (its client's span): the worker's run continues it. */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 const ResponseJobSchema = z.object({
@@ -25,16 +29,19 @@ const ResponseJobSchema = z.object({
   inputItems: z.array(z.looseObject({ id: z.string(), type: z.string() })),
   createdAt: z.number(),
   known: z.array(z.string()).optional(),
+  trace: z.object({ traceparent: z.string(), tracestate: z.string().optional() }).optional(),
 });
 
-/** The job of a prepared response. */
+/** The job of a prepared response, made in its request's trace context (see `continueTrace`). */
 export function responseJob(prepared: PreparedResponse): ResponseJob {
+  const trace = traceparentOf(otelContext.active());
   return {
     owner: prepared.owner,
     request: prepared.request,
     inputItems: prepared.inputItems,
     createdAt: prepared.response.created_at * 1000,
     ...(prepared.inConversation && { known: [...prepared.inConversation.known] }),
+    ...(trace && { trace }),
   };
 }
 
@@ -46,5 +53,16 @@ export function parseResponseJob(data: unknown): ResponseJob {
   const request = CreateResponseRequest.safeParse(job.data.request);
   if (!request.success)
     throw new GyreError("invalid_job", `The queued job's request does not parse: ${request.error.issues[0]?.message}`);
-  return { ...job.data, request: request.data, inputItems: job.data.inputItems as StoredInputItem[] };
+  const { trace, ...rest } = job.data;
+  return {
+    ...rest,
+    request: request.data,
+    inputItems: job.data.inputItems as StoredInputItem[],
+    ...(trace && {
+      trace: {
+        traceparent: trace.traceparent,
+        ...(trace.tracestate !== undefined && { tracestate: trace.tracestate }),
+      },
+    }),
+  };
 }

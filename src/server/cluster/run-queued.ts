@@ -1,3 +1,5 @@
+import { context as otelContext } from "@opentelemetry/api";
+import { contextFromTraceparent } from "../../telemetry/index.js";
 import { errorMessage, GyreError, isGyreError } from "../../errors/index.js";
 import { toErrorResponse } from "../errors.js";
 import { earlierItems, planResponse, type PreparedResponse } from "../prepare-response.js";
@@ -68,10 +70,14 @@ async function runJob(deps: RunDependencies, queue: ResponseQueue, run: QueuedRu
   const takeover = run.startsBefore > 0 ? await takeoverOf(deps, prepared, sink) : undefined;
   if (takeover?.continueRun) deps.metrics.queueTakeover();
   const signal = (await queue.wasCancelled(id)) ? AbortSignal.abort() : run.signal;
-  const ended = await runResponse(deps, prepared, (event) => sink.emit(event), signal, {
-    stored: response.store,
-    ...(takeover && { takeover }),
-  });
+  // The run continues the trace of the request that queued it (its client's span).
+  const parent = contextFromTraceparent(job.trace?.traceparent, job.trace?.tracestate, otelContext.active());
+  const ended = await otelContext.with(parent, () =>
+    runResponse(deps, prepared, (event) => sink.emit(event), signal, {
+      stored: response.store,
+      ...(takeover && { takeover }),
+    }),
+  );
   if (ended.status === "failed" && prepared.failures.last !== undefined)
     await queue.events.keepFailure(id, toErrorResponse(prepared.failures.last));
   await keepEvents(deps, ended, sink);
