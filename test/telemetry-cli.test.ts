@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,7 +10,7 @@ import { mockTurn } from "../src/testing/index.js";
 import { folderWithPeer } from "./compat-peers.js";
 import { cliEnv, withMock } from "./helpers.js";
 import { CLI, exitOf, killAll, requireBuiltCli, track } from "./serve-process.js";
-import { testQueue } from "./cluster-process.js";
+import { testQueue, until } from "./cluster-process.js";
 
 // The CLI's tracing end to end: the built gyre, the real OpenTelemetry SDK and OTLP exporters
 // (found in the working folder's project, as a global gyre finds them: a folder whose
@@ -202,6 +202,74 @@ describe("gyre run with the OTEL_* environment", () => {
     } finally {
       rmSync(bare, { recursive: true, force: true });
     }
+  });
+});
+
+describe("MCP calls with the OTEL_* environment", () => {
+  it("carry the trace context: gyre mcp serve's agent run is a child of the calling run's execute_tool span", async () => {
+    const gyreHome = process.env.GYRE_HOME ?? "";
+    await withMock({ turns: [mockTurn.text("inner answer")] }, async (inner) => {
+      const outerScript = {
+        turns: [mockTurn.toolUse("mcp__gyre__agent", { prompt: "say something" }), mockTurn.text("outer done")],
+      };
+      await withMock(outerScript, async (outer) => {
+        const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" };
+        const config = join(project, "mcp-traced.json");
+        writeFileSync(
+          config,
+          JSON.stringify({
+            mcpServers: {
+              gyre: {
+                command: process.execPath,
+                args: [CLI, "mcp", "serve", "--model", "anthropic/claude-sonnet-4-5", "--no-session-persistence"],
+                cwd: project,
+                env: {
+                  PATH: process.env.PATH ?? "",
+                  HOME: process.env.HOME ?? "",
+                  GYRE_HOME: gyreHome,
+                  ...inner.env(),
+                  ...otel,
+                  OTEL_SERVICE_NAME: "gyre-mcp",
+                },
+              },
+            },
+          }),
+        );
+        const child = track(
+          spawn(
+            process.execPath,
+            [
+              CLI,
+              "run",
+              "ask the other agent",
+              "--model",
+              "anthropic/claude-sonnet-4-5",
+              "--no-session-persistence",
+              "--mcp-config",
+              config,
+              "--allowed-tools",
+              "mcp__gyre__agent",
+            ],
+            {
+              cwd: project,
+              env: cliEnv({ ...outer.env(), ...otel, TRACEPARENT }),
+              stdio: ["ignore", "ignore", "inherit"],
+            },
+          ),
+        );
+        expect(await exitOf(child)).toBe(0);
+        expect(outer.requests).toHaveLength(2);
+        expect(inner.requests).toHaveLength(1);
+        const spans = () => receiver.spans();
+        // The MCP server flushes its spans as it exits, which may be after the caller did.
+        const agentCall = spans().find((span) => span.name === "execute_tool mcp__gyre__agent");
+        await until(() => spans().some((span) => span.service === "gyre-mcp"), "gyre mcp serve's spans");
+        const served = spans().find((span) => span.service === "gyre-mcp" && span.name === "invoke_agent gyre");
+        expect(agentCall && hex(agentCall.traceId)).toBe(TRACE_ID);
+        expect(served && hex(served.traceId)).toBe(TRACE_ID);
+        expect(served && hex(served.parentSpanId)).toBe(agentCall && hex(agentCall.spanId));
+      });
+    });
   });
 });
 

@@ -28,8 +28,11 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./trust-command.js")).trustCommand(rest);
     case "untrust":
       return (await import("./trust-command.js")).untrustCommand(rest);
-    case "mcp":
-      return (await import("./mcp-command.js")).mcpCommand(rest);
+    case "mcp": {
+      const { mcpCommand } = await import("./mcp-command.js");
+      // `gyre mcp serve` runs agents: traced as gyre run is; the configuration commands are not.
+      return rest[0] === "serve" ? traced(() => mcpCommand(rest)) : mcpCommand(rest);
+    }
     case "mock-llm":
       return (await import("./mock-llm-command.js")).mockLlmCommand(rest);
     case "serve": {

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { context, type Context, trace } from "@opentelemetry/api";
+import { context, type Context, propagation, trace } from "@opentelemetry/api";
 import { GyreError } from "../errors/index.js";
 import { contextFromTraceparent } from "../telemetry/index.js";
 import { GYRE_VERSION } from "../version.js";
@@ -39,7 +39,12 @@ interface Resource {
 }
 
 /** The packages each exporter needs, to name in the hint when one is missing. */
-const BASE_PACKAGES = ["@opentelemetry/sdk-trace", "@opentelemetry/resources", "@opentelemetry/context-async-hooks"];
+const BASE_PACKAGES = [
+  "@opentelemetry/sdk-trace",
+  "@opentelemetry/resources",
+  "@opentelemetry/context-async-hooks",
+  "@opentelemetry/core",
+];
 const EXPORTER_PACKAGES: Readonly<Record<string, string>> = {
   "http/protobuf": "@opentelemetry/exporter-trace-otlp-proto",
   "http/json": "@opentelemetry/exporter-trace-otlp-http",
@@ -58,7 +63,7 @@ export interface CliTracing {
  * batch processor, the exporter `OTEL_TRACES_EXPORTER` names (`otlp`, the default, over
  * `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`: `http/protobuf` or `http/json`; or `console`), the
  * resource from `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` (service name `gyre` by
- * default), an AsyncLocalStorage context manager; registered globally, where the library's
+ * default), an AsyncLocalStorage context manager, the W3C trace-context propagator; registered globally, where the library's
  * runs find it. Undefined when tracing is off (nothing is loaded).
  */
 export async function startCliTracing(
@@ -97,6 +102,11 @@ export async function startCliTracing(
     .merge(resources.resourceFromAttributes({ "service.name": "gyre", "service.version": GYRE_VERSION }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new sdk.TracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor({ exporter })] });
+  // W3C trace context is what MCP calls carry (and what a traced MCP server reads).
+  const { W3CTraceContextPropagator } = load("@opentelemetry/core") as {
+    W3CTraceContextPropagator: new () => Parameters<typeof propagation.setGlobalPropagator>[0];
+  };
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const manager = new AsyncLocalStorageContextManager();
   manager.enable();
   context.setGlobalContextManager(manager as Parameters<typeof context.setGlobalContextManager>[0]);

@@ -1,3 +1,4 @@
+import { context as otelContext } from "@opentelemetry/api";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -7,6 +8,7 @@ import { BuiltinToolSession } from "./builtin-tool-session.js";
 import { OwedAnswers } from "./owed-answers.js";
 import { SERVER_INFO, type ServeConfig } from "./serve-config.js";
 import { errorCallResult } from "./tool-result-content.js";
+import { contextFromTraceparent } from "../telemetry/index.js";
 
 export interface GyreServer {
   server: Server;
@@ -48,12 +50,20 @@ export async function createGyreServer(
     owed.add(requestExtra.requestId, requestExtra.signal);
     const { name, arguments: args } = request.params;
     const extra = { ...requestExtra, signal: AbortSignal.any([requestExtra.signal, shutdown.signal]) };
-    const call =
+    // The caller's trace context (`_meta.traceparent`): the agent's run is a child of its span.
+    const meta = request.params._meta as { traceparent?: unknown; tracestate?: unknown } | undefined;
+    const parent = contextFromTraceparent(
+      typeof meta?.traceparent === "string" ? meta.traceparent : undefined,
+      typeof meta?.tracestate === "string" ? meta.tracestate : undefined,
+      otelContext.active(),
+    );
+    const call = otelContext.with(parent, () =>
       name === AGENT_TOOL_NAME
         ? callAgent(args, extra, config)
         : tools?.has(name)
           ? tools.call(name, args, extra)
-          : Promise.resolve(errorCallResult(`No such tool: ${name}.`));
+          : Promise.resolve(errorCallResult(`No such tool: ${name}.`)),
+    );
     running.add(call);
     void call.finally(() => running.delete(call)).catch(() => {});
     return call;

@@ -15,6 +15,7 @@ import { GyreOAuthProvider, OAuthTokenStore } from "./oauth/index.js";
 import { answerElicitations, ELICITATION_CAPABILITY, type OnElicitation } from "./elicitation.js";
 import { serverForConnection } from "./in-process-server.js";
 import { watched } from "./stdio-watchdog.js";
+import { tracedFetch } from "./trace-propagation.js";
 
 /** How long a server may take to start, initialize and list its tools (Claude Code's default too). */
 export const CONNECT_TIMEOUT_MS = 30_000;
@@ -127,7 +128,7 @@ export function remoteTransport(
   const options = {
     requestInit: { headers: config.headers },
     ...(authProvider && { authProvider }),
-    ...(config.fetch && { fetch: config.fetch }),
+    fetch: tracedFetch(config.fetch),
   };
   return config.type === "http"
     ? new StreamableHTTPClientTransport(new URL(config.url), options)

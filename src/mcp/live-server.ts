@@ -11,6 +11,7 @@ import { errorMessage, GyreError, isGyreError } from "../errors/index.js";
 import type { McpServerConfig, McpServerStatus } from "./config.js";
 import { type ConnectOptions, connectServer, listAllTools, type McpConnection } from "./connect.js";
 import type { McpCallOptions } from "./mcp-tool.js";
+import { traceFields } from "./trace-propagation.js";
 
 /** Restarts (stdio, in-process) or reconnects (HTTP, SSE) of one server after a lost connection, per run. */
 export const MAX_RECOVERIES = 3;
@@ -147,7 +148,9 @@ export class LiveServer {
     signal.addEventListener("abort", forward, { once: true });
     if (signal.aborted) forward();
     try {
-      const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
+      const meta = traceFields();
+      const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
+      const result = await connection.client.callTool(params, undefined, {
         ...options,
         signal: call.signal,
         timeout: options.timeout ?? NO_REQUEST_TIMEOUT,
