@@ -1,4 +1,4 @@
-import { trace } from "@opentelemetry/api";
+import { metrics, trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { GyreError, type QueryOptions, query, type SDKUserMessageInput } from "../src/index.js";
 import { FORMATS, mockEnv, runQuery, withMock } from "./helpers.js";
@@ -71,6 +71,7 @@ describe("query() options are checked before anything runs", () => {
     [{ sessionStore: {} }, "options.sessionStore", "an object"],
     [{ abortController: { abort() {} } }, "options.abortController", "an object"],
     [{ tracer: {} }, "options.tracer", "an object"],
+    [{ meter: { startSpan() {} } }, "options.meter", "an object"],
     [{ traceContent: "yes" }, "options.traceContent", '"yes"'],
     [{ mcpServers: { calc: { type: "http" } } }, "options.mcpServers.calc", "an object"],
     [{ mcpServers: { calc: { command: "x", argv: [] } } }, "options.mcpServers.calc", "an object"],
@@ -157,6 +158,7 @@ describe("query() options are checked before anything runs", () => {
         newUuid: () => crypto.randomUUID(),
         now: () => Date.now(),
         tracer: trace.getTracer("options-test"),
+        meter: metrics.getMeter("options-test"),
         traceContent: false,
       };
       const messages = [];

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { mockTurn } from "../src/testing/index.js";
+import { mockFault, mockTurn } from "../src/testing/index.js";
 import { folderWithPeer } from "./compat-peers.js";
 import { cliEnv, withMock } from "./helpers.js";
 import { CLI, exitOf, killAll, requireBuiltCli, track } from "./serve-process.js";
@@ -24,11 +24,12 @@ interface OtlpSpan {
   attributes: { key: string; value: Record<string, unknown> }[];
 }
 interface Received {
+  path: string;
   contentType: string;
   body: Buffer;
 }
 
-/** An OTLP/HTTP receiver: every POST to /v1/traces, answered 200. */
+/** An OTLP/HTTP receiver: every POST to /v1/traces and /v1/metrics, answered 200. */
 class Receiver {
   readonly received: Received[] = [];
   readonly #server: Server;
@@ -37,8 +38,12 @@ class Receiver {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => {
-        if (request.method === "POST" && request.url === "/v1/traces")
-          this.received.push({ contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
+        if (request.method === "POST" && (request.url === "/v1/traces" || request.url === "/v1/metrics"))
+          this.received.push({
+            path: request.url,
+            contentType: request.headers["content-type"] ?? "",
+            body: Buffer.concat(chunks),
+          });
         response.writeHead(200, { "content-type": request.headers["content-type"] ?? "application/json" });
         response.end(request.headers["content-type"]?.includes("json") ? "{}" : "");
       });
@@ -53,7 +58,7 @@ class Receiver {
   }
   /** The spans of every http/json export, with their resource's service name. */
   spans(): (OtlpSpan & { service: string })[] {
-    return this.received.flatMap(({ body }) => {
+    return this.traces().flatMap(({ body }) => {
       const request = JSON.parse(body.toString("utf8")) as {
         resourceSpans: {
           resource: { attributes: OtlpSpan["attributes"] };
@@ -65,6 +70,45 @@ class Receiver {
         return resourceSpans.scopeSpans.flatMap((scope) => scope.spans.map((span) => ({ ...span, service })));
       });
     });
+  }
+
+  /** The trace exports. */
+  traces(): Received[] {
+    return this.received.filter((received) => received.path === "/v1/traces");
+  }
+  /** The metrics of every http/json export, by name, with their data points. */
+  metrics(): {
+    name: string;
+    unit: string;
+    points: { attributes: OtlpSpan["attributes"]; sum?: number; count?: string | number; asDouble?: number }[];
+  }[] {
+    return this.received
+      .filter((received) => received.path === "/v1/metrics")
+      .flatMap(({ body }) => {
+        const request = JSON.parse(body.toString("utf8")) as {
+          resourceMetrics: {
+            scopeMetrics: {
+              metrics: {
+                name: string;
+                unit: string;
+                histogram?: {
+                  dataPoints: { attributes: OtlpSpan["attributes"]; sum?: number; count?: string | number }[];
+                };
+                sum?: { dataPoints: { attributes: OtlpSpan["attributes"]; asDouble?: number }[] };
+              }[];
+            }[];
+          }[];
+        };
+        return request.resourceMetrics.flatMap((resource) =>
+          resource.scopeMetrics.flatMap((scope) =>
+            scope.metrics.map((metric) => ({
+              name: metric.name,
+              unit: metric.unit,
+              points: [...(metric.histogram?.dataPoints ?? []), ...(metric.sum?.dataPoints ?? [])],
+            })),
+          ),
+        );
+      });
   }
 }
 
@@ -131,7 +175,7 @@ function gyreRun(cwd: string, env: Record<string, string>): Promise<{ code: numb
 }
 
 describe("gyre run with the OTEL_* environment", () => {
-  it("sends its trace over OTLP http/json before it exits, a child of TRACEPARENT, as OTEL_SERVICE_NAME", async () => {
+  it("sends its trace and GenAI metrics over OTLP http/json before it exits, a child of TRACEPARENT, as OTEL_SERVICE_NAME", async () => {
     await withMock(
       { turns: [mockTurn.text("hello", { usage: { input_tokens: 17, output_tokens: 4 } })] },
       async (server) => {
@@ -154,6 +198,14 @@ describe("gyre run with the OTEL_* environment", () => {
         expect(chat && hex(chat.parentSpanId)).toBe(agent && hex(agent.spanId));
         expect(chat && attribute(chat.attributes, "gen_ai.usage.input_tokens")).toBe(17);
         expect(chat && attribute(chat.attributes, "gen_ai.usage.output_tokens")).toBe(4);
+        const metrics = receiver.metrics();
+        const tokens = metrics.find((metric) => metric.name === "gen_ai.client.token.usage");
+        const input = tokens?.points.find((point) => attribute(point.attributes, "gen_ai.token.type") === "input");
+        expect(input?.sum).toBe(17);
+        expect(Number(input?.count)).toBe(1);
+        expect(metrics.find((metric) => metric.name === "gen_ai.client.operation.duration")?.unit).toBe("s");
+        const cost = metrics.find((metric) => metric.name === "gyre.client.cost");
+        expect(cost?.points[0]?.asDouble).toBeGreaterThan(0);
       },
     );
   });
@@ -166,10 +218,10 @@ describe("gyre run with the OTEL_* environment", () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       });
       expect(code).toBe(0);
-      expect(receiver.received.length).toBeGreaterThan(0);
-      expect(receiver.received[0]?.contentType).toBe("application/x-protobuf");
+      expect(receiver.traces().length).toBeGreaterThan(0);
+      expect(receiver.traces()[0]?.contentType).toBe("application/x-protobuf");
       // Protobuf carries strings as their UTF-8 bytes: the span names are in the body.
-      const bodies = Buffer.concat(receiver.received.map(({ body }) => body)).toString("latin1");
+      const bodies = Buffer.concat(receiver.traces().map(({ body }) => body)).toString("latin1");
       expect(bodies).toContain("invoke_agent gyre");
       expect(bodies).toContain("chat claude-sonnet-4-5");
     });
@@ -350,6 +402,46 @@ describe("gyre serve with the OTEL_* environment", () => {
         const agent = receiver.spans().find((span) => span.name === "invoke_agent gyre");
         expect(agent && hex(agent.traceId)).toBe(TRACE_ID);
         expect(agent && hex(agent.parentSpanId)).toBe(PARENT_ID);
+      });
+    } finally {
+      await queue.clean();
+      rmSync(storeDir, { recursive: true, force: true });
+    }
+  });
+
+  it("a worker that hands a run back on SIGTERM sends what it traced before it exits", async () => {
+    const queue = testQueue();
+    const storeDir = mkdtempSync(join(tmpdir(), "gyre-otel-handback-"));
+    const store = `sqlite:${join(storeDir, "gyre.db")}`;
+    // The first attempt fails (its chat span ends), the retry hangs: the run is in flight at SIGTERM.
+    const script = { turns: [{ ...mockTurn.text("never"), faults: [mockFault.overloaded(), mockFault.stall()] }] };
+    try {
+      await withMock(script, async (server) => {
+        const env = {
+          ...server.env(),
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        };
+        const serve = await gyreUntil(
+          ["serve", "--port", "0", "--store", store, "--queue", queue.url, "--concurrency", "0"],
+          env,
+          /listening on (http:\/\/\S+)/,
+        );
+        const worker = await gyreUntil(
+          ["worker", "--store", store, "--queue", queue.url, "--shutdown-grace", "0"],
+          env,
+          /^gyre worker running/,
+        );
+        await fetch(`${serve.match[1]}/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "anthropic/claude-sonnet-4-5", input: "hi", background: true }),
+        });
+        await until(() => server.requests.length === 2 || undefined, "the retried model request");
+        worker.child.kill("SIGTERM");
+        expect(await exitOf(worker.child)).toBe(0);
+        const failed = receiver.spans().find((span) => span.name === "chat claude-sonnet-4-5");
+        expect(failed && attribute(failed.attributes, "error.type")).toEqual(expect.any(String));
       });
     } finally {
       await queue.clean();

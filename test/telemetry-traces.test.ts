@@ -488,3 +488,93 @@ describe("compactions, hooks, pauses, handoffs and background agents in the trac
     }
   });
 });
+
+describe("GenAI metrics", () => {
+  interface DataPoint {
+    attributes: Record<string, unknown>;
+    value: number | { count: number; sum: number };
+  }
+  interface Collected {
+    resourceMetrics: {
+      scopeMetrics: { metrics: { descriptor: { name: string; unit: string }; dataPoints: DataPoint[] }[] }[];
+    };
+  }
+  const metricsSdk = compatRequire("otel-sdk", "@opentelemetry/sdk-metrics") as {
+    MeterProvider: new (options: { readers: unknown[] }) => {
+      getMeter(name: string): import("@opentelemetry/api").Meter;
+      shutdown(): Promise<void>;
+    };
+    MetricReader: abstract new () => { collect(): Promise<Collected> };
+  };
+  class TestReader extends metricsSdk.MetricReader {
+    protected onForceFlush(): Promise<void> {
+      return Promise.resolve();
+    }
+    protected onShutdown(): Promise<void> {
+      return Promise.resolve();
+    }
+  }
+
+  it("token usage and duration per request, and the run's cost by model, from the meter given", async () => {
+    const reader = new TestReader();
+    const meterProvider = new metricsSdk.MeterProvider({ readers: [reader] });
+    const script = {
+      turns: [
+        mockTurn.toolUse(
+          "Read",
+          { file_path: join(dir, "a.txt") },
+          { usage: { input_tokens: 1200, output_tokens: 40 }, faults: [mockFault.overloaded()] },
+        ),
+        mockTurn.text("done", { usage: { input_tokens: 1500, output_tokens: 7 } }),
+      ],
+    };
+    try {
+      await withMock(script, async (server) => {
+        const messages = await runQuery(server, anthropic, "read a", {
+          cwd: dir,
+          meter: meterProvider.getMeter("metrics-test"),
+        });
+        const result = resultOf(messages);
+        if (result?.type !== "result") throw new Error("no result");
+        const { resourceMetrics } = await reader.collect();
+        const all = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics);
+        const metric = (name: string) => all.find((m) => m.descriptor.name === name);
+
+        const duration = metric("gen_ai.client.operation.duration");
+        expect(duration?.descriptor.unit).toBe("s");
+        const failed = duration?.dataPoints.filter((point) => point.attributes["error.type"] !== undefined) ?? [];
+        const answered = duration?.dataPoints.filter((point) => point.attributes["error.type"] === undefined) ?? [];
+        expect(failed.map((point) => (point.value as { count: number }).count)).toEqual([1]);
+        expect(answered).toHaveLength(1);
+        expect(answered[0]?.attributes).toEqual({
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": "anthropic",
+          "gen_ai.request.model": "claude-sonnet-4-5",
+          "gen_ai.response.model": "claude-sonnet-4-5",
+        });
+        expect((answered[0]?.value as { count: number }).count).toBe(2);
+
+        const tokens = metric("gen_ai.client.token.usage");
+        expect(tokens?.descriptor.unit).toBe("{token}");
+        const byType = (type: string) =>
+          tokens?.dataPoints.find((point) => point.attributes["gen_ai.token.type"] === type)?.value;
+        expect(byType("input")).toMatchObject({ count: 2, sum: 2700 });
+        expect(byType("output")).toMatchObject({ count: 2, sum: 47 });
+
+        const cost = metric("gyre.client.cost");
+        expect(cost?.descriptor.unit).toBe("USD");
+        expect(cost?.dataPoints).toEqual([
+          {
+            attributes: { "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5" },
+            value: result.total_cost_usd,
+            startTime: expect.anything(),
+            endTime: expect.anything(),
+          },
+        ]);
+        expect(result.total_cost_usd).toBeGreaterThan(0);
+      });
+    } finally {
+      await meterProvider.shutdown();
+    }
+  });
+});

@@ -14,6 +14,7 @@ import { DEFAULT_CONCURRENCY, parseRedisUrl } from "../server/cluster/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 import { openServeStore, type StoreLocation, storeLocation } from "./serve-store.js";
+import { flushTelemetry } from "./tracing-setup.js";
 
 /**
  * `gyre serve [--host 127.0.0.1] [--port 8080] [--backlog 2048] [--config FILE] [--store URL]
@@ -54,6 +55,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/** How long an exit after a hand-back waits for the telemetry to be sent. */
+const HAND_BACK_FLUSH_MS = 3000;
+
 /**
  * Closes the store, unless runs go on past the shutdown grace: those were handed back to the
  * queue (another worker takes each over once this process is gone, from what they committed),
@@ -62,6 +66,8 @@ export async function serveCommand(args: string[]): Promise<number> {
 export async function closeStore(handedBack: number, sessionStore: SessionStore): Promise<void> {
   if (handedBack > 0) {
     process.stderr.write(`gyre: ${handedBack} running response(s) handed back to the queue\n`);
+    // What this process traced until now is sent first (the handed-back runs' spans never end here).
+    await flushTelemetry(HAND_BACK_FLUSH_MS);
     process.exit(0);
   }
   await sessionStore.close();

@@ -145,6 +145,13 @@ const shape = {
       "must be an OpenTelemetry Tracer (an object with startSpan)",
     )
     .optional(),
+  meter: z
+    .custom<NonNullable<QueryOptions["meter"]>>(
+      (value) =>
+        typeof value === "object" && value !== null && typeof Reflect.get(value, "createHistogram") === "function",
+      "must be an OpenTelemetry Meter (an object with createHistogram)",
+    )
+    .optional(),
   traceContent: z.boolean().optional(),
   includePartialMessages: z.boolean().optional(),
   maxRetries: nonNegativeInt.optional(),

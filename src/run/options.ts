@@ -1,5 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import type { Tracer } from "@opentelemetry/api";
+import type { Meter, Tracer } from "@opentelemetry/api";
 import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
@@ -98,6 +98,12 @@ export interface QueryOptions {
    * registered one; without one, tracing costs nothing. See docs/telemetry.md.
    */
   tracer?: Tracer;
+  /**
+   * The OpenTelemetry meter the run's GenAI metrics go to (`gen_ai.client.token.usage`,
+   * `gen_ai.client.operation.duration`, Gyre's `gyre.client.cost`). Default: the global meter
+   * provider's, when the application registered one.
+   */
+  meter?: Meter;
   /**
    * Put prompts, answers and tool inputs and outputs into the spans (`gen_ai.input.messages`
    * and the like). Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, else off.

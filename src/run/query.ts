@@ -175,6 +175,7 @@ async function* run(query: QueryRun): AsyncGenerator<SDKMessage, void> {
   // Read at the first pull: a run pulled inside an active span is its child.
   const tracing = RunTracing.startAgent({
     tracer: options.tracer,
+    meter: options.meter,
     captureContent: options.traceContent,
     agentName: options.agent ?? "gyre",
     conversationId: live.sessionId,
@@ -204,6 +205,7 @@ async function* run(query: QueryRun): AsyncGenerator<SDKMessage, void> {
     throw error;
   } finally {
     const state = live.state;
+    if (state) tracing.recordCost(state.costs.modelUsage());
     tracing.end({
       model: state?.model.modelId,
       usage: state?.costs.usage,

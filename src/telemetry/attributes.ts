@@ -20,6 +20,7 @@ export const ATTR = {
   outputTokens: "gen_ai.usage.output_tokens",
   cacheCreationInputTokens: "gen_ai.usage.cache_creation.input_tokens",
   cacheReadInputTokens: "gen_ai.usage.cache_read.input_tokens",
+  tokenType: "gen_ai.token.type",
   toolName: "gen_ai.tool.name",
   toolCallId: "gen_ai.tool.call.id",
   toolType: "gen_ai.tool.type",

@@ -4,6 +4,7 @@ import { ATTR } from "./attributes.js";
 import { providerName } from "./attributes.js";
 import { contentAttribute } from "./content.js";
 import { errorType, failSpan, setUsage, type TraceScope } from "./span-helpers.js";
+import { type ChatMeasure, type GenAiInstruments, recordChat } from "./metrics.js";
 
 /** The model a request goes to, as its span names it. */
 export interface ChatModel {
@@ -32,6 +33,9 @@ export class ChatSpan {
   readonly #span: Span;
   readonly #recording: boolean;
   readonly #capture: boolean;
+  readonly #instruments: GenAiInstruments;
+  readonly #model: ChatModel;
+  readonly #started = performance.now();
   #ended = false;
 
   constructor(tracing: TraceScope, model: ChatModel, request: ChatRequest, attempt: number) {
@@ -39,6 +43,8 @@ export class ChatSpan {
     this.#span = span;
     this.#recording = span.isRecording();
     this.#capture = tracing.captureContent;
+    this.#instruments = tracing.instruments;
+    this.#model = model;
     if (!this.#recording) return;
     span.setAttribute(ATTR.operationName, "chat");
     span.setAttribute(ATTR.providerName, providerName(model.provider));
@@ -67,6 +73,7 @@ export class ChatSpan {
       if (this.#capture) span.setAttribute(ATTR.outputMessages, contentAttribute([message]));
     }
     span.end();
+    this.#measure({ responseModel: message.model, usage: message.usage });
   }
 
   /** The request failed (`retrying`: another attempt follows), or was aborted. */
@@ -75,5 +82,15 @@ export class ChatSpan {
     this.#ended = true;
     if (this.#recording) failSpan(this.#span, error, errorType(error));
     this.#span.end();
+    this.#measure({ errorType: errorType(error) });
+  }
+
+  #measure(outcome: Pick<ChatMeasure, "responseModel" | "usage" | "errorType">): void {
+    recordChat(this.#instruments, {
+      provider: this.#model.provider,
+      requestModel: this.#model.modelId,
+      seconds: (performance.now() - this.#started) / 1000,
+      ...outcome,
+    });
   }
 }

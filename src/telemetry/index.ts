@@ -7,3 +7,4 @@ export { ToolSpan, type TracedCall, type TracedDecision, type TracedHook, type T
 export { CompactionSpan, type CompactionDone } from "./compaction-span.js";
 export { type AgentStart, type AgentSummary, RunTracing, TRACER_NAME, type TracingOptions } from "./run-tracing.js";
 export { contextFromTraceparent, spanContextOf, traceparentOf } from "./trace-context.js";
+export { type ChatMeasure, type GenAiInstruments, genAiInstruments, METRIC, recordChat } from "./metrics.js";

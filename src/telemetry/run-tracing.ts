@@ -2,6 +2,7 @@ import {
   context as otelContext,
   type Context,
   type Link,
+  type Meter,
   type Span,
   type SpanContext,
   SpanKind,
@@ -9,7 +10,8 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import type { TerminalReason, Usage } from "../protocol/index.js";
-import { ATTR, EVENT } from "./attributes.js";
+import { ATTR, EVENT, providerName } from "./attributes.js";
+import { genAiInstruments, type GenAiInstruments } from "./metrics.js";
 import { errorType, failSpan, setUsage } from "./span-helpers.js";
 import { captureContent } from "./content.js";
 import { ChatSpan, type ChatModel, type ChatRequest } from "./chat-span.js";
@@ -27,6 +29,8 @@ export const TRACER_NAME = "gyre";
 /** How a run is traced: the caller's tracer (default: the global provider's), and whether content goes into spans. */
 export interface TracingOptions {
   tracer?: Tracer | undefined;
+  /** Where the GenAI metrics go; default: the global meter provider's. */
+  meter?: Meter | undefined;
   /** Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. */
   captureContent?: boolean | undefined;
 }
@@ -42,6 +46,8 @@ export interface AgentStart extends TracingOptions {
   parent?: Context | undefined;
   /** Spans the run links to (where a background agent started). */
   links?: Link[] | undefined;
+  /** A parent run's instruments (a subagent's measurements go where its parent's do). */
+  instruments?: GenAiInstruments | undefined;
 }
 
 /** What an agent's run ended with, for its `invoke_agent` span. */
@@ -63,6 +69,7 @@ export interface AgentSummary {
  */
 export class RunTracing {
   readonly tracer: Tracer;
+  readonly instruments: GenAiInstruments;
   readonly captureContent: boolean;
   readonly #root: Span;
   readonly #rootContext: Context;
@@ -89,8 +96,16 @@ export class RunTracing {
       this.#endedTools.delete(this.#endedTools.keys().next().value as string);
   };
 
-  private constructor(tracer: Tracer, capture: boolean, span: Span, parent: Context, tools: Map<string, ToolSpan>) {
+  private constructor(
+    tracer: Tracer,
+    instruments: GenAiInstruments,
+    capture: boolean,
+    span: Span,
+    parent: Context,
+    tools: Map<string, ToolSpan>,
+  ) {
     this.tracer = tracer;
+    this.instruments = instruments;
     this.captureContent = capture;
     this.#root = span;
     this.#recording = span.isRecording();
@@ -113,7 +128,8 @@ export class RunTracing {
       if (start.conversationId !== undefined) span.setAttribute(ATTR.conversationId, start.conversationId);
       if (start.agentId !== undefined) span.setAttribute(ATTR.agentId, start.agentId);
     }
-    return new RunTracing(tracer, captureContent(start.captureContent), span, parent, tools);
+    const instruments = start.instruments ?? genAiInstruments(start.meter);
+    return new RunTracing(tracer, instruments, captureContent(start.captureContent), span, parent, tools);
   }
 
   /**
@@ -122,7 +138,7 @@ export class RunTracing {
    * to the call that started it.
    */
   startSubagent(
-    start: Omit<AgentStart, "tracer" | "captureContent" | "parent" | "links">,
+    start: Omit<AgentStart, "tracer" | "meter" | "instruments" | "captureContent" | "parent" | "links">,
     toolUseId: string,
     options: { background?: boolean } = {},
   ): RunTracing {
@@ -133,6 +149,7 @@ export class RunTracing {
       {
         ...start,
         tracer: this.tracer,
+        instruments: this.instruments,
         captureContent: this.captureContent,
         parent: options.background ? this.context : (call?.context ?? this.context),
         ...(options.background &&
@@ -216,6 +233,18 @@ export class RunTracing {
   #endHandoff(): void {
     if (this.#current.span !== this.#root) this.#current.span.end();
     this.#current = { span: this.#root, context: this.#rootContext };
+  }
+
+  /** Adds what the run cost, by model (`provider/model` ids), to the `gyre.client.cost` counter: once per top-level run. */
+  recordCost(byModel: Readonly<Record<string, { costUSD: number }>>): void {
+    for (const [id, usage] of Object.entries(byModel)) {
+      if (!(usage.costUSD > 0)) continue;
+      const slash = id.indexOf("/");
+      this.instruments.cost.add(usage.costUSD, {
+        [ATTR.providerName]: providerName(slash > 0 ? id.slice(0, slash) : "unknown"),
+        [ATTR.requestModel]: slash > 0 ? id.slice(slash + 1) : id,
+      });
+    }
   }
 
   /** Ends the `invoke_agent` span with the run's totals and why it ended; once. */

@@ -1,6 +1,7 @@
 import { type Context, type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import type { Usage } from "../protocol/index.js";
 import { ATTR } from "./attributes.js";
+import type { GenAiInstruments } from "./metrics.js";
 
 /** Token counts exactly as the provider reported them. */
 export function setUsage(span: Span, usage: Usage): void {
@@ -24,9 +25,10 @@ export function errorType(error: unknown): string {
   return error instanceof Error ? error.name : "_OTHER";
 }
 
-/** Where a run's spans go and hang: its tracer, the content opt-in, and the run's span's context. */
+/** Where a run's spans go and hang: its tracer, the content opt-in, and the run's span's context; its metrics' instruments. */
 export interface TraceScope {
   readonly tracer: Tracer;
+  readonly instruments: GenAiInstruments;
   readonly captureContent: boolean;
   readonly context: Context;
 }
