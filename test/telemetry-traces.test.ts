@@ -232,19 +232,27 @@ describe("spans of a run (GenAI semantic conventions)", () => {
     });
   });
 
-  it("content goes into spans only with the opt-in", async () => {
+  it("content goes into spans only with the opt-in, and never the run's provider keys", async () => {
+    const key = "sk-ant-api03-telemetry-test-0123456789";
+    writeFileSync(join(dir, "a.txt"), `alpha, and the key is ${key}\n`);
     const script = {
-      turns: [mockTurn.toolUse("Read", { file_path: join(dir, "a.txt") }), mockTurn.text("it says alpha")],
+      turns: [mockTurn.toolUse("Read", { file_path: join(dir, "a.txt") }), mockTurn.text(`it says alpha and ${key}`)],
     };
     await withMock(script, async (server) => {
-      await runQuery(server, anthropic, "read a", { cwd: dir, tracer, traceContent: true });
+      await runQuery(server, anthropic, `read a (my key is ${key})`, {
+        cwd: dir,
+        tracer,
+        traceContent: true,
+        env: { ...mockEnv(server), ANTHROPIC_API_KEY: key },
+      });
       const spans = await finished();
       const [read] = named(spans, "execute_tool Read");
       expect(read?.attributes["gen_ai.tool.call.arguments"]).toContain("a.txt");
-      expect(read?.attributes["gen_ai.tool.call.result"]).toContain("alpha");
+      expect(read?.attributes["gen_ai.tool.call.result"]).toContain("alpha, and the key is [REDACTED]");
       const chats = named(spans, "chat claude-sonnet-4-5");
-      expect(chats[0]?.attributes["gen_ai.input.messages"]).toContain("read a");
-      expect(chats[1]?.attributes["gen_ai.output.messages"]).toContain("it says alpha");
+      expect(chats[0]?.attributes["gen_ai.input.messages"]).toContain("read a (my key is [REDACTED])");
+      expect(chats[1]?.attributes["gen_ai.output.messages"]).toContain("it says alpha and [REDACTED]");
+      for (const span of spans) expect(JSON.stringify(span.attributes)).not.toContain(key);
     });
   });
 });

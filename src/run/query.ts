@@ -177,6 +177,7 @@ async function* run(query: QueryRun): AsyncGenerator<SDKMessage, void> {
     tracer: options.tracer,
     meter: options.meter,
     captureContent: options.traceContent,
+    env: options.env,
     agentName: options.agent ?? "gyre",
     conversationId: live.sessionId,
   });

@@ -33,6 +33,7 @@ export class ChatSpan {
   readonly #span: Span;
   readonly #recording: boolean;
   readonly #capture: boolean;
+  readonly #secrets: readonly string[];
   readonly #instruments: GenAiInstruments;
   readonly #model: ChatModel;
   readonly #started = performance.now();
@@ -43,6 +44,7 @@ export class ChatSpan {
     this.#span = span;
     this.#recording = span.isRecording();
     this.#capture = tracing.captureContent;
+    this.#secrets = tracing.secrets;
     this.#instruments = tracing.instruments;
     this.#model = model;
     if (!this.#recording) return;
@@ -55,8 +57,10 @@ export class ChatSpan {
     if (settings?.topP !== undefined) span.setAttribute(ATTR.requestTopP, settings.topP);
     if (attempt > 0) span.setAttribute(ATTR.retryAttempt, attempt);
     if (this.#capture) {
-      if (request.system) span.setAttribute(ATTR.systemInstructions, contentAttribute(request.system));
-      if (request.history) span.setAttribute(ATTR.inputMessages, contentAttribute(request.history));
+      if (request.system)
+        span.setAttribute(ATTR.systemInstructions, contentAttribute(request.system, { secrets: tracing.secrets }));
+      if (request.history)
+        span.setAttribute(ATTR.inputMessages, contentAttribute(request.history, { secrets: tracing.secrets }));
     }
   }
 
@@ -70,7 +74,8 @@ export class ChatSpan {
       span.setAttribute(ATTR.responseModel, message.model);
       if (message.stop_reason !== null) span.setAttribute(ATTR.responseFinishReasons, [message.stop_reason]);
       setUsage(span, message.usage);
-      if (this.#capture) span.setAttribute(ATTR.outputMessages, contentAttribute([message]));
+      if (this.#capture)
+        span.setAttribute(ATTR.outputMessages, contentAttribute([message], { secrets: this.#secrets }));
     }
     span.end();
     this.#measure({ responseModel: message.model, usage: message.usage });

@@ -13,7 +13,7 @@ import type { TerminalReason, Usage } from "../protocol/index.js";
 import { ATTR, EVENT, providerName } from "./attributes.js";
 import { genAiInstruments, type GenAiInstruments } from "./metrics.js";
 import { errorType, failSpan, setUsage } from "./span-helpers.js";
-import { captureContent } from "./content.js";
+import { captureContent, secretValues } from "./content.js";
 import { ChatSpan, type ChatModel, type ChatRequest } from "./chat-span.js";
 import { hookAttributes, ToolSpan, type TracedCall, type TracedHook } from "./tool-span.js";
 import { CompactionSpan } from "./compaction-span.js";
@@ -48,6 +48,10 @@ export interface AgentStart extends TracingOptions {
   links?: Link[] | undefined;
   /** A parent run's instruments (a subagent's measurements go where its parent's do). */
   instruments?: GenAiInstruments | undefined;
+  /** The run's environment (the `env` option), whose secrets content attributes leave out with `process.env`'s. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** A parent run's secrets. */
+  secrets?: readonly string[] | undefined;
 }
 
 /** What an agent's run ended with, for its `invoke_agent` span. */
@@ -71,6 +75,7 @@ export class RunTracing {
   readonly tracer: Tracer;
   readonly instruments: GenAiInstruments;
   readonly captureContent: boolean;
+  readonly secrets: readonly string[];
   readonly #root: Span;
   readonly #rootContext: Context;
   /** The span the run's model requests and tool calls hang under: the root, or the agent a handoff gave the run to. */
@@ -100,12 +105,14 @@ export class RunTracing {
     tracer: Tracer,
     instruments: GenAiInstruments,
     capture: boolean,
+    secrets: readonly string[],
     span: Span,
     parent: Context,
     tools: Map<string, ToolSpan>,
   ) {
     this.tracer = tracer;
     this.instruments = instruments;
+    this.secrets = secrets;
     this.captureContent = capture;
     this.#root = span;
     this.#recording = span.isRecording();
@@ -129,7 +136,10 @@ export class RunTracing {
       if (start.agentId !== undefined) span.setAttribute(ATTR.agentId, start.agentId);
     }
     const instruments = start.instruments ?? genAiInstruments(start.meter);
-    return new RunTracing(tracer, instruments, captureContent(start.captureContent), span, parent, tools);
+    const capture = captureContent(start.captureContent);
+    // Secrets matter only where content is captured: found once per run, then.
+    const secrets = capture ? (start.secrets ?? secretValues(process.env, start.env)) : [];
+    return new RunTracing(tracer, instruments, capture, secrets, span, parent, tools);
   }
 
   /**
@@ -138,7 +148,10 @@ export class RunTracing {
    * to the call that started it.
    */
   startSubagent(
-    start: Omit<AgentStart, "tracer" | "meter" | "instruments" | "captureContent" | "parent" | "links">,
+    start: Omit<
+      AgentStart,
+      "tracer" | "meter" | "instruments" | "captureContent" | "secrets" | "env" | "parent" | "links"
+    >,
     toolUseId: string,
     options: { background?: boolean } = {},
   ): RunTracing {
@@ -151,6 +164,7 @@ export class RunTracing {
         tracer: this.tracer,
         instruments: this.instruments,
         captureContent: this.captureContent,
+        secrets: this.secrets,
         parent: options.background ? this.context : (call?.context ?? this.context),
         ...(options.background &&
           link && { links: [{ context: link, attributes: { [ATTR.linkKind]: "started_by" } }] }),

@@ -29,6 +29,8 @@ export function errorType(error: unknown): string {
 export interface TraceScope {
   readonly tracer: Tracer;
   readonly instruments: GenAiInstruments;
+  /** Values content attributes leave out (provider keys and other secrets of the run's environment). */
+  readonly secrets: readonly string[];
   readonly captureContent: boolean;
   readonly context: Context;
 }

@@ -77,7 +77,8 @@ export class ToolSpan {
     span.setAttribute(ATTR.toolCallId, call.id);
     // MCP tools (mcp__server__tool) are extensions of the agent; the rest run as functions.
     span.setAttribute(ATTR.toolType, call.name.startsWith("mcp__") ? "extension" : "function");
-    if (tracing.captureContent) span.setAttribute(ATTR.toolCallArguments, contentAttribute(call.input));
+    if (tracing.captureContent)
+      span.setAttribute(ATTR.toolCallArguments, contentAttribute(call.input, { secrets: tracing.secrets }));
   }
 
   /** The permission gate's decision on the call. */
@@ -98,7 +99,9 @@ export class ToolSpan {
   sandboxViolation(violations: readonly unknown[]): void {
     if (!this.recording || this.#ended) return;
     this.#span.addEvent(EVENT.sandboxViolation, {
-      [ATTR.sandboxViolations]: violations.map((violation) => contentAttribute(violation, 2048)),
+      [ATTR.sandboxViolations]: violations.map((violation) =>
+        contentAttribute(violation, { maxChars: 2048, secrets: this.#tracing.secrets }),
+      ),
     });
   }
 
@@ -122,7 +125,8 @@ export class ToolSpan {
     this.#onEnd(this.#id);
     const span = this.#span;
     if (this.recording) {
-      if (this.#tracing.captureContent) span.setAttribute(ATTR.toolCallResult, contentAttribute(result.content));
+      if (this.#tracing.captureContent)
+        span.setAttribute(ATTR.toolCallResult, contentAttribute(result.content, { secrets: this.#tracing.secrets }));
       if (result.isError) failSpan(span, new Error(errorText(result.content)), why);
     }
     span.end();
