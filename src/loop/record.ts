@@ -26,6 +26,9 @@ export function recordAssistant(
   // No cost_usd for a model without a price: absent says "unknown", where 0 would say "free".
   const extra: Partial<SDKAssistantMessage> = cost === undefined ? {} : { cost_usd: cost };
   if (error !== undefined) extra.error = error;
+  extra.provider = model.provider;
+  const agent = state.activeAgent?.name ?? context.agent?.type;
+  if (agent !== undefined) extra.agent = agent;
   return context.stamp.assistant(message, extra);
 }
 

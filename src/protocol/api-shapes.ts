@@ -21,8 +21,8 @@ export const ApiUsageExtras = {
 
 type Extras = { [K in keyof typeof ApiUsageExtras]: z.infer<(typeof ApiUsageExtras)[K]> };
 
-/** An assistant message's usage: Gyre's four counts and the API's other fields, unused. */
-export function apiUsage(usage: Usage): Usage & Extras {
+/** An assistant message's usage: Gyre's four counts, the reasoning tokens where reported, and the API's other fields, unused. */
+export function apiUsage(usage: Usage & Partial<Pick<Extras, "output_tokens_details">>): Usage & Extras {
   return {
     ...pick(usage),
     cache_creation: null,
@@ -31,7 +31,7 @@ export function apiUsage(usage: Usage): Usage & Extras {
     speed: null,
     inference_geo: null,
     iterations: null,
-    output_tokens_details: null,
+    output_tokens_details: usage.output_tokens_details ?? null,
     fallback_credit: null,
   };
 }

@@ -49,6 +49,8 @@ export const SDKSystemInitMessage = z.object({
    */
   claude_code_version: z.string(),
   cwd: z.string(),
+  /** Gyre addition: the project the session belongs to (the real path of `cwd` unless set otherwise). */
+  project: z.string().optional(),
   tools: z.array(z.string()),
   /** The run's MCP servers (`mcpServers`): `connected`, `failed` or `needs-auth`, with Gyre's `error` saying why. */
   mcp_servers: z.array(z.object({ name: z.string(), status: z.string(), error: z.string().optional() })),
@@ -281,6 +283,10 @@ export const SDKAssistantMessage = z.object({
   cost_usd: z.number().nonnegative().optional(),
   /** Gyre addition: set when the model call failed part-way (cut stream, abort). */
   error: z.string().optional(),
+  /** Gyre addition: the provider of the model that answered (`message.model` is its id there). */
+  provider: z.string().optional(),
+  /** Gyre addition: the agent that spoke (a subagent's type, or the agent the main thread runs as); absent for the main thread as itself. */
+  agent: z.string().optional(),
 });
 export type SDKAssistantMessage = z.infer<typeof SDKAssistantMessage>;
 

@@ -11,7 +11,7 @@ import {
   type Usage,
   type UserContentBlock,
 } from "../protocol/index.js";
-import { type RewindFilesResult, rewindFiles } from "../sessions/index.js";
+import { projectOf, type RewindFilesResult, rewindFiles } from "../sessions/index.js";
 import { RunTracing } from "../telemetry/index.js";
 import { ToolSession } from "../tools/index.js";
 import {
@@ -338,6 +338,7 @@ function initMessage(setup: RunSetup, options: QueryOptions, cwd: string): SDKMe
     apiKeySource: apiKeySource(state.model.provider, options, typeof (options.model ?? "") !== "string"),
     claude_code_version: CLAUDE_CODE_TOOLS_VERSION,
     cwd,
+    project: projectOf(cwd),
     tools: activeContext(context, state).registry.names(),
     mcp_servers: setup.mcpServers.map(({ name, status, error }) => ({ name, status, ...(error && { error }) })),
     model: state.model.id,

@@ -30,6 +30,8 @@ export const DeriveState = z.object({
    */
   waiting: z.array(z.string()).default([]),
   model: z.string().nullable(),
+  /** Where the runs work, from the last `init` (absent in states stored before). */
+  path: z.object({ cwd: z.string(), root: z.string() }).optional(),
   derivedTitle: z.string().nullable(),
   /** Totals of runs closed by a `result`, and of the run in progress. */
   closed: Totals,

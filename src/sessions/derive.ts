@@ -57,7 +57,8 @@ export function applyMessage(state: DeriveState, message: SDKMessage, ctx: Deriv
     case "system":
       if (message.subtype === "compact_boundary") return applyCompaction(counted, message, ctx);
       if (message.subtype === "init") {
-        const { state: next, parts } = interruptOpenCalls({ ...counted, model: message.model }, ctx);
+        const path = { cwd: message.cwd, root: message.project ?? message.cwd };
+        const { state: next, parts } = interruptOpenCalls({ ...counted, model: message.model, path }, ctx);
         return { state: next, messages: [], parts };
       }
       return { state: counted, messages: [], parts: [] };
@@ -79,6 +80,7 @@ function newMessage(
     tokens: emptyUsage(),
     finishReason: null,
     error: null,
+    ...(state.path && { path: state.path }),
     ...fields,
   };
 }
@@ -103,6 +105,9 @@ function applyAssistant(
     tokens: api.usage,
     finishReason: api.stop_reason,
     error: message.error ?? null,
+    ...(message.agent !== undefined && { agent: message.agent }),
+    ...modelOf(message, state.model),
+    ...(api.usage.output_tokens_details && { reasoningTokens: api.usage.output_tokens_details.thinking_tokens }),
   };
   const base = { messageId: row.id, sessionId: ctx.sessionId };
   const parts: Part[] = [{ ...base, id: ctx.newId("prt"), type: "step-start", time: startedAt }];
@@ -149,6 +154,13 @@ function applyAssistant(
     messages: [row],
     parts,
   };
+}
+
+/** The answering model as provider and id: the message's own provider, else the session model's (`provider/id`). */
+function modelOf(message: SDKAssistantMessage, sessionModel: string | null): Pick<MessageInfo, "providerId" | "modelId"> {
+  const slash = sessionModel?.indexOf("/") ?? -1;
+  const provider = message.provider ?? (slash > 0 ? sessionModel?.slice(0, slash) : undefined);
+  return { modelId: message.message.model, ...(provider !== undefined && { providerId: provider }) };
 }
 
 function subtaskPart(

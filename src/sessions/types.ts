@@ -66,6 +66,15 @@ export const MessageInfo = z.object({
   tokens: Usage,
   finishReason: StopReason.nullable(),
   error: z.string().nullable(),
+  /** An assistant message's agent (a subagent's type, the agent a handoff gave the run to); absent for the main thread as itself. */
+  agent: z.string().optional(),
+  /** Where the run worked: its `cwd` and the project's root (as OpenCode's messages say). */
+  path: z.object({ cwd: z.string(), root: z.string() }).optional(),
+  /** An assistant message's model as its provider and its id there (`model` is the id the provider answered with). */
+  providerId: z.string().optional(),
+  modelId: z.string().optional(),
+  /** Of the output tokens, those spent reasoning, where the provider reports them. */
+  reasoningTokens: z.number().int().nonnegative().optional(),
 });
 export type MessageInfo = z.infer<typeof MessageInfo>;
 

@@ -110,11 +110,14 @@ function resolveUsage(
   blocks: AnswerBlock[],
 ): Required<MockUsage> {
   const answerChars = blocks.reduce((sum, block) => sum + blockChars(block), 0);
+  const reasoning = usage?.reasoning_tokens ?? 0;
   return {
     input_tokens: usage?.input_tokens ?? estimateTokens(JSON.stringify(request).length),
-    output_tokens: usage?.output_tokens ?? Math.max(1, estimateTokens(answerChars)),
+    // Reasoning tokens are output tokens: there are at least as many of those.
+    output_tokens: usage?.output_tokens ?? Math.max(1, reasoning + estimateTokens(answerChars)),
     cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
     cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0,
+    reasoning_tokens: Math.min(reasoning, usage?.output_tokens ?? Number.POSITIVE_INFINITY),
   };
 }
 

@@ -33,12 +33,12 @@ export const anthropicFormat: WireFormat = {
       content: answer.blocks.map((block) => wholeBlock(answer, block)),
       stop_reason: answer.stopReason,
       stop_sequence: stopSequence(answer),
-      usage: answer.usage,
+      usage: anthropicUsage(answer),
     };
   },
 
   frames(answer) {
-    const { output_tokens: _output, ...inputUsage } = answer.usage;
+    const { output_tokens: _output, ...inputUsage } = anthropicUsage(answer);
     const frames = [
       namedEvent("message_start", {
         type: "message_start",
@@ -69,7 +69,7 @@ export const anthropicFormat: WireFormat = {
       namedEvent("message_delta", {
         type: "message_delta",
         delta: { stop_reason: answer.stopReason, stop_sequence: stopSequence(answer) },
-        usage: answer.usage,
+        usage: anthropicUsage(answer),
       }),
       namedEvent("message_stop", { type: "message_stop" }),
     );
@@ -135,4 +135,10 @@ function blockDeltas(block: AnswerBlock): Array<Record<string, unknown>> {
         partial_json,
       }));
   }
+}
+
+/** The answer's usage as Anthropic reports it: its four counts (no reasoning tokens apart). */
+function anthropicUsage(answer: MockAnswer) {
+  const { reasoning_tokens: _reasoning, ...usage } = answer.usage;
+  return usage;
 }

@@ -90,11 +90,14 @@ function responseId(answer: MockAnswer): string {
 function usageMetadata(answer: MockAnswer) {
   const { input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens } = answer.usage;
   const prompt = input_tokens + cache_read_input_tokens + cache_creation_input_tokens;
+  // Gemini counts thoughts apart from the candidates' tokens; the script's output includes them.
+  const thoughts = answer.usage.reasoning_tokens;
   return {
     promptTokenCount: prompt,
-    candidatesTokenCount: output_tokens,
+    candidatesTokenCount: output_tokens - thoughts,
     totalTokenCount: prompt + output_tokens,
     ...(cache_read_input_tokens > 0 && { cachedContentTokenCount: cache_read_input_tokens }),
+    ...(thoughts > 0 && { thoughtsTokenCount: thoughts }),
   };
 }
 

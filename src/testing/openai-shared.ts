@@ -26,7 +26,7 @@ export function chatUsage(answer: MockAnswer) {
       cached_tokens: cached,
       ...(cacheWrite > 0 && { cache_write_tokens: cacheWrite }),
     },
-    completion_tokens_details: { reasoning_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: answer.usage.reasoning_tokens },
   };
 }
 
@@ -40,7 +40,7 @@ export function responsesUsage(answer: MockAnswer) {
       ...(cacheWrite > 0 && { cache_write_tokens: cacheWrite }),
     },
     output_tokens: output,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: answer.usage.reasoning_tokens },
     total_tokens: input + output,
   };
 }

@@ -66,6 +66,8 @@ export const MockUsage = z.strictObject({
   output_tokens: z.number().int().nonnegative().optional(),
   cache_creation_input_tokens: z.number().int().nonnegative().optional(),
   cache_read_input_tokens: z.number().int().nonnegative().optional(),
+  /** Of `output_tokens`, those the model spent reasoning (OpenAI and Gemini report them; Anthropic's format does not). */
+  reasoning_tokens: z.number().int().nonnegative().optional(),
 });
 export type MockUsage = z.infer<typeof MockUsage>;
 

@@ -63,6 +63,7 @@ describe("answer defaults", () => {
       output_tokens: 2,
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
+      reasoning_tokens: 0,
     });
     expect(built.blocks).toEqual([{ type: "tool_use", id: undefined, callIndex: 0, name: "Bash", arguments: "{" }]);
     expect(buildAnswer({ turn: {}, turnIndex: 0, seq: 1, request: {}, now: 0 }).stopReason).toBe("end_turn");
