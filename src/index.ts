@@ -204,6 +204,7 @@ export {
   type ServerRecords,
   SessionInfo,
   type SessionLock,
+  SessionStatus,
   type SessionStore,
   type SessionTree,
   SqliteSessionStore,

@@ -2,12 +2,14 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqliteSessionStore, type SessionStore } from "../src/sessions/index.js";
-import { mockTurn } from "../src/testing/index.js";
-import { FORMATS, runQuery, withMock } from "./helpers.js";
+import { Agent } from "../src/index.js";
+import { openSqliteSessionStore, type SessionStatus, type SessionStore } from "../src/sessions/index.js";
+import { mockFault, mockTurn } from "../src/testing/index.js";
+import { FORMATS, mockEnv, resultOf, runQuery, withMock } from "./helpers.js";
 
-// Issue 32, row 11: stored messages carry what OpenCode's do — the agent that spoke, the paths
-// the run worked in, the model as provider and id, and the output's reasoning tokens.
+// Issue 32, rows 11 and 12: stored messages carry what OpenCode's do — the agent that spoke, the
+// paths the run worked in, the model as provider and id, the output's reasoning tokens — and a
+// session has a status a UI can watch, in the store and pushed to an AgentSession listener.
 
 const [anthropic, responses] = FORMATS;
 
@@ -95,5 +97,65 @@ describe("stored messages (row 11)", () => {
       const stored = await store.getMessages(messages[0]?.session_id ?? "");
       expect(stored.filter((m) => m.role === "assistant").map((m) => m.agent)).toEqual(["triage", "billing"]);
     });
+  });
+});
+
+describe("session status (row 12)", () => {
+  it("busy, retry with the attempt and the next try, busy, idle: in the store and pushed to an AgentSession listener", async () => {
+    const script = {
+      turns: [
+        mockTurn.toolUse("Read", { file_path: join(dir, "notes.txt") }),
+        mockTurn.text("read it", { faults: [mockFault.overloaded()] }),
+      ],
+    };
+    await withMock(script, async (server) => {
+      const session = new Agent({
+        model: anthropic.model,
+        env: mockEnv(server),
+        cwd: dir,
+        sessionStore: store,
+        retry: { baseDelayMs: 20, maxDelayMs: 50 },
+      }).session();
+      const seen: SessionStatus[] = [];
+      const stored: Promise<SessionStatus | undefined>[] = [];
+      const stop = session.onStatus((status) => {
+        seen.push(status);
+        // What the store says at that moment: the message that changed it is stored before it is read.
+        stored.push(store.getSession(session.id ?? "").then((info) => info?.status));
+      });
+      expect(session.status).toEqual({ type: "idle" });
+      const before = Date.now();
+      for await (const message of session.send("read notes")) void message;
+      stop();
+      expect(seen.map((status) => status.type)).toEqual(["busy", "retry", "busy", "idle"]);
+      const retry = seen[1];
+      if (retry?.type !== "retry") throw new Error("no retry");
+      expect(retry.attempt).toBe(1);
+      expect(retry.message).toContain("529");
+      expect(retry.next).toBeGreaterThanOrEqual(before);
+      expect(await Promise.all(stored)).toEqual(seen);
+      expect((await store.getSession(session.id ?? ""))?.status).toEqual({ type: "idle" });
+    });
+  });
+
+  it("a session whose run is under way reads busy from the store (asked about a Write mid-run)", async () => {
+    await withMock(
+      { turns: [mockTurn.toolUse("Write", { file_path: join(dir, "new.txt"), content: "x" }), mockTurn.text("ok")] },
+      async (server) => {
+        let during: SessionStatus | undefined;
+        const messages = await runQuery(server, anthropic, "read", {
+          cwd: dir,
+          sessionStore: store,
+          permissionMode: "default",
+          canUseTool: async (_tool, input, { toolUseID }) => {
+            void toolUseID;
+            during = (await store.listSessions())[0]?.status;
+            return { behavior: "allow", updatedInput: input };
+          },
+        });
+        expect(resultOf(messages)).toMatchObject({ result: "ok" });
+        expect(during).toEqual({ type: "busy" });
+      },
+    );
   });
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { type Query, type QueryOptions, type QueryPrompt } from "../run/index.js";
 import { query } from "./query.js";
-import { MemorySessionStore } from "../sessions/index.js";
+import { MemorySessionStore, nextSessionStatus, sameStatus, type SessionStatus } from "../sessions/index.js";
+import type { SDKMessage } from "../protocol/index.js";
 import { QueuedRun } from "./queued-run.js";
 
 /**
@@ -54,6 +55,8 @@ export class AgentSession {
   #last: Query | undefined;
   /** Settles when the latest send has ended: the next one starts after it. */
   #previous: Promise<void> = Promise.resolve();
+  #status: SessionStatus = { type: "idle" };
+  readonly #listeners = new Set<(status: SessionStatus) => void>();
 
   constructor(agent: Agent, options: AgentSessionOptions = {}) {
     this.#agent = agent;
@@ -75,6 +78,26 @@ export class AgentSession {
     return this.#last?.sessionId ?? this.#options.sessionId ?? this.#options.resume;
   }
 
+  /** What the conversation is doing: `idle`, `busy` while an exchange runs, `retry` while it waits to resend a model request. */
+  get status(): SessionStatus {
+    return this.#status;
+  }
+
+  /**
+   * Calls `listener` with each new status as the exchanges' messages are read (the same status
+   * the session store keeps: `SessionInfo.status`). Returns the function that stops it.
+   */
+  onStatus(listener: (status: SessionStatus) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #setStatus(status: SessionStatus): void {
+    if (sameStatus(this.#status, status)) return;
+    this.#status = status;
+    for (const listener of this.#listeners) listener(status);
+  }
+
   /** Streams the messages of one exchange: the prompt, the agent's work, and a `result`. */
   send(prompt: QueryPrompt, options: QueryOptions = {}): Query {
     const { resume: _r, continue: _c, forkSession: _f, resumeSessionAt: _a, sessionId: _s, ...rest } = this.#options;
@@ -86,9 +109,14 @@ export class AgentSession {
     const start = previous === undefined ? () => checked : make;
     let finish: () => void = () => {};
     const finished = new Promise<void>((resolve) => {
-      finish = resolve;
+      finish = () => {
+        // Closed early or failed: no result said so, but the exchange is over.
+        this.#setStatus({ type: "idle" });
+        resolve();
+      };
     });
-    const run = new QueuedRun(start, this.#previous, finish, () => previous?.sessionId ?? checked.sessionId);
+    const observe = (message: SDKMessage) => this.#setStatus(nextSessionStatus(this.#status, message, Date.now()));
+    const run = new QueuedRun(start, this.#previous, finish, () => previous?.sessionId ?? checked.sessionId, observe);
     this.#previous = finished;
     this.#last = run;
     return run;

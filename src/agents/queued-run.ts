@@ -24,8 +24,17 @@ export class QueuedRun implements Query {
   #inner: Query | undefined;
   #pending: Array<(run: Query) => void> = [];
 
-  constructor(start: () => Query, after: Promise<unknown>, done: () => void, idBeforeStart: () => string) {
+  readonly #observe: ((message: SDKMessage) => void) | undefined;
+
+  constructor(
+    start: () => Query,
+    after: Promise<unknown>,
+    done: () => void,
+    idBeforeStart: () => string,
+    observe?: (message: SDKMessage) => void,
+  ) {
     this.#start = start;
+    this.#observe = observe;
     this.#after = after.catch(() => {});
     this.#done = done;
     this.#idBeforeStart = idBeforeStart;
@@ -36,6 +45,7 @@ export class QueuedRun implements Query {
     try {
       const step = await run.next(...args);
       if (step.done) this.#done();
+      else this.#observe?.(step.value);
       return step;
     } catch (error) {
       this.#done();

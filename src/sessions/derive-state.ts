@@ -3,6 +3,7 @@ import { addUsage, emptyUsage, ResultSubtype, TerminalReason, Usage } from "../p
 import type { IdPrefix } from "./ids.js";
 import { type Part, PatchPart, SubtaskPart, ToolPart } from "./parts.js";
 import type { MessageInfo, SessionInfo } from "./types.js";
+import { IDLE, SessionStatus } from "./session-status.js";
 
 const Totals = z.object({ costUsd: z.number(), tokens: Usage });
 type Totals = z.infer<typeof Totals>;
@@ -30,6 +31,8 @@ export const DeriveState = z.object({
    */
   waiting: z.array(z.string()).default([]),
   model: z.string().nullable(),
+  /** What the session is doing (absent in states stored before: idle). */
+  status: SessionStatus.optional(),
   /** Where the runs work, from the last `init` (absent in states stored before). */
   path: z.object({ cwd: z.string(), root: z.string() }).optional(),
   derivedTitle: z.string().nullable(),
@@ -77,7 +80,7 @@ export function initialDeriveState(model: string | null = null): DeriveState {
 /** The session fields that follow from the stream. */
 export type DerivedSessionFields = Pick<
   SessionInfo,
-  "model" | "messageCount" | "costUsd" | "tokens" | "runs" | "lastResult"
+  "model" | "messageCount" | "costUsd" | "tokens" | "runs" | "lastResult" | "status"
 > & { derivedTitle: string | null };
 
 export function derivedSessionFields(state: DeriveState): DerivedSessionFields {
@@ -88,6 +91,7 @@ export function derivedSessionFields(state: DeriveState): DerivedSessionFields {
     tokens: addUsage(state.closed.tokens, state.run.tokens),
     runs: state.runs,
     lastResult: state.lastResult,
+    status: state.status ?? IDLE,
     derivedTitle: state.derivedTitle,
   };
 }

@@ -14,6 +14,7 @@ import { applyToolProgress, applyToolResults } from "./derive-tools.js";
 import { closeSubtasks, interruptOpenCalls, linkSubtask, waitingCalls } from "./derive-subtasks.js";
 import type { Part, SubtaskPart, ToolPart } from "./parts.js";
 import type { MessageInfo } from "./types.js";
+import { IDLE, nextSessionStatus } from "./session-status.js";
 
 const TITLE_MAX_CHARS = 80;
 
@@ -39,6 +40,7 @@ export function applyMessage(state: DeriveState, message: SDKMessage, ctx: Deriv
   if (message.type === "stream_event") return { state, messages: [], parts: [] };
   const counted: DeriveState = {
     ...state,
+    status: nextSessionStatus(state.status ?? IDLE, message, ctx.now),
     messageCount: state.messageCount + 1,
     lastMessageAt: message.type === "tool_progress" ? state.lastMessageAt : ctx.now,
   };
@@ -157,7 +159,10 @@ function applyAssistant(
 }
 
 /** The answering model as provider and id: the message's own provider, else the session model's (`provider/id`). */
-function modelOf(message: SDKAssistantMessage, sessionModel: string | null): Pick<MessageInfo, "providerId" | "modelId"> {
+function modelOf(
+  message: SDKAssistantMessage,
+  sessionModel: string | null,
+): Pick<MessageInfo, "providerId" | "modelId"> {
   const slash = sessionModel?.indexOf("/") ?? -1;
   const provider = message.provider ?? (slash > 0 ? sessionModel?.slice(0, slash) : undefined);
   return { modelId: message.message.model, ...(provider !== undefined && { providerId: provider }) };

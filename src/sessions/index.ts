@@ -45,3 +45,4 @@ export {
   type UpToOptions,
 } from "./store.js";
 export { CreateSessionInput, type FileCheckpoint, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
+export { nextSessionStatus, sameStatus, SessionStatus } from "./session-status.js";

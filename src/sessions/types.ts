@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ResultSubtype, StopReason, TerminalReason, Usage } from "../protocol/index.js";
 import { Part } from "./parts.js";
+import { SessionStatus } from "./session-status.js";
 
 /** Times are milliseconds since the epoch throughout. */
 export const SessionInfo = z.object({
@@ -30,6 +31,12 @@ export const SessionInfo = z.object({
   /** Runs closed by a `result` message. */
   runs: z.number().int(),
   lastResult: z.object({ subtype: ResultSubtype, terminalReason: TerminalReason, isError: z.boolean() }).nullable(),
+  /**
+   * What the session is doing: `busy` from a run's first message to its `result`, `retry` while
+   * it waits to resend a model request. A run whose process died reads `busy` until another run
+   * of the session ends.
+   */
+  status: SessionStatus,
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
