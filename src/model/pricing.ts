@@ -28,7 +28,7 @@ export type PricingTable = Record<string, ModelInfo>;
  * test/fixtures/list-prices.json, which the table is checked against. Prices change: `pricing`
  * overrides any row.
  */
-export const PRICES_AS_OF = "2026-10-07";
+export const PRICES_AS_OF = "2026-11-17";
 
 /**
  * The newest generally available Claude Sonnet: the default model (`DEFAULT_MODEL`) and the
