@@ -48,6 +48,22 @@ const claude = (
 ): ModelInfo => ({ input, output, cacheWrite, cacheRead, contextWindow, maxOutputTokens });
 /** Anthropic's models from Opus 4.6 and Sonnet 4.6 on: a 1M-token window, 128k tokens out. */
 const claude1m = (rates: [number, number, number, number]): ModelInfo => claude(rates, 128_000, 1_000_000);
+/** OpenAI's GPT-6 models: a 1.05M window, 128k out, and a whole request past 272k input billed higher. */
+const gpt6 = ([input, output, cacheWrite, cacheRead]: [number, number, number, number]): ModelInfo => ({
+  input,
+  output,
+  cacheWrite,
+  cacheRead,
+  contextWindow: 1_050_000,
+  maxOutputTokens: 128_000,
+  longContext: {
+    thresholdTokens: 272_000,
+    input: input * 2,
+    output: output * 1.5,
+    cacheWrite: cacheWrite * 2,
+    cacheRead: cacheRead * 2,
+  },
+});
 const gpt5 = { contextWindow: 400_000, maxOutputTokens: 128_000 };
 const gpt41 = { contextWindow: 1_047_576, maxOutputTokens: 32_768 };
 const gpt4o = { contextWindow: 128_000, maxOutputTokens: 16_384 };
@@ -89,17 +105,11 @@ export const DEFAULT_PRICING: PricingTable = {
   "claude-haiku-4-5": claude([1, 5, 1.25, 0.1], 64_000),
   "claude-3-5-haiku": claude([0.8, 4, 1, 0.08], 8_192),
   "claude-3-haiku": claude([0.25, 1.25, 0.3, 0.03], 4_096),
-  // OpenAI. GPT-6.2 Sol bills the whole request higher past 272k input tokens; its cache write
-  // is the 30-minute one.
-  "gpt-6.2-sol": {
-    input: 2,
-    output: 10,
-    cacheWrite: 2.5,
-    cacheRead: 0.1,
-    contextWindow: 1_050_000,
-    maxOutputTokens: 128_000,
-    longContext: { thresholdTokens: 272_000, input: 4, output: 15, cacheWrite: 5, cacheRead: 0.2 },
-  },
+  // OpenAI. The GPT-6 models bill the whole request at twice the input and cache rates and 1.5×
+  // the output rate past 272k input tokens; their cache write is the 30-minute one.
+  "gpt-6.2-sol": gpt6([2, 10, 2.5, 0.1]),
+  "gpt-6.1-terra": gpt6([1, 5, 1.25, 0.05]),
+  "gpt-6-luna": gpt6([0.1, 0.5, 0.125, 0.01]),
   "gpt-5.1": { input: 1.25, output: 10, cacheRead: 0.125, ...gpt5 },
   "gpt-5.1-codex": { input: 1.25, output: 10, cacheRead: 0.125, ...gpt5 },
   "gpt-5.1-codex-mini": { input: 0.25, output: 2, cacheRead: 0.025, ...gpt5 },
