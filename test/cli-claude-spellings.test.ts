@@ -37,7 +37,7 @@ describe("gyre run with Claude Code's spellings", () => {
         { env: cliEnv(mockEnv(server)) },
       );
       expect(stdout.trim()).toBe("Done.");
-      expect(requestedModel(server.requests[0]?.body)).toBe("claude-sonnet-4-5");
+      expect(requestedModel(server.requests[0]?.body)).toBe("claude-sonnet-5-5");
       // Allowed by the rule given as --allowedTools: it ran without a question.
       const sent = server.requests[1]?.body as { messages: unknown[]; tools: Array<{ name: string }> };
       expect(JSON.stringify(sent.messages.at(-1))).toContain('"content":"allowed-by-camel-case"');

@@ -319,7 +319,7 @@ describe("with a mock model", () => {
       const lines = debug.stderr.trim().split("\n");
       expect(lines.every((line) => /^\[debug \+\d+ms\] /.test(line))).toBe(true);
       expect(debug.stderr).toContain('"permissionMode":"bypassPermissions"');
-      expect(debug.stderr).toMatch(/system\/init model=anthropic\/claude-sonnet-4-5 session=/);
+      expect(debug.stderr).toMatch(/system\/init model=anthropic\/claude-sonnet-5-5 session=/);
       expect(debug.stderr).toContain("assistant [tool_use:Bash] stop=tool_use");
       expect(debug.stderr).toContain("result/success reason=completed turns=2");
     });

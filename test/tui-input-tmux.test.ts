@@ -106,10 +106,10 @@ describe("typing in the interactive agent, in a real terminal", () => {
     await send(term, "/quick why?");
     await term.waitFor("Quick one.");
     expect(server?.requests.at(-1)?.body).toMatchObject({ model: "claude-haiku-4-5" });
-    await term.waitFor(/claude-sonnet-4-5 · default/, "the status line back on the session's model");
+    await term.waitFor(/claude-sonnet-5-5 · default/, "the status line back on the session's model");
     await send(term, "and slowly?");
     await term.waitFor("Slow one.");
-    expect(server?.requests.at(-1)?.body).toMatchObject({ model: "claude-sonnet-4-5" });
+    expect(server?.requests.at(-1)?.body).toMatchObject({ model: "claude-sonnet-5-5" });
   });
 
   it("completes @paths from the project's files and attaches the file's content to the prompt", async () => {

@@ -205,7 +205,7 @@ describe("gyre, the interactive agent, in a real terminal", () => {
     await send(term, "/help");
     await term.waitFor("/compact");
     await send(term, "/model");
-    await term.waitFor("Model: anthropic/claude-sonnet-4-5");
+    await term.waitFor("Model: anthropic/claude-sonnet-5-5");
     await send(term, "/cost");
     await term.waitFor(/Session cost: \$\d+\.\d{4}/);
     term.press("C-d");

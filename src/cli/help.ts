@@ -59,7 +59,8 @@ Output:
   --debug                                 a debug log of the run on stderr
 Model and limits:
   --model provider/model-id               e.g. anthropic/claude-sonnet-4-5, or a bare id such as
-                                          claude-sonnet-4-5 or gpt-5 (default: $GYRE_MODEL)
+                                          claude-sonnet-4-5 or gpt-5 (default: $GYRE_MODEL, else
+                                          anthropic/claude-sonnet-5-5)
   --fallback-model provider/model-id      used for the rest of the run when a call fails for good
   --max-turns N  --max-budget-usd N  --max-budget-tokens N  --max-retries N
 Agent:

@@ -15,7 +15,17 @@ export {
   type ToolInputProblem,
 } from "./model.js";
 export { ModelCallError, type ModelCallErrorOptions } from "./model-call-error.js";
-export { DEFAULT_PRICING, lookupModelInfo, ModelInfo, PRICES_AS_OF, type PricingTable, Rates } from "./pricing.js";
+export {
+  DEFAULT_PRICING,
+  LATEST_HAIKU,
+  LATEST_OPUS,
+  LATEST_SONNET,
+  lookupModelInfo,
+  ModelInfo,
+  PRICES_AS_OF,
+  type PricingTable,
+  Rates,
+} from "./pricing.js";
 export type { JsonObject, JsonValue, ProviderOptions } from "./provider-options.js";
 export { providerKeyEnvNames } from "./provider-key-env.js";
 export { BUILTIN_PROVIDERS, ProviderConfig } from "./providers.js";

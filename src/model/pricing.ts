@@ -23,18 +23,47 @@ export type ModelInfo = z.infer<typeof ModelInfo>;
 export type PricingTable = Record<string, ModelInfo>;
 
 /**
- * When the prices below were copied from the providers' published list prices (Anthropic's,
- * OpenAI's and Google's pricing pages, and those of the hosted services). Prices change:
- * `pricing` overrides any row.
+ * The date of the newest published list price below (Anthropic's, OpenAI's and Google's pricing
+ * and model pages, and those of the hosted services). Where each figure came from is in
+ * test/fixtures/list-prices.json, which the table is checked against. Prices change: `pricing`
+ * overrides any row.
  */
-export const PRICES_AS_OF = "2025-11-24";
+export const PRICES_AS_OF = "2026-11-17";
+
+/**
+ * The newest generally available Claude Sonnet: the default model (`DEFAULT_MODEL`) and the
+ * `sonnet` alias follow it, and a test holds it to the newest Sonnet row of the table.
+ */
+export const LATEST_SONNET = "claude-sonnet-5-5";
+/** The newest generally available Claude Opus and Haiku, for the `opus` and `haiku` aliases. */
+export const LATEST_OPUS = "claude-opus-5-5";
+export const LATEST_HAIKU = "claude-haiku-5-5";
 
 const sonnetLong = { thresholdTokens: 200_000, input: 6, output: 22.5, cacheWrite: 7.5, cacheRead: 0.6 };
 /** Anthropic: a 5-minute cache write costs 1.25× the input price and a cache read 0.1× (written out: floats would not add up to the cent). */
 const claude = (
   [input, output, cacheWrite, cacheRead]: [number, number, number, number],
   maxOutputTokens: number,
-): ModelInfo => ({ input, output, cacheWrite, cacheRead, contextWindow: 200_000, maxOutputTokens });
+  contextWindow = 200_000,
+): ModelInfo => ({ input, output, cacheWrite, cacheRead, contextWindow, maxOutputTokens });
+/** Anthropic's models from Opus 4.6 and Sonnet 4.6 on: a 1M-token window, 128k tokens out. */
+const claude1m = (rates: [number, number, number, number]): ModelInfo => claude(rates, 128_000, 1_000_000);
+/** OpenAI's GPT-6 models: a 1.05M window, 128k out, and a whole request past 272k input billed higher. */
+const gpt6 = ([input, output, cacheWrite, cacheRead]: [number, number, number, number]): ModelInfo => ({
+  input,
+  output,
+  cacheWrite,
+  cacheRead,
+  contextWindow: 1_050_000,
+  maxOutputTokens: 128_000,
+  longContext: {
+    thresholdTokens: 272_000,
+    input: input * 2,
+    output: output * 1.5,
+    cacheWrite: cacheWrite * 2,
+    cacheRead: cacheRead * 2,
+  },
+});
 const gpt5 = { contextWindow: 400_000, maxOutputTokens: 128_000 };
 const gpt41 = { contextWindow: 1_047_576, maxOutputTokens: 32_768 };
 const gpt4o = { contextWindow: 128_000, maxOutputTokens: 16_384 };
@@ -49,7 +78,24 @@ const gemini2 = { contextWindow: 1_048_576, maxOutputTokens: 8_192 };
  * dated snapshots find their family.
  */
 export const DEFAULT_PRICING: PricingTable = {
-  // Anthropic
+  // Anthropic. Fable 5.1's and Opus 5.5's cache reads are below 0.1× input;
+  // Haiku 5.5 bills the whole request higher past 100k prompt tokens.
+  "claude-fable-5-1": claude1m([10, 50, 12.5, 0.25]),
+  "claude-fable-5": claude1m([10, 50, 12.5, 1]),
+  "claude-mythos-5-1": claude1m([10, 50, 12.5, 0.25]),
+  "claude-mythos-5": claude1m([10, 50, 12.5, 1]),
+  "claude-opus-5-5": claude1m([4, 20, 5, 0.2]),
+  "claude-opus-5": claude1m([5, 25, 6.25, 0.5]),
+  "claude-opus-4-8": { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },
+  "claude-opus-4-7": { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },
+  "claude-opus-4-6": claude1m([5, 25, 6.25, 0.5]),
+  "claude-sonnet-5-5": claude1m([2, 10, 2.5, 0.2]),
+  "claude-sonnet-5": claude1m([2, 10, 2.5, 0.2]),
+  "claude-sonnet-4-6": claude1m([3, 15, 3.75, 0.3]),
+  "claude-haiku-5-5": {
+    ...claude1m([0.1, 0.5, 0.125, 0.01]),
+    longContext: { thresholdTokens: 100_000, input: 0.5, output: 2.5, cacheWrite: 0.625, cacheRead: 0.05 },
+  },
   "claude-opus-4-5": claude([5, 25, 6.25, 0.5], 64_000),
   "claude-opus-4-1": claude([15, 75, 18.75, 1.5], 32_000),
   "claude-opus-4": claude([15, 75, 18.75, 1.5], 32_000),
@@ -59,7 +105,11 @@ export const DEFAULT_PRICING: PricingTable = {
   "claude-haiku-4-5": claude([1, 5, 1.25, 0.1], 64_000),
   "claude-3-5-haiku": claude([0.8, 4, 1, 0.08], 8_192),
   "claude-3-haiku": claude([0.25, 1.25, 0.3, 0.03], 4_096),
-  // OpenAI
+  // OpenAI. The GPT-6 models bill the whole request at twice the input and cache rates and 1.5×
+  // the output rate past 272k input tokens; their cache write is the 30-minute one.
+  "gpt-6.2-sol": gpt6([2, 10, 2.5, 0.1]),
+  "gpt-6.1-terra": gpt6([1, 5, 1.25, 0.05]),
+  "gpt-6-luna": gpt6([0.1, 0.5, 0.125, 0.01]),
   "gpt-5.1": { input: 1.25, output: 10, cacheRead: 0.125, ...gpt5 },
   "gpt-5.1-codex": { input: 1.25, output: 10, cacheRead: 0.125, ...gpt5 },
   "gpt-5.1-codex-mini": { input: 0.25, output: 2, cacheRead: 0.025, ...gpt5 },

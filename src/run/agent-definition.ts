@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type McpServerConfig, McpServersOption } from "../mcp/index.js";
+import { LATEST_HAIKU, LATEST_OPUS, LATEST_SONNET } from "../model/index.js";
 import { PermissionMode } from "../protocol/index.js";
 
 /**
@@ -48,11 +49,11 @@ export interface AgentDefinition {
   mcpServers?: AgentMcpServerSpec[];
 }
 
-/** Claude Code's model aliases, as Anthropic model strings. */
+/** Claude Code's model aliases, as Anthropic model strings: each the newest model of its tier. */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: "anthropic/claude-sonnet-4-5",
-  opus: "anthropic/claude-opus-4-5",
-  haiku: "anthropic/claude-haiku-4-5",
+  sonnet: `anthropic/${LATEST_SONNET}`,
+  opus: `anthropic/${LATEST_OPUS}`,
+  haiku: `anthropic/${LATEST_HAIKU}`,
 };
 
 /** The agent that is always there (Claude Code's): every tool of the parent, a general prompt. */

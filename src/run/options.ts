@@ -26,7 +26,7 @@ export type SystemPromptOption = string | { type: "preset"; preset: "gyre" | "cl
 export interface QueryOptions {
   /**
    * `"provider/model-id"`, an AI SDK language model, or a {@link Model} of your own. Default:
-   * `GYRE_MODEL` or `anthropic/claude-sonnet-4-5`.
+   * `GYRE_MODEL`, else `DEFAULT_MODEL` (the newest generally available Sonnet, `anthropic/claude-sonnet-5-5`).
    */
   model?: string | LanguageModelV3 | Model;
   systemPrompt?: SystemPromptOption;

@@ -13,6 +13,7 @@ import {
 import {
   CostTracker,
   type JsonObject,
+  LATEST_SONNET,
   type Model,
   type ProviderOptions,
   providerKeyEnvNames,
@@ -55,7 +56,8 @@ import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import type { RunTracing, TracedHook } from "../telemetry/index.js";
 
-export const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
+/** The model of a run that names none (and has no `GYRE_MODEL`): the newest generally available Sonnet. */
+export const DEFAULT_MODEL = `anthropic/${LATEST_SONNET}`;
 
 export interface RunSetup {
   context: RunContext;
