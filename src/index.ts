@@ -166,7 +166,9 @@ export {
 
 // ── Sessions: stores, admin functions, and what a custom store must return ────────────
 export {
+  AgentPart,
   CompactionPart,
+  FilePart,
   type ConversationRecord,
   type ConversationRecords,
   CreateSessionInput,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,6 +63,8 @@ describe("stored messages (row 11)", () => {
       const [child] = await store.listSessions({ parentId: sessionId, subagents: "only" });
       const [scout] = (await store.getMessages(child?.id ?? "")).filter((message) => message.role === "assistant");
       expect(scout).toMatchObject({ agent: "scout", providerId: "openai", reasoningTokens: 4 });
+      // Row 10: which agent spoke is a part too.
+      expect(scout?.parts.filter((part) => part.type === "agent")).toMatchObject([{ name: "scout" }]);
     });
   });
 
@@ -157,5 +160,31 @@ describe("session status (row 12)", () => {
         expect(during).toEqual({ type: "busy" });
       },
     );
+  });
+});
+
+describe("parts (row 10)", () => {
+  it("an ignored message stays in the session but is never sent to the model", async () => {
+    await withMock({ turns: [mockTurn.text("first"), mockTurn.text("second")] }, async (server) => {
+      const first = await runQuery(server, anthropic, "remember the number 41", { cwd: dir, sessionStore: store });
+      const sessionId = first[0]?.session_id ?? "";
+      await store.append(sessionId, {
+        type: "user",
+        uuid: randomUUID(),
+        session_id: sessionId,
+        message: { role: "user", content: "reviewer's note: the secret is 99" },
+        parent_tool_use_id: null,
+        ignored: true,
+      });
+      await runQuery(server, anthropic, "what was the number?", { cwd: dir, sessionStore: store, resume: sessionId });
+      const sent = JSON.stringify(server.requests[1]?.body);
+      expect(sent).toContain("remember the number 41");
+      expect(sent).toContain("what was the number?");
+      expect(sent).not.toContain("the secret is 99");
+      const note = (await store.getMessages(sessionId))
+        .flatMap((m) => m.parts)
+        .find((p) => p.type === "text" && p.ignored);
+      expect(note).toMatchObject({ text: "reviewer's note: the secret is 99", ignored: true });
+    });
   });
 });

@@ -305,6 +305,12 @@ export const SDKUserMessage = z.object({
   parent_tool_use_id: z.string().nullable(),
   /** True for messages Gyre wrote itself (tool results, continuation prompts). */
   isSynthetic: z.boolean().optional(),
+  /**
+   * Gyre addition (OpenCode's ignored text): a message kept in the session — its text parts are
+   * `ignored` — but left out of every history sent to the model (resume, continue, fork). For
+   * notes a program or a UI appends to a session; a message of tool results is never ignored.
+   */
+  ignored: z.boolean().optional(),
   /** The structured result of the tool, for callers; the model sees the content blocks. */
   tool_use_result: z.unknown().optional(),
 });

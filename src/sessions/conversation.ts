@@ -61,8 +61,17 @@ function sinceLastCompaction(messages: readonly SDKMessage[]): ConversationMessa
     .slice(start)
     .filter(
       (message): message is ConversationMessage =>
-        (message.type === "user" || message.type === "assistant") && message.parent_tool_use_id === null,
+        (message.type === "user" || message.type === "assistant") &&
+        message.parent_tool_use_id === null &&
+        !isIgnored(message),
     );
+}
+
+/** A user message kept but never sent to the model (one that answers calls is never ignored). */
+function isIgnored(message: SDKMessage): boolean {
+  if (message.type !== "user" || message.ignored !== true) return false;
+  const { content } = message.message;
+  return typeof content === "string" || !content.some((block) => block.type === "tool_result");
 }
 
 /** An assistant message (none for the leading user messages) and the user messages after it. */

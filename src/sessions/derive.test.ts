@@ -197,6 +197,51 @@ describe("applyMessage", () => {
     ]);
   });
 
+  it("gives a user message file parts for its images and @ mentions, and ignored text parts when it is ignored (issue 32, row 10)", () => {
+    const { messages } = fold([
+      {
+        ...prompt("s", ""),
+        message: {
+          role: "user",
+          content: [
+            { type: "text", text: "look at @src/a.ts and @docs" },
+            { type: "text", text: "Contents of src/a.ts (attached with @src/a.ts):" },
+            { type: "text", text: "     1\texport const a = 1;" },
+            { type: "text", text: "Listing of the folder docs/ (attached with @docs):\nguide.md" },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+          ],
+        },
+      },
+      prompt("s", "a note for the people reading this session", { ignored: true }),
+    ]);
+    const [mentioned, note] = messages;
+    expect(partsOf(mentioned, "file")).toMatchObject([
+      { source: "mention", mime: "text/plain", filename: "src/a.ts" },
+      { source: "mention", mime: "inode/directory", filename: "docs" },
+      { source: "attachment", mime: "image/png" },
+    ]);
+    expect(partsOf(mentioned, "text").every((part) => !("ignored" in part))).toBe(true);
+    expect(partsOf(note, "text")).toMatchObject([
+      { text: "a note for the people reading this session", ignored: true },
+    ]);
+  });
+
+  it("a message with only an image is a user message with its file part", () => {
+    const image = {
+      type: "image" as const,
+      source: { type: "base64" as const, media_type: "image/jpeg", data: "/9j/" },
+    };
+    const { messages } = fold([{ ...prompt("s", ""), message: { role: "user", content: [image] } }]);
+    expect(messages).toHaveLength(1);
+    expect(partsOf(messages[0], "file")).toMatchObject([{ source: "attachment", mime: "image/jpeg" }]);
+  });
+
+  it("gives an assistant message of an agent its agent part", () => {
+    const { messages } = fold([assistant("s", [{ type: "text", text: "billing here" }], { agent: "billing" })]);
+    expect(partsOf(messages[0], "agent")).toMatchObject([{ name: "billing" }]);
+    expect(messages[0]?.agent).toBe("billing");
+  });
+
   it("marks subagent messages and keeps them out of the title", () => {
     const { messages, state } = fold([
       prompt("s", "sub prompt", { parent_tool_use_id: "task1" }),

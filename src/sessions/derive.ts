@@ -8,11 +8,12 @@ import {
   type SDKResultMessage,
   type SDKUserMessage,
   type ToolResultBlock,
+  type UserContentBlock,
 } from "../protocol/index.js";
 import type { DeriveContext, DeriveResult, DeriveState } from "./derive-state.js";
 import { applyToolProgress, applyToolResults } from "./derive-tools.js";
 import { closeSubtasks, interruptOpenCalls, linkSubtask, waitingCalls } from "./derive-subtasks.js";
-import type { Part, SubtaskPart, ToolPart } from "./parts.js";
+import type { FilePart, Part, SubtaskPart, ToolPart } from "./parts.js";
 import type { MessageInfo } from "./types.js";
 import { IDLE, nextSessionStatus } from "./session-status.js";
 
@@ -113,6 +114,7 @@ function applyAssistant(
   };
   const base = { messageId: row.id, sessionId: ctx.sessionId };
   const parts: Part[] = [{ ...base, id: ctx.newId("prt"), type: "step-start", time: startedAt }];
+  if (message.agent !== undefined) parts.push({ ...base, id: ctx.newId("prt"), type: "agent", name: message.agent });
   const openTools = { ...state.openTools };
   const openSubtasks = { ...state.openSubtasks };
   for (const block of api.content) {
@@ -206,10 +208,11 @@ function applyUser(state: DeriveState, message: SDKUserMessage & { uuid: string 
   const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
   const results = blocks.filter((block): block is ToolResultBlock => block.type === "tool_result");
   const texts = blocks.flatMap((block) => (block.type === "text" ? [block.text] : []));
+  const files = fileParts(blocks);
   const tools = applyToolResults(state, results, ctx);
   const subtasks = closeSubtasks(tools.state, results, message.tool_use_result);
   const closed = { state: subtasks.state, parts: [...tools.parts, ...subtasks.parts] };
-  if (texts.length === 0) return { state: closed.state, messages: [], parts: closed.parts };
+  if (texts.length === 0 && files.length === 0) return { state: closed.state, messages: [], parts: closed.parts };
 
   const row = newMessage(closed.state, ctx, {
     role: "user",
@@ -217,15 +220,15 @@ function applyUser(state: DeriveState, message: SDKUserMessage & { uuid: string 
     parentToolUseId: message.parent_tool_use_id,
     createdAt: ctx.now,
   });
-  const synthetic = message.isSynthetic === true ? { synthetic: true } : {};
-  const textParts: Part[] = texts.map((text) => ({
-    id: ctx.newId("prt"),
-    messageId: row.id,
-    sessionId: ctx.sessionId,
-    type: "text",
-    text,
-    ...synthetic,
-  }));
+  const flags = {
+    ...(message.isSynthetic === true && { synthetic: true }),
+    ...(message.ignored === true && results.length === 0 && { ignored: true }),
+  };
+  const base = { messageId: row.id, sessionId: ctx.sessionId };
+  const textParts: Part[] = [
+    ...texts.map((text): Part => ({ ...base, id: ctx.newId("prt"), type: "text", text, ...flags })),
+    ...files.map((file): Part => ({ ...base, id: ctx.newId("prt"), ...file })),
+  ];
   const isPrompt = message.isSynthetic !== true && message.parent_tool_use_id === null;
   const derivedTitle = closed.state.derivedTitle ?? (isPrompt ? titleFrom(texts.join("\n")) : null);
   return {
@@ -233,6 +236,25 @@ function applyUser(state: DeriveState, message: SDKUserMessage & { uuid: string 
     messages: [row],
     parts: [...closed.parts, ...textParts],
   };
+}
+
+/** A mention's header, as the prompt box writes it before the file's contents or the folder's listing. */
+const MENTION_HEADER = /^(?:Contents of (.+?)|Listing of the folder (.+?)\/) \(attached with @/;
+
+/** The files a user message gives: its images (attachments) and the `@` mentions whose contents it carries. */
+function fileParts(blocks: readonly UserContentBlock[]): Omit<FilePart, "id" | "messageId" | "sessionId">[] {
+  return blocks.flatMap((block): Omit<FilePart, "id" | "messageId" | "sessionId">[] => {
+    if (block.type === "image") return [{ type: "file", source: "attachment", mime: block.source.media_type }];
+    if (block.type !== "text") return [];
+    const mention = MENTION_HEADER.exec(block.text);
+    if (!mention) return [];
+    const folder = mention[2];
+    return [
+      folder !== undefined
+        ? { type: "file", source: "mention", mime: "inode/directory", filename: folder }
+        : { type: "file", source: "mention", mime: "text/plain", filename: mention[1] ?? "" },
+    ];
+  });
 }
 
 function titleFrom(text: string): string | null {

@@ -8,7 +8,9 @@ export { MemorySessionStore, type StoreClockOptions } from "./memory-store.js";
 export { defaultSqlitePath, gyreDataFolder, projectOf, projectSqlitePath } from "./default-location.js";
 export { defaultStoreIsEmpty, openDefaultSessionStore, type StoreLocation } from "./open-store.js";
 export {
+  AgentPart,
   CompactionPart,
+  FilePart,
   Part,
   PatchPart,
   ReasoningPart,

@@ -13,8 +13,28 @@ export const TextPart = z.object({
   text: z.string(),
   /** True for text Gyre wrote itself (continuation prompts, synthetic user messages). */
   synthetic: z.boolean().optional(),
+  /** True for text kept in the session but never sent to the model (a user message marked `ignored`). */
+  ignored: z.boolean().optional(),
 });
 export type TextPart = z.infer<typeof TextPart>;
+
+/**
+ * A file the user gave: an `attachment` (an image block of the prompt), or a file or folder the
+ * prompt `mention`ed (`@path`, whose contents the prompt carries after it).
+ */
+export const FilePart = z.object({
+  ...PartBase,
+  type: z.literal("file"),
+  source: z.enum(["attachment", "mention"]),
+  mime: z.string(),
+  /** A mention's path, as the prompt named it (relative to the working directory). */
+  filename: z.string().optional(),
+});
+export type FilePart = z.infer<typeof FilePart>;
+
+/** Which agent spoke: a subagent's type, or the agent the main thread runs as or was handed to. */
+export const AgentPart = z.object({ ...PartBase, type: z.literal("agent"), name: z.string() });
+export type AgentPart = z.infer<typeof AgentPart>;
 
 export const ReasoningPart = z.object({
   ...PartBase,
@@ -127,6 +147,8 @@ export type PatchPart = z.infer<typeof PatchPart>;
 
 export const Part = z.discriminatedUnion("type", [
   TextPart,
+  FilePart,
+  AgentPart,
   ReasoningPart,
   ToolPart,
   StepStartPart,
