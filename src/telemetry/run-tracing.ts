@@ -1,4 +1,12 @@
-import { context as otelContext, type Context, type Span, SpanKind, trace, type Tracer } from "@opentelemetry/api";
+import {
+  context as otelContext,
+  type Context,
+  ProxyTracer,
+  type Span,
+  SpanKind,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
 import type { TerminalReason, Usage } from "../protocol/index.js";
 import { ATTR } from "./attributes.js";
 import { errorType, failSpan, setUsage } from "./span-helpers.js";
@@ -54,6 +62,11 @@ export class RunTracing {
   readonly #recording: boolean;
   /** The running tool calls' contexts, by call id: a subagent's run is a child of its call's span. */
   readonly #tools = new Map<string, Context>();
+  /**
+   * No tracer of the caller's and no tracer provider registered: every span would be the API's
+   * no-op span, so no chat or tool span is started at all (nothing per turn).
+   */
+  #off = false;
   #ended = false;
 
   /** @internal The tool call ended: a subagent started after it would not be its child. */
@@ -80,17 +93,22 @@ export class RunTracing {
       if (start.conversationId !== undefined) span.setAttribute(ATTR.conversationId, start.conversationId);
       if (start.agentId !== undefined) span.setAttribute(ATTR.agentId, start.agentId);
     }
-    return new RunTracing(tracer, captureContent(start.captureContent), span, parent);
+    const tracing = new RunTracing(tracer, captureContent(start.captureContent), span, parent);
+    // The API hands out a ProxyTracer only while no provider is registered.
+    tracing.#off = start.tracer === undefined && tracer instanceof ProxyTracer && !tracing.#recording;
+    return tracing;
   }
 
   /** A subagent's run, started from the call `toolUseId` of this run: a child of that call's span. */
   startSubagent(start: Omit<AgentStart, "tracer" | "captureContent" | "parent">, toolUseId: string): RunTracing {
-    return RunTracing.startAgent({
+    const subagent = RunTracing.startAgent({
       ...start,
       tracer: this.tracer,
       captureContent: this.captureContent,
       parent: this.#tools.get(toolUseId) ?? this.context,
     });
+    subagent.#off = this.#off && !subagent.#recording;
+    return subagent;
   }
 
   /** The session id, once known (a resumed or forked session's is final only after set-up). */
@@ -104,12 +122,13 @@ export class RunTracing {
   }
 
   /** A `chat {model}` span for one model request (each retry its own). */
-  startChat(model: ChatModel, request: ChatRequest, attempt: number): ChatSpan {
-    return new ChatSpan(this, model, request, attempt);
+  startChat(model: ChatModel, request: ChatRequest, attempt: number): ChatSpan | undefined {
+    return this.#off ? undefined : new ChatSpan(this, model, request, attempt);
   }
 
   /** An `execute_tool {tool}` span for one tool call. */
-  startTool(call: TracedCall): ToolSpan {
+  startTool(call: TracedCall): ToolSpan | undefined {
+    if (this.#off) return undefined;
     const span = new ToolSpan(this, call, this.toolEnded);
     if (span.recording) this.#tools.set(call.id, span.context);
     return span;
