@@ -55,7 +55,7 @@ export function runWithCodeCache(
   const loaded = new Map<string, { exports: unknown }>();
   const uncached: { file: string; cacheFile: string; script: Script }[] = [];
   const load = (file: string, cacheFileOfFile: string | undefined): unknown => {
-    // While the shell parser compiles under V8 flags of its own (src/permissions/shell/parser.ts),
+    // Once the shell parser has changed V8's flags (src/permissions/shell/parser.ts; until exit),
     // V8 would reject the cache, and a cache written now would be rejected by the next start.
     const cache = Reflect.get(globalThis, V8_FLAGS_CHANGED) === true ? undefined : cacheFileOfFile;
     const source = readFileSync(file, "utf8").replace(/^#!/, "//");

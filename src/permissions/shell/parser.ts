@@ -60,16 +60,19 @@ async function load(): Promise<void> {
     await Parser.init({ wasmBinary: runtime });
     grammar = await Language.load(grammarBytes);
   } finally {
-    // --liftoff-only also turned off wasm tier-up (V8's flag implications), which
-    // --no-liftoff-only leaves off; the grammar, compiled, keeps its baseline code either way.
-    // The defaults come back at once: V8 accepts code cache only from a process whose flags
-    // hash as the reader's, and the CLI loads its files as it needs them (src/cli/code-cache.ts):
-    // under other flags, a file loaded later would be compiled from source at every start and
-    // its cache written again. While they are changed, the CLI loads files without a cache.
     setFlagsFromString("--no-liftoff-only");
+  }
+  // --liftoff-only also turned off wasm tier-up (V8's flag implications), and --no-liftoff-only
+  // leaves it off, as it must stay for the grammar: turned back on now, the grammar tiers up
+  // after all (about 0.5 s of CPU and an exit 1.3 s later, measured). But V8 accepts code cache
+  // only from a process whose flags hash as the reader's: the CLI, which loads its files as it
+  // needs them (src/cli/code-cache.ts), loads the files it needs from now on without a cache
+  // and writes none (else it would write caches every later start rejects), and the defaults
+  // come back at exit, before any other exit listener runs (the CLI's writes its caches).
+  process.prependOnceListener("exit", () => {
     setFlagsFromString("--wasm-tier-up --wasm-dynamic-tiering");
     Reflect.deleteProperty(globalThis, V8_FLAGS_CHANGED);
-  }
+  });
   const instance = new Parser();
   instance.setLanguage(grammar);
   parser = instance;
