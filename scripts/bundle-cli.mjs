@@ -1,14 +1,15 @@
-// Bundle the CLI into dist/bin/ so `gyre` starts fast. The CLI (src/cli/main.ts) becomes one
-// CommonJS file, cli-<hash>.cjs: one file loads far quicker than hundreds of small modules,
-// and, unlike an ES module on Node 20, a script can be compiled with V8's code cache.
-// dist/bin/gyre.js (src/cli/launch.ts) starts it through that cache (bench/cli.bench.mjs
-// measures both). Native addons and pg stay external; better-sqlite3 is required at the
-// first open of a SQLite store (src/sessions/sqlite-driver.ts), web-tree-sitter at the first
-// Bash permission check.
-import { chmodSync, rmSync } from "node:fs";
+// Bundle the CLI into dist/bin/ so `gyre` starts fast. The CLI (src/cli/main.ts) becomes
+// CommonJS files, cli-<hash>.js, split so that a command loads only what it uses: a few files
+// load far quicker than hundreds of small modules, and, unlike an ES module on Node 20, a
+// script can be compiled with V8's code cache. dist/bin/gyre.js (src/cli/launch.ts) starts it
+// through that cache (bench/cli.bench.mjs measures both). Native addons and pg stay external;
+// better-sqlite3 is required at the first open of a SQLite store (src/sessions/sqlite-driver.ts),
+// web-tree-sitter once the model answers a run with the Bash tool (src/run/setup.ts).
+// GYRE_BUNDLE_SOURCEMAP=1 writes source maps beside the CLI's files, for reading a CPU profile.
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { basename } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { build } from "esbuild";
 
 /**
@@ -155,37 +156,133 @@ const chalkCiOnlyWithoutTerminal = {
   },
 };
 
+/**
+ * With code splitting, a package imported lazily (`await import("yaml")`) becomes a file of its
+ * own whose exports esbuild must name when it builds it; for a CommonJS package it names only
+ * `default` (module.exports), and `const { parse } = await import("yaml")` would find nothing.
+ * Such an import gets a module naming the package's exports, read by loading it here.
+ */
+const lazyCommonJsNamedExports = {
+  name: "lazy-commonjs-named-exports",
+  setup(build) {
+    build.onResolve({ filter: /^[@a-z]/ }, async (args) => {
+      if (args.kind !== "dynamic-import" || args.pluginData === "resolving") return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: "resolving",
+      });
+      if (resolved.errors.length > 0 || resolved.external || !isCommonJs(resolved.path)) return undefined;
+      return { path: resolved.path, namespace: "lazy-commonjs" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "lazy-commonjs" }, (args) => {
+      const names = Object.keys(require(args.path)).filter(
+        (name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default",
+      );
+      return {
+        contents:
+          `import commonJs from ${JSON.stringify(args.path)};\nexport default commonJs;\n` +
+          (names.length > 0 ? `export const { ${names.join(", ")} } = commonJs;\n` : ""),
+        resolveDir: dirname(args.path),
+        loader: "js",
+      };
+    });
+  },
+};
+
+/** Whether Node loads `file` as CommonJS: a .cjs file, or a .js one whose package is not "type": "module". */
+function isCommonJs(file) {
+  if (file.endsWith(".cjs")) return true;
+  if (!file.endsWith(".js")) return false;
+  for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
+    const manifest = join(folder, "package.json");
+    if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, "utf8")).type !== "module";
+  }
+  return true;
+}
+
+/**
+ * A lazy `import("./cli-….js")` of a sibling file of the split CLI becomes a `require` of it
+ * (still asynchronous, as import() is), so that it loads as CommonJS, through the code cache.
+ */
+const siblingImportsAsRequire = {
+  name: "sibling-imports-as-require",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]cli-[A-Z0-9]+\.js$/ }, async (args) => ({
+      contents: (await readFile(args.path, "utf8")).replace(
+        /\bimport\(("\.\/cli-[A-Z0-9]+\.js")\)/g,
+        "Promise.resolve().then(() => require($1))",
+      ),
+      loader: "js",
+    }));
+  },
+};
+
 rmSync("dist/bin", { recursive: true, force: true });
+mkdirSync("dist/bin", { recursive: true });
+// Every .js file in dist/bin is CommonJS (the launcher and the CLI's files); the terminal UI is .mjs.
+writeFileSync("dist/bin/package.json", '{ "type": "commonjs" }\n');
+
+/**
+ * The CLI is split by esbuild into files loaded as they are needed: the entry (main.ts) holds
+ * little more than the argument parsing, each command and each feature it imports lazily (the
+ * MCP SDK, the providers, the server, the sandbox, OAuth …) is a file of its own, and code two
+ * of them share is a file both require. esbuild splits ES modules only, so each file is then
+ * turned into CommonJS (a script, which Node 20 can run from V8's code cache) and a lazy
+ * `import("./cli-….js")` of a sibling into a `require` of it, which the launcher serves from
+ * the code cache (src/cli/code-cache.ts).
+ */
+const ESM_STAGE = "dist/bin-esm";
+rmSync(ESM_STAGE, { recursive: true, force: true });
 const cli = await build({
   entryPoints: { cli: "src/cli/main.ts" },
-  // The content hash in the name keys the code cache: a rebuilt CLI never meets stale bytecode.
+  // The content hash in the names keys the code cache: a rebuilt CLI never meets stale bytecode.
   entryNames: "[name]-[hash]",
-  outExtension: { ".js": ".cjs" },
-  outdir: "dist/bin",
+  chunkNames: "cli-[hash]",
+  outdir: ESM_STAGE,
   bundle: true,
-  format: "cjs",
+  splitting: true,
+  format: "esm",
   platform: "node",
   target: "node20",
   external: ["better-sqlite3", "@lydell/node-pty", "pg"],
-  // Bundled ES modules that read import.meta.url (fdir's createRequire) get the bundle's URL;
+  // Bundled ES modules that read import.meta.url (fdir's createRequire) get their file's URL;
   // import.meta.resolve (createSdkMcpServer's lazy load) resolves as require does.
   define: { "import.meta.url": "__gyreImportMetaUrl", "import.meta.resolve": "__gyreImportMetaResolve" },
+  plugins: [lazyCommonJsNamedExports, zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, webTreeSitterCommonJs],
+  minify: true,
+  metafile: true,
+  sourcemap: process.env.GYRE_BUNDLE_SOURCEMAP ? "linked" : false,
+  logLevel: "warning",
+});
+const esmFiles = Object.keys(cli.metafile.outputs).filter((file) => file.endsWith(".js"));
+await build({
+  entryPoints: esmFiles,
+  entryNames: "[name]",
+  outdir: "dist/bin",
+  bundle: false,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
   banner: {
     js:
       'var __gyreImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' +
       'var __gyreImportMetaResolve = (s) => require("node:url").pathToFileURL(require.resolve(s)).href;',
   },
-  plugins: [zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, webTreeSitterCommonJs],
+  plugins: [siblingImportsAsRequire],
   minify: true,
-  metafile: true,
+  sourcemap: process.env.GYRE_BUNDLE_SOURCEMAP ? "external" : false,
   logLevel: "warning",
 });
-const [cliFile] = Object.keys(cli.metafile.outputs);
+rmSync(ESM_STAGE, { recursive: true, force: true });
+const cliFile = esmFiles.find((file) => cli.metafile.outputs[file].entryPoint === "src/cli/main.ts");
 // The interactive agent (`gyre` on a terminal) is an ES module bundle of its own: Ink and its
 // layout engine (yoga, with top-level await) need ES modules, and print mode never loads it.
 const tui = await build({
   entryPoints: { tui: "src/tui/main.ts" },
   entryNames: "[name]-[hash]",
+  outExtension: { ".js": ".mjs" },
   outdir: "dist/bin",
   bundle: true,
   format: "esm",
@@ -211,12 +308,13 @@ const tui = await build({
   metafile: true,
   logLevel: "warning",
 });
-const [tuiFile] = Object.keys(tui.metafile.outputs).filter((file) => file.endsWith(".js"));
+const [tuiFile] = Object.keys(tui.metafile.outputs).filter((file) => file.endsWith(".mjs"));
+// The launcher is CommonJS too: Node starts a script faster than an ES module.
 await build({
   entryPoints: { gyre: "src/cli/launch.ts" },
   outdir: "dist/bin",
   bundle: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   define: {

@@ -30,6 +30,12 @@ const LAUNCH = `
   runWithCodeCache(process.env.BUNDLE, codeCacheFile(process.env.BUNDLE, "run"));
 `;
 
+/** Runs `bundle` as the launcher does, its sibling files through the code cache too. */
+const LAUNCH_SPLIT = `
+  const { codeCacheFile, runWithCodeCache } = await import(process.env.CODE_CACHE);
+  runWithCodeCache(process.env.BUNDLE, codeCacheFile(process.env.BUNDLE, "run"), (file) => codeCacheFile(file, "run"));
+`;
+
 /** A CommonJS bundle that reports what it was given and exits with $EXIT_CODE. */
 const BUNDLE = `
   const path = require("node:path");
@@ -57,9 +63,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-async function launch(env: Record<string, string> = {}): Promise<{ code: number; stdout: string }> {
+async function launch(
+  env: Record<string, string> = {},
+  script: string = LAUNCH,
+): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", LAUNCH], {
+    const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", script], {
       env: { ...process.env, CODE_CACHE, BUNDLE: bundle, NODE_COMPILE_CACHE: cacheRoot, ...env },
     });
     return { code: 0, stdout };
@@ -136,6 +145,38 @@ describe("runWithCodeCache", () => {
     await launch();
     expect(existsSync(old)).toBe(false);
     expect(cacheFiles()).toHaveLength(1);
+  });
+
+  it("loads a split bundle's sibling files once each, each with a cache of its own", async () => {
+    // As scripts/bundle-cli.mjs splits the CLI: the entry requires a shared file and a lazy one.
+    writeFileSync(
+      join(dir, "cli-SHARED.js"),
+      "exports.loads = (globalThis.sharedLoads ?? 0) + 1; globalThis.sharedLoads = exports.loads;",
+    );
+    writeFileSync(
+      join(dir, "cli-LAZY.js"),
+      'exports.shared = require("./cli-SHARED.js"); exports.file = require("node:path").basename(__filename);',
+    );
+    writeFileSync(
+      bundle,
+      'const shared = require("./cli-SHARED.js");\n' +
+        'Promise.resolve().then(() => require("./cli-LAZY.js")).then((lazy) => {\n' +
+        "  console.log(JSON.stringify({ loads: shared.loads, same: lazy.shared === shared, file: lazy.file }));\n" +
+        "});\n",
+    );
+    const first = await launch({}, LAUNCH_SPLIT);
+    expect(JSON.parse(first.stdout)).toEqual({ loads: 1, same: true, file: "cli-LAZY.js" });
+    const names = () =>
+      cacheFiles()
+        .map((file) => file.slice(file.lastIndexOf("/") + 1).split(".run.")[0])
+        .sort();
+    expect(names()).toEqual(["cli-LAZY.js", "cli-SHARED.js", "cli-TEST.cjs"]);
+    const written = cacheFiles().map((file) => statSync(file).mtimeMs);
+
+    const again = await launch({}, LAUNCH_SPLIT);
+    expect(JSON.parse(again.stdout)).toEqual({ loads: 1, same: true, file: "cli-LAZY.js" });
+    // All three accepted by V8, so none written again.
+    expect(cacheFiles().map((file) => statSync(file).mtimeMs)).toEqual(written);
   });
 
   it("writes nothing with NODE_DISABLE_COMPILE_CACHE", async () => {

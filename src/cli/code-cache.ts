@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -43,24 +43,80 @@ export function codeCacheFile(bundle: string, command: string | undefined): stri
  * cache (first run, another Node, a damaged file) the bundle compiles from source and,
  * if the process exits with code 0, the functions that run used are cached for the next
  * start. Failing to read or write the cache only loses the speed-up.
+ *
+ * A split bundle requires its sibling files (`./cli-….js`, scripts/bundle-cli.mjs): with
+ * `cacheFileOf`, each is loaded the same way, once, with a cache file of its own.
  */
-export function runWithCodeCache(bundle: string, cacheFile: string | undefined): void {
-  const source = readFileSync(bundle, "utf8").replace(/^#!/, "//");
-  const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: bundle,
-    cachedData,
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
-  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    process.once("exit", (code) => {
-      // A failed run (a missing key, a bad flag) has used too little of the CLI to be worth caching.
-      if (code === 0) writeCache(cacheFile, script.createCachedData(), basename(bundle));
+export function runWithCodeCache(
+  bundle: string,
+  cacheFile: string | undefined,
+  cacheFileOf?: (file: string) => string | undefined,
+): void {
+  const loaded = new Map<string, { exports: unknown }>();
+  const uncached: { file: string; cacheFile: string; script: Script }[] = [];
+  const load = (file: string, cacheFileOfFile: string | undefined): unknown => {
+    // Once the shell parser has changed V8's flags (src/permissions/shell/parser.ts; until exit),
+    // V8 would reject the cache, and a cache written now would be rejected by the next start.
+    const cache = Reflect.get(globalThis, V8_FLAGS_CHANGED) === true ? undefined : cacheFileOfFile;
+    const source = readFileSync(file, "utf8").replace(/^#!/, "//");
+    const cachedData = cache === undefined ? undefined : readCache(cache);
+    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+      filename: file,
+      cachedData,
+      importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
+    if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+      if (uncached.length === 0) process.once("exit", (code) => writeCaches(code, uncached, dirname(bundle)));
+      uncached.push({ file, cacheFile: cache, script });
+    }
+    const module = { exports: {} };
+    loaded.set(file, module);
+    const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+    wrapper.call(module.exports, module.exports, requireFrom(file), module, file, dirname(file));
+    return module.exports;
+  };
+  const requireFrom = (file: string): NodeJS.Require => {
+    const nodeRequire = createRequire(file);
+    if (cacheFileOf === undefined) return nodeRequire;
+    const require = (id: string): unknown => {
+      if (!SIBLING.test(id)) return nodeRequire(id);
+      const sibling = join(dirname(file), id);
+      return loaded.has(sibling) ? loaded.get(sibling)?.exports : load(sibling, cacheFileOf(sibling));
+    };
+    return Object.assign(require, {
+      resolve: nodeRequire.resolve,
+      cache: nodeRequire.cache,
+      extensions: nodeRequire.extensions,
+      main: nodeRequire.main,
+    });
+  };
+  load(bundle, cacheFile);
+}
+
+/** Set on globalThis while V8's flags are not the process's own. */
+const V8_FLAGS_CHANGED = Symbol.for("gyre.v8-flags-changed");
+
+/** A file of the split bundle beside the one that requires it. */
+const SIBLING = /^\.\/[\w-]+\.js$/;
+
+/**
+ * At exit, the caches of the files that ran without one; a failed run (a missing key, a bad
+ * flag) has used too little of the CLI to be worth caching. Then the caches of bundles no
+ * longer beside these (earlier builds) are removed.
+ */
+function writeCaches(code: number, files: readonly { cacheFile: string; script: Script }[], bundleDir: string): void {
+  if (code !== 0) return;
+  for (const { cacheFile, script } of files) writeCache(cacheFile, script.createCachedData());
+  const folder = dirname(files[0]!.cacheFile);
+  try {
+    for (const name of readdirSync(folder)) {
+      // "cli-ABC.js.run.v20.20.2-x64.v8cache": the bundle is the name up to its second dot.
+      const bundleName = name.split(".", 2).join(".");
+      if (!existsSync(join(bundleDir, bundleName))) rmSync(join(folder, name), { force: true });
+    }
+  } catch {
+    // Old caches stay.
   }
-  const module = { exports: {} };
-  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-  wrapper.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
 }
 
 function readCache(file: string): Buffer | undefined {
@@ -71,18 +127,12 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/**
- * Writes the cache aside and renames it, so a concurrent start never reads half a file,
- * then removes the caches of other bundles (earlier builds) from the folder.
- */
-function writeCache(file: string, data: Buffer, bundleName: string): void {
+/** Writes the cache aside and renames it, so a concurrent start never reads half a file. */
+function writeCache(file: string, data: Buffer): void {
   const partial = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(partial, data, { mode: 0o600 });
     renameSync(partial, file);
-    const folder = dirname(file);
-    for (const name of readdirSync(folder))
-      if (!name.startsWith(`${bundleName}.`)) rmSync(join(folder, name), { force: true });
   } catch {
     // No cache this time.
   }

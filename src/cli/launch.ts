@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// The `gyre` executable (dist/bin/gyre.js): starts the bundled CLI (main.ts, bundled by
-// scripts/bundle-cli.mjs into one CommonJS file) through V8's code cache, so a start does
-// not compile ~1 MB of JavaScript from source. Node >= 22.1 caches with its own
-// `module.enableCompileCache()`; older versions use runWithCodeCache. The interactive agent
-// (`gyre` on a terminal) is its own ES module bundle: Ink needs ES modules (top-level await),
-// and print mode then never loads it.
+// The `gyre` executable (dist/bin/gyre.js, bundled as CommonJS by scripts/bundle-cli.mjs, so
+// __dirname is dist/bin): starts the bundled CLI (main.ts, split into CommonJS files loaded as
+// they are needed) through V8's code cache, so a start does not compile the CLI from source.
+// Node >= 22.1 caches with its own `module.enableCompileCache()`; older versions use
+// runWithCodeCache. The interactive agent (`gyre` on a terminal) is an ES module bundle of its
+// own: Ink needs ES modules (top-level await), and print mode then never loads it.
 import Module, { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { codeCacheFile, runWithCodeCache } from "./code-cache.js";
 import { wantsInteractive } from "./interactive.js";
 
-/** File names of the bundled CLI and terminal UI next to this file, with their content hash; set by the bundler. */
+/** File names of the bundled CLI's entry and terminal UI next to this file, with their content hash; set by the bundler. */
 declare const GYRE_CLI_BUNDLE: string;
 declare const GYRE_TUI_BUNDLE: string;
 
@@ -18,13 +19,13 @@ const args = process.argv.slice(2);
 const { enableCompileCache } = Module as { enableCompileCache?: () => unknown };
 if (wantsInteractive(args, process.stdin.isTTY === true, process.stdout.isTTY === true)) {
   enableCompileCache?.();
-  await import(new URL(GYRE_TUI_BUNDLE, import.meta.url).href);
+  void import(pathToFileURL(join(__dirname, GYRE_TUI_BUNDLE)).href);
 } else {
-  const bundle = fileURLToPath(new URL(GYRE_CLI_BUNDLE, import.meta.url));
+  const bundle = join(__dirname, GYRE_CLI_BUNDLE);
   if (enableCompileCache) {
     enableCompileCache();
-    createRequire(import.meta.url)(bundle);
+    createRequire(bundle)(bundle);
   } else {
-    runWithCodeCache(bundle, codeCacheFile(bundle, process.argv[2]));
+    runWithCodeCache(bundle, codeCacheFile(bundle, args[0]), (file) => codeCacheFile(file, args[0]));
   }
 }

@@ -38,201 +38,239 @@ const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
 const fn = <T>(what: string) =>
   z.custom<T>((value) => typeof value === "function", { message: `must be a function (${what})` });
 
-const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().nonnegative();
-const positiveNumber = z.number().positive().finite();
-const stringList = z.array(z.string());
+const positiveInt = once(() => z.number().int().positive());
+const nonNegativeInt = once(() => z.number().int().nonnegative());
+const positiveNumber = once(() => z.number().positive().finite());
+const stringList = once(() => z.array(z.string()));
 
 /** `"provider/model-id"`, an AI SDK language model, or a Model of the caller's own. */
-const ModelOption = z.union([
-  z.string().min(1),
-  z.custom<Exclude<QueryOptions["model"], string | undefined>>(
-    (value) =>
-      typeof value === "object" &&
-      value !== null &&
-      (typeof (value as { stream?: unknown }).stream === "function" ||
-        typeof (value as { doStream?: unknown }).doStream === "function"),
-    { message: "must be a model id string, an AI SDK language model or a Model (an object with stream())" },
-  ),
-]);
+const ModelOption = once(() =>
+  z.union([
+    z.string().min(1),
+    z.custom<Exclude<QueryOptions["model"], string | undefined>>(
+      (value) =>
+        typeof value === "object" &&
+        value !== null &&
+        (typeof (value as { stream?: unknown }).stream === "function" ||
+          typeof (value as { doStream?: unknown }).doStream === "function"),
+      { message: "must be a model id string, an AI SDK language model or a Model (an object with stream())" },
+    ),
+  ]),
+);
 
-const ToolOption = z.union([
-  z.string().min(1),
-  z.custom<Exclude<NonNullable<QueryOptions["tools"]>[number], string>>(
-    (value) => typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string",
-    { message: "must be a built-in tool name or a tool object (defineTool)" },
-  ),
-]);
+const ToolOption = once(() =>
+  z.union([
+    z.string().min(1),
+    z.custom<Exclude<NonNullable<QueryOptions["tools"]>[number], string>>(
+      (value) => typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string",
+      { message: "must be a built-in tool name or a tool object (defineTool)" },
+    ),
+  ]),
+);
 
-const RetryOption = z.strictObject({
-  maxRetries: nonNegativeInt.optional(),
-  baseDelayMs: z.number().nonnegative().finite().optional(),
-  maxDelayMs: z.number().nonnegative().finite().optional(),
-});
-
-const CompactionOption = z.union([
-  z.literal(false),
+const RetryOption = once(() =>
   z.strictObject({
-    contextWindow: positiveInt.optional(),
-    outputReserveTokens: nonNegativeInt.optional(),
-    bufferTokens: nonNegativeInt.optional(),
-    thresholdTokens: positiveInt.optional(),
-    keepRecentTurns: nonNegativeInt.optional(),
-    keepRecentTokens: nonNegativeInt.optional(),
-    protectToolOutputTokens: nonNegativeInt.optional(),
-    summaryMaxTokens: positiveInt.optional(),
-    serverSide: z
-      .union([
-        z.boolean(),
-        z.strictObject({
-          triggerTokens: positiveInt.optional(),
-          instructions: z.string().optional(),
-          pauseAfterCompaction: z.boolean().optional(),
-        }),
-      ])
-      .optional(),
+    maxRetries: nonNegativeInt().optional(),
+    baseDelayMs: z.number().nonnegative().finite().optional(),
+    maxDelayMs: z.number().nonnegative().finite().optional(),
   }),
-]);
+);
 
-const OutputFormatOption = z.strictObject({
-  type: z.literal("json_schema"),
-  schema: z.union([z.instanceof(z.ZodType), z.record(z.string(), z.unknown())]),
-});
+const CompactionOption = once(() =>
+  z.union([
+    z.literal(false),
+    z.strictObject({
+      contextWindow: positiveInt().optional(),
+      outputReserveTokens: nonNegativeInt().optional(),
+      bufferTokens: nonNegativeInt().optional(),
+      thresholdTokens: positiveInt().optional(),
+      keepRecentTurns: nonNegativeInt().optional(),
+      keepRecentTokens: nonNegativeInt().optional(),
+      protectToolOutputTokens: nonNegativeInt().optional(),
+      summaryMaxTokens: positiveInt().optional(),
+      serverSide: z
+        .union([
+          z.boolean(),
+          z.strictObject({
+            triggerTokens: positiveInt().optional(),
+            instructions: z.string().optional(),
+            pauseAfterCompaction: z.boolean().optional(),
+          }),
+        ])
+        .optional(),
+    }),
+  ]),
+);
 
-const PermissionResultOption = z.union([
-  z.looseObject({ behavior: z.literal("allow"), updatedInput: z.record(z.string(), z.unknown()).optional() }),
-  z.looseObject({ behavior: z.literal("deny"), message: z.string() }),
-]);
+const OutputFormatOption = once(() =>
+  z.strictObject({
+    type: z.literal("json_schema"),
+    schema: z.union([z.instanceof(z.ZodType), z.record(z.string(), z.unknown())]),
+  }),
+);
+
+const PermissionResultOption = once(() =>
+  z.union([
+    z.looseObject({ behavior: z.literal("allow"), updatedInput: z.record(z.string(), z.unknown()).optional() }),
+    z.looseObject({ behavior: z.literal("deny"), message: z.string() }),
+  ]),
+);
 
 /** A price row; the model package owns the exact fields and checks them when it reads the table. */
-const PricingOption = z.record(z.string(), z.record(z.string(), z.unknown()));
+const PricingOption = once(() => z.record(z.string(), z.record(z.string(), z.unknown())));
 
 /**
  * The options of `query()`, one entry per key of {@link QueryOptions}: the compiler checks that
  * the two list the same keys, so an option cannot be added to one and forgotten in the other.
  */
 const shape = {
-  model: ModelOption.optional(),
-  systemPrompt: z
-    .union([
-      z.string(),
-      z.strictObject({
-        type: z.literal("preset"),
-        preset: z.enum(["gyre", "claude_code"]),
-        append: z.string().optional(),
-      }),
-    ])
-    .optional(),
-  maxTurns: positiveInt.optional(),
-  maxBudgetUsd: positiveNumber.optional(),
-  maxBudgetTokens: positiveInt.optional(),
-  cwd: z.string().min(1).optional(),
-  tools: z.array(ToolOption).optional(),
-  mcpServers: McpServersOption.optional(),
-  strictMcpConfig: z.boolean().optional(),
-  agents: AgentsOption.optional(),
-  agent: z.string().min(1).optional(),
-  maxHandoffs: positiveInt.optional(),
-  maxSubagentDepth: nonNegativeInt.optional(),
-  maxConcurrentSubagents: positiveInt.optional(),
-  onElicitation: fn<NonNullable<QueryOptions["onElicitation"]>>("request, { signal }").optional(),
-  allowedTools: stringList.optional(),
-  disallowedTools: stringList.optional(),
-  abortController: z.instanceof(AbortController).optional(),
-  tracer: z
-    .custom<NonNullable<QueryOptions["tracer"]>>(
-      (value) => typeof value === "object" && value !== null && typeof Reflect.get(value, "startSpan") === "function",
-      "must be an OpenTelemetry Tracer (an object with startSpan)",
-    )
-    .optional(),
-  meter: z
-    .custom<NonNullable<QueryOptions["meter"]>>(
-      (value) =>
-        typeof value === "object" && value !== null && typeof Reflect.get(value, "createHistogram") === "function",
-      "must be an OpenTelemetry Meter (an object with createHistogram)",
-    )
-    .optional(),
-  traceContent: z.boolean().optional(),
-  includePartialMessages: z.boolean().optional(),
-  maxRetries: nonNegativeInt.optional(),
-  fallbackModel: z.string().min(1).optional(),
-  outputFormat: OutputFormatOption.optional(),
-  maxStructuredOutputRetries: nonNegativeInt.optional(),
-  canUseTool: fn<NonNullable<QueryOptions["canUseTool"]>>("toolName, input, { signal }").optional(),
-  permissionHint: fn<NonNullable<QueryOptions["permissionHint"]>>("call").optional(),
-  hooks: z
-    .record(
-      z.string(),
-      z.array(
-        z.looseObject({
-          hooks: z.array(fn<unknown>("input, toolUseId, { signal }")),
-          onFailure: z.enum(["continue", "block"]).optional(),
+  model: () => ModelOption().optional(),
+  systemPrompt: () =>
+    z
+      .union([
+        z.string(),
+        z.strictObject({
+          type: z.literal("preset"),
+          preset: z.enum(["gyre", "claude_code"]),
+          append: z.string().optional(),
         }),
-      ),
-    )
-    .optional() as z.ZodType<QueryOptions["hooks"]>,
-  permissionMode: PermissionMode.optional(),
-  additionalDirectories: stringList.optional(),
-  settingSources: z.array(z.enum(["user", "project", "local"])).optional(),
-  settings: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
-  requireProjectTrust: z.boolean().optional(),
-  sandbox: SandboxSettings.optional(),
-  doomLoopThreshold: nonNegativeInt.optional(),
-  loopControlTools: z.union([z.boolean(), z.array(z.enum(LOOP_CONTROL_TOOLS))]).optional(),
-  maxToolReminders: nonNegativeInt.optional(),
-  compaction: CompactionOption.optional(),
-  stopAtTools: stringList.optional(),
-  maxStopHookContinuations: nonNegativeInt.optional(),
-  sessionId: z.string().min(1).optional(),
-  passEnv: stringList.optional(),
-  env: z.record(z.string(), z.string().optional()).optional(),
-  providers: z.record(z.string(), ProviderConfig).optional(),
-  pricing: PricingOption.optional() as z.ZodType<QueryOptions["pricing"]>,
-  maxOutputTokens: positiveInt.optional(),
-  providerOptions: z.record(z.string(), z.record(z.string(), z.unknown())).optional() as z.ZodType<
-    QueryOptions["providerOptions"]
-  >,
-  thinking: ThinkingOption.optional(),
-  effort: EffortOption.optional(),
-  toolTimeoutMs: positiveNumber.optional(),
-  maxToolInputBytes: positiveInt.optional(),
-  maxTokensContinuations: nonNegativeInt.optional(),
-  maxMessages: positiveInt.optional(),
-  retry: RetryOption.optional(),
-  resume: z.string().min(1).optional(),
-  approvals: z.record(z.string(), PermissionResultOption).optional() as z.ZodType<QueryOptions["approvals"]>,
-  continue: z.boolean().optional(),
-  continueRun: z.boolean().optional(),
-  forkSession: z.boolean().optional(),
-  resumeSessionAt: z.string().min(1).optional(),
-  persistSession: z.boolean().optional(),
-  sessionStore: z
-    .custom<NonNullable<QueryOptions["sessionStore"]>>(
-      (value) =>
-        typeof value === "object" && value !== null && typeof (value as { append?: unknown }).append === "function",
-      { message: "must be a session store (openSqliteSessionStore, openPostgresSessionStore, or your own)" },
-    )
-    .optional(),
-  newUuid: fn<() => string>("() => string").optional(),
-  now: fn<() => number>("() => number").optional(),
-} satisfies { [K in keyof Required<QueryOptions>]: z.ZodType<QueryOptions[K]> };
+      ])
+      .optional(),
+  maxTurns: () => positiveInt().optional(),
+  maxBudgetUsd: () => positiveNumber().optional(),
+  maxBudgetTokens: () => positiveInt().optional(),
+  cwd: () => z.string().min(1).optional(),
+  tools: () => z.array(ToolOption()).optional(),
+  mcpServers: () => McpServersOption.optional(),
+  strictMcpConfig: () => z.boolean().optional(),
+  agents: () => AgentsOption.optional(),
+  agent: () => z.string().min(1).optional(),
+  maxHandoffs: () => positiveInt().optional(),
+  maxSubagentDepth: () => nonNegativeInt().optional(),
+  maxConcurrentSubagents: () => positiveInt().optional(),
+  onElicitation: () => fn<NonNullable<QueryOptions["onElicitation"]>>("request, { signal }").optional(),
+  allowedTools: () => stringList().optional(),
+  disallowedTools: () => stringList().optional(),
+  abortController: () => z.instanceof(AbortController).optional(),
+  tracer: () =>
+    z
+      .custom<NonNullable<QueryOptions["tracer"]>>(
+        (value) => typeof value === "object" && value !== null && typeof Reflect.get(value, "startSpan") === "function",
+        "must be an OpenTelemetry Tracer (an object with startSpan)",
+      )
+      .optional(),
+  meter: () =>
+    z
+      .custom<NonNullable<QueryOptions["meter"]>>(
+        (value) =>
+          typeof value === "object" && value !== null && typeof Reflect.get(value, "createHistogram") === "function",
+        "must be an OpenTelemetry Meter (an object with createHistogram)",
+      )
+      .optional(),
+  traceContent: () => z.boolean().optional(),
+  includePartialMessages: () => z.boolean().optional(),
+  maxRetries: () => nonNegativeInt().optional(),
+  fallbackModel: () => z.string().min(1).optional(),
+  outputFormat: () => OutputFormatOption().optional(),
+  maxStructuredOutputRetries: () => nonNegativeInt().optional(),
+  canUseTool: () => fn<NonNullable<QueryOptions["canUseTool"]>>("toolName, input, { signal }").optional(),
+  permissionHint: () => fn<NonNullable<QueryOptions["permissionHint"]>>("call").optional(),
+  hooks: () =>
+    z
+      .record(
+        z.string(),
+        z.array(
+          z.looseObject({
+            hooks: z.array(fn<unknown>("input, toolUseId, { signal }")),
+            onFailure: z.enum(["continue", "block"]).optional(),
+          }),
+        ),
+      )
+      .optional() as z.ZodType<QueryOptions["hooks"]>,
+  permissionMode: () => PermissionMode.optional(),
+  additionalDirectories: () => stringList().optional(),
+  settingSources: () => z.array(z.enum(["user", "project", "local"])).optional(),
+  settings: () => z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+  requireProjectTrust: () => z.boolean().optional(),
+  sandbox: () => SandboxSettings.optional(),
+  doomLoopThreshold: () => nonNegativeInt().optional(),
+  loopControlTools: () => z.union([z.boolean(), z.array(z.enum(LOOP_CONTROL_TOOLS))]).optional(),
+  maxToolReminders: () => nonNegativeInt().optional(),
+  compaction: () => CompactionOption().optional(),
+  stopAtTools: () => stringList().optional(),
+  maxStopHookContinuations: () => nonNegativeInt().optional(),
+  sessionId: () => z.string().min(1).optional(),
+  passEnv: () => stringList().optional(),
+  env: () => z.record(z.string(), z.string().optional()).optional(),
+  providers: () => z.record(z.string(), ProviderConfig).optional(),
+  pricing: () => PricingOption().optional() as z.ZodType<QueryOptions["pricing"]>,
+  maxOutputTokens: () => positiveInt().optional(),
+  providerOptions: () =>
+    z.record(z.string(), z.record(z.string(), z.unknown())).optional() as z.ZodType<QueryOptions["providerOptions"]>,
+  thinking: () => ThinkingOption.optional(),
+  effort: () => EffortOption.optional(),
+  toolTimeoutMs: () => positiveNumber().optional(),
+  maxToolInputBytes: () => positiveInt().optional(),
+  maxTokensContinuations: () => nonNegativeInt().optional(),
+  maxMessages: () => positiveInt().optional(),
+  retry: () => RetryOption().optional(),
+  resume: () => z.string().min(1).optional(),
+  approvals: () => z.record(z.string(), PermissionResultOption()).optional() as z.ZodType<QueryOptions["approvals"]>,
+  continue: () => z.boolean().optional(),
+  continueRun: () => z.boolean().optional(),
+  forkSession: () => z.boolean().optional(),
+  resumeSessionAt: () => z.string().min(1).optional(),
+  persistSession: () => z.boolean().optional(),
+  sessionStore: () =>
+    z
+      .custom<NonNullable<QueryOptions["sessionStore"]>>(
+        (value) =>
+          typeof value === "object" && value !== null && typeof (value as { append?: unknown }).append === "function",
+        { message: "must be a session store (openSqliteSessionStore, openPostgresSessionStore, or your own)" },
+      )
+      .optional(),
+  newUuid: () => fn<() => string>("() => string").optional(),
+  now: () => fn<() => number>("() => number").optional(),
+} satisfies { [K in keyof Required<QueryOptions>]: () => z.ZodType<QueryOptions[K]> };
 
-export const QueryOptionsSchema = z.strictObject(shape);
+type OptionName = keyof typeof shape;
+
+/** The schema of the options object whose keys are `keys`, one per set of keys (most programs pass one). */
+const schemas = new Map<string, z.ZodType>();
 
 /**
  * Checks `query()`'s options before anything runs: an unknown key (a typo, or an option of the
  * Claude Agent SDK that Gyre lacks) or a value of the wrong kind is a `config_error` naming
  * every problem, instead of an option silently ignored or a run that starts on nonsense.
+ * Only the options given are checked, each with its schema built at its first use: a program
+ * passes a few of the options, and building all their schemas would cost every start more
+ * than checking them does.
  */
 export function validateOptions(options: unknown): void {
   if (options === undefined) return;
-  const parsed = QueryOptionsSchema.safeParse(options);
+  const known = (typeof options === "object" && options !== null ? Object.keys(options) : []).filter(
+    (key): key is OptionName => Object.hasOwn(shape, key),
+  );
+  const key = known.join(",");
+  let schema = schemas.get(key);
+  if (!schema) {
+    // Strict: a key not in the schema is an unknown option.
+    schema = z.strictObject(Object.fromEntries(known.map((name) => [name, shape[name]()])));
+    schemas.set(key, schema);
+  }
+  const parsed = schema.safeParse(options);
   if (parsed.success) return;
   const problems = parsed.error.issues.flatMap((issue) => describeIssue(issue, options));
   throw new GyreError(
     "config_error",
     `Invalid query options:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`,
   );
+}
+
+/** `build()`'s value, built at the first call. */
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
 }
 
 function describeIssue(issue: z.core.$ZodIssue, options: unknown): string[] {

@@ -35,6 +35,7 @@ import {
   passedVariables,
   type SandboxViolation,
   loopControlTools,
+  preloadBuiltinTools,
   structuredOutputTool,
 } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
@@ -128,9 +129,6 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     ...agents.tools,
     ...pending.endingTools,
   ];
-  // Bash permissions need the shell parser, compiled once per process: started here, its
-  // compiling overlaps the run's start (docs/benchmarks.md says what that saves).
-  if (tools.some((tool) => tool.name === "Bash")) void loadShellParser();
   const { servers: mcp, ignored: ignoredMcp } = await pending.mcp;
   const registry = toolRegistry(options, tools, mcp);
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
@@ -333,9 +331,31 @@ function runContext(
     newUuid: input.newUuid,
     ...(agents.background && { background: agents.background }),
     ...(agents.handoffs && { handoffs: agents.handoffs }),
-    modelAnswering: () => persistence.openStore(),
+    modelAnswering: () => {
+      persistence.openStore();
+      preloadOnce(registry);
+    },
     ...(input.tracing && { tracing: input.tracing }),
   };
+}
+
+const preloaded = new WeakSet<ToolRegistry>();
+
+/**
+ * Once the model starts answering a run's first request, what its tools load at their first
+ * call starts loading: the shell parser Bash permissions need (compiled once per process) and
+ * the search code of Glob and Grep. Not before: the first request would wait for it
+ * (docs/benchmarks.md says what that saves); not at the call: the call would.
+ */
+function preloadOnce(registry: ToolRegistry): void {
+  if (preloaded.has(registry)) return;
+  preloaded.add(registry);
+  const names = new Set(registry.offered().map((tool) => tool.name));
+  // After the answer's first event has been handled; the parser last, as it compiles under
+  // V8 flags of its own (see loadShellParser), under which nothing else should load.
+  setImmediate(() => {
+    void preloadBuiltinTools(names).then(() => (names.has("Bash") ? loadShellParser() : undefined));
+  });
 }
 
 function runLimits(options: QueryOptions): RunLimits {

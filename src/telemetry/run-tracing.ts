@@ -1,8 +1,11 @@
 import {
   context as otelContext,
   type Context,
+  metrics,
   type Link,
   type Meter,
+  NoopMeter,
+  ProxyTracer,
   type Span,
   type SpanContext,
   SpanKind,
@@ -88,6 +91,12 @@ export class RunTracing {
   readonly #tools: Map<string, ToolSpan>;
   /** The spans of calls that ended lately, by call id: a handoff links to its transfer call, which has ended. */
   readonly #endedTools = new Map<string, SpanContext>();
+  /**
+   * No tracer or meter of the caller's and no provider of either registered: every span would be
+   * the API's no-op span and every measurement a no-op, so no chat or tool span is started at all
+   * (nothing per turn).
+   */
+  #off = false;
   #ended = false;
 
   /** @internal The tool call ended: a subagent started after it would not be its child. */
@@ -139,7 +148,16 @@ export class RunTracing {
     const capture = captureContent(start.captureContent);
     // Secrets matter only where content is captured: found once per run, then.
     const secrets = capture ? (start.secrets ?? secretValues(process.env, start.env)) : [];
-    return new RunTracing(tracer, instruments, capture, secrets, span, parent, tools);
+    const tracing = new RunTracing(tracer, instruments, capture, secrets, span, parent, tools);
+    // The API hands out a ProxyTracer only while no tracer provider is registered, and the no-op meter while no meter provider is.
+    tracing.#off =
+      start.tracer === undefined &&
+      tracer instanceof ProxyTracer &&
+      !tracing.#recording &&
+      start.instruments === undefined &&
+      start.meter === undefined &&
+      metrics.getMeter(TRACER_NAME) instanceof NoopMeter;
+    return tracing;
   }
 
   /**
@@ -158,7 +176,7 @@ export class RunTracing {
     const call = this.#tools.get(toolUseId);
     // A background agent may start after its call returned.
     const link = call ? trace.getSpanContext(call.context) : this.#endedTools.get(toolUseId);
-    return RunTracing.startAgent(
+    const subagent = RunTracing.startAgent(
       {
         ...start,
         tracer: this.tracer,
@@ -171,6 +189,8 @@ export class RunTracing {
       },
       this.#tools,
     );
+    subagent.#off = this.#off && !subagent.#recording;
+    return subagent;
   }
 
   /** The session id, once known (a resumed or forked session's is final only after set-up). */
@@ -184,12 +204,13 @@ export class RunTracing {
   }
 
   /** A `chat {model}` span for one model request (each retry its own). */
-  startChat(model: ChatModel, request: ChatRequest, attempt: number): ChatSpan {
-    return new ChatSpan(this, model, request, attempt);
+  startChat(model: ChatModel, request: ChatRequest, attempt: number): ChatSpan | undefined {
+    return this.#off ? undefined : new ChatSpan(this, model, request, attempt);
   }
 
   /** An `execute_tool {tool}` span for one tool call. */
-  startTool(call: TracedCall): ToolSpan {
+  startTool(call: TracedCall): ToolSpan | undefined {
+    if (this.#off) return undefined;
     const span = new ToolSpan(this, call, this.toolEnded);
     if (span.recording) this.#tools.set(call.id, span);
     return span;
@@ -204,8 +225,8 @@ export class RunTracing {
   }
 
   /** A `compact_history` span for one compaction of the history. */
-  startCompaction(trigger: string): CompactionSpan {
-    return new CompactionSpan(this, trigger);
+  startCompaction(trigger: string): CompactionSpan | undefined {
+    return this.#off ? undefined : new CompactionSpan(this, trigger);
   }
 
   /**

@@ -1,4 +1,4 @@
-// Entry of the interactive agent's bundle (dist/bin/tui-<hash>.js), started by launch.ts.
+// Entry of the interactive agent's bundle (dist/bin/tui-<hash>.mjs), started by launch.ts.
 import { runEntry, takeProviderKeys } from "../cli/index.js";
 import { runTui } from "./index.js";
 

@@ -14,6 +14,9 @@ import type { SyntaxNode } from "./syntax-tree.js";
  * Bash command.
  */
 let parser: Parser | undefined;
+
+/** Set on globalThis while the parser compiles under V8 flags of its own (src/cli/code-cache.ts reads it). */
+const V8_FLAGS_CHANGED = Symbol.for("gyre.v8-flags-changed");
 let loading: Promise<void> | undefined;
 
 /** Load the parser once; later calls return the same promise. Never rejects. */
@@ -52,6 +55,7 @@ async function load(): Promise<void> {
   // (docs/benchmarks.md says how much). Its baseline compiler parses a command fast enough.
   let grammar: Language;
   setFlagsFromString("--liftoff-only");
+  Reflect.set(globalThis, V8_FLAGS_CHANGED, true);
   try {
     await Parser.init({ wasmBinary: runtime });
     grammar = await Language.load(grammarBytes);
@@ -59,11 +63,16 @@ async function load(): Promise<void> {
     setFlagsFromString("--no-liftoff-only");
   }
   // --liftoff-only also turned off wasm tier-up (V8's flag implications), and --no-liftoff-only
-  // leaves it off, as it should stay for the grammar. But V8 accepts code cache only from a
-  // process whose flags hash as the reader's: the CLI's cache, written at exit
-  // (src/cli/code-cache.ts), would be rejected at every start and the 4 MB bundle compiled
-  // from source again. The defaults come back at exit, before any other exit listener runs.
-  process.prependOnceListener("exit", () => setFlagsFromString("--wasm-tier-up --wasm-dynamic-tiering"));
+  // leaves it off, as it must stay for the grammar: turned back on now, the grammar tiers up
+  // after all (about 0.5 s of CPU and an exit 1.3 s later, measured). But V8 accepts code cache
+  // only from a process whose flags hash as the reader's: the CLI, which loads its files as it
+  // needs them (src/cli/code-cache.ts), loads the files it needs from now on without a cache
+  // and writes none (else it would write caches every later start rejects), and the defaults
+  // come back at exit, before any other exit listener runs (the CLI's writes its caches).
+  process.prependOnceListener("exit", () => {
+    setFlagsFromString("--wasm-tier-up --wasm-dynamic-tiering");
+    Reflect.deleteProperty(globalThis, V8_FLAGS_CHANGED);
+  });
   const instance = new Parser();
   instance.setLanguage(grammar);
   parser = instance;

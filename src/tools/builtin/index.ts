@@ -32,6 +32,18 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
   ];
 }
 
+/**
+ * Loads what the named built-in tools load at their first call (Glob's and Grep's search code),
+ * so that call does not wait for it. Called while the model answers, when the process is idle;
+ * a failed load is left for the call to meet.
+ */
+export async function preloadBuiltinTools(names: ReadonlySet<string>): Promise<void> {
+  await Promise.all([
+    names.has("Glob") && import("./glob-run.js").catch(() => {}),
+    names.has("Grep") && import("./grep/grep-run.js").catch(() => {}),
+  ]);
+}
+
 export { passedVariables } from "./bash/index.js";
 export type { BashToolsOptions, CommandSandbox, SandboxViolation, SandboxWatch } from "./bash/index.js";
 export type { GrepToolOptions } from "./grep/index.js";
