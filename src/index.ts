@@ -245,6 +245,7 @@ export {
   type ModelStreamEvent,
   type ModelTool,
   type ProviderOptions,
+  type ServerCompactionUsage,
   type ToolInputProblem,
   type PricingTable,
   PRICES_AS_OF,

@@ -7,6 +7,13 @@ export {
   type AnthropicServerCompactionOptions,
   isServerCompactionBlock,
   mergeProviderOptions,
+  serverCompactedHistory,
 } from "./server-compaction.js";
 export type { TodoItem } from "./todos-section.js";
-export { estimateAssistantTokens, estimateTextTokens, estimateUserTokens, IMAGE_TOKENS } from "./token-count.js";
+export {
+  estimateAssistantTokens,
+  estimateHistoryTokens,
+  estimateTextTokens,
+  estimateUserTokens,
+  IMAGE_TOKENS,
+} from "./token-count.js";

@@ -1,8 +1,8 @@
-import { messageWindow } from "../../context/index.js";
+import { isServerCompactionBlock, messageWindow } from "../../context/index.js";
 import type { Model, ModelTool } from "../../model/index.js";
 import type { SDKMessage } from "../../protocol/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
-import { compact } from "./compact.js";
+import { compact, serverCompacted } from "./compact.js";
 import { checkBudget } from "../limits.js";
 import { type ModelStepOutcome, modelStep } from "./model-call.js";
 import { interrupted, type NextStep, stop } from "../next-step.js";
@@ -56,6 +56,8 @@ export async function* modelTurnStep(
     return stop("model_error", { errors: [outcome.error.message] });
   }
   state.turns++;
+  if (outcome.message.content.some(isServerCompactionBlock))
+    yield* serverCompacted(context, state, model, outcome.serverCompaction);
   const answer = uniqueToolUseIds(outcome.message, state.history);
   yield recordAssistant(context, state, model, answer.message);
   const calls = toolUses(answer.message.content);
