@@ -21,7 +21,7 @@ export {
   type ThinkingOption,
   type UnaskedCall,
 } from "./run/index.js";
-export type { RetryPolicy } from "./loop/index.js";
+export type { RetryPolicy, RunBudget } from "./loop/index.js";
 // Pause and resume: the answers a paused run (`requires_action`) waits on.
 export { type Approval, type ClientToolResult, toolResultsPrompt } from "./loop/index.js";
 

@@ -134,6 +134,10 @@ describe("Anthropic server-side compaction in the loop (issue 32, row 8)", () =>
         // The compaction's own tokens are counted, apart from the answer's.
         expect(result.usage.input_tokens).toBe(1000 + 150_000 + 600);
         expect(result.usage.output_tokens).toBe(20 + 400 + 10);
+        // …and shown apart (issue 32, row 6): the total less what the answers cost.
+        const answers = messages.reduce((sum, m) => sum + (m.type === "assistant" ? (m.cost_usd ?? 0) : 0), 0);
+        expect(result.compaction_cost_usd).toBeGreaterThan(0);
+        expect(result.total_cost_usd).toBeCloseTo(answers + (result.compaction_cost_usd ?? 0), 12);
 
         // Resumed, the session carries the compaction block back (Anthropic drops what came before it).
         const sessionId = messages[0]!.session_id;

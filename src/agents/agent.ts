@@ -88,7 +88,7 @@ export class AgentSession {
     const finished = new Promise<void>((resolve) => {
       finish = resolve;
     });
-    const run = new QueuedRun(start, this.#previous, finish, () => previous?.sessionId ?? checked.sessionId);
+    const run = new QueuedRun(start, this.#previous, finish, () => previous?.sessionId ?? checked.sessionId, checked);
     this.#previous = finished;
     this.#last = run;
     return run;

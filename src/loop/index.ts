@@ -2,6 +2,7 @@
 export { DoomLoopDetector } from "./doom-loop.js";
 export { hookReports } from "./hook-reports.js";
 export { joinedText } from "./joined-text.js";
+export { type RunBudget, runBudget } from "./limits.js";
 export { MessageStamp } from "./messages.js";
 export { nestedIn } from "./nested-messages.js";
 export { CONTINUE, interruptReason, isInterrupt, type NextStep, stop } from "./next-step.js";

@@ -76,6 +76,7 @@ export function resultMessage(
     total_cost_usd: totals.costs.totalCostUsd,
     usage: resultUsage(totals.costs.usage),
     modelUsage: totals.costs.modelUsage(),
+    ...(totals.costs.compactionCostUsd !== undefined && { compaction_cost_usd: totals.costs.compactionCostUsd }),
     // A server-side compaction's summary is the provider's, not the answer.
     result: ending.resultText ?? joinedText(totals.lastAssistant?.content.filter((b) => !isServerCompactionBlock(b))),
     stop_reason: (totals.lastAssistant?.stop_reason ?? null) as StopReason | null,

@@ -52,7 +52,7 @@ export async function* compactStep(input: CompactStepInput): AsyncGenerator<SDKM
   } catch (error) {
     return { ok: false, error: errorMessage(error) };
   }
-  if (result.summaryUsage) input.costs.add(input.model.id, result.summaryUsage, input.model.info);
+  if (result.summaryUsage) input.costs.add(input.model.id, result.summaryUsage, input.model.info, { compaction: true });
   yield input.stamp.stamp({
     type: "system",
     subtype: "compact_boundary",
@@ -145,6 +145,7 @@ export function* serverCompacted(
         cache_read_input_tokens: 0,
       },
       model.info,
+      { compaction: true },
     );
   }
   yield context.stamp.stamp({
