@@ -223,6 +223,27 @@ export {
 
 // ── Context: tuning `options.compaction` ─────────────────────────────────────────────
 export type { AnthropicServerCompactionOptions, CompactorOptions } from "./context/index.js";
+// ── Context: the system prompt builder and the compactor, to replace or build on ─────────
+export {
+  type BuildPromptInput,
+  type CompactionResult,
+  type CompactOptions,
+  type Compactor,
+  type ContextDocument,
+  type ContextOption,
+  type ContextRequest,
+  type PromptBuilder,
+  type PromptSections,
+  type RetrieveContext,
+  type RetrieveContextRequest,
+  SummaryCompactor,
+  type SystemPromptBuilderOptions,
+  SystemPromptBuilder,
+  type SystemPromptContext,
+  type SystemPromptFunction,
+  type SystemPromptSpec,
+  type TodoItem,
+} from "./context/index.js";
 
 // ── Models: resolution, providers, pricing, and the interface a custom model implements ──
 export {

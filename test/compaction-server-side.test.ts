@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Compactor, isServerCompactionBlock } from "../src/context/index.js";
+import { isServerCompactionBlock, SummaryCompactor } from "../src/context/index.js";
 import { MemorySessionStore, SDKMessage as SDKMessageSchema } from "../src/index.js";
 import { MessageAssembler } from "../src/model/ai-sdk/assemble-message.js";
 import { resolveModel, responseOf } from "../src/model/index.js";
@@ -15,7 +15,7 @@ describe("Anthropic server-side compaction", () => {
   it("sends context_management and the compaction beta when switched on", async () => {
     await withMock({ turns: [mockTurn.text("hi")] }, async (server) => {
       const model = await resolveModel("anthropic/claude-sonnet-4-5", { env: mockEnv(server) });
-      const compactor = new Compactor({ model, serverSide: { instructions: "Keep file paths." } });
+      const compactor = new SummaryCompactor({ model, serverSide: { instructions: "Keep file paths." } });
       await responseOf(
         model.stream({
           system: "sys",

@@ -29,6 +29,7 @@ export type {
   RunHandoffs,
   RunLimits,
   TurnHandoff,
+  TurnPrompt,
 } from "./run-context.js";
 export { runLoop, type Step } from "./run-loop.js";
 export { activeContext, newRunState, type RunState, useModel } from "./run-state.js";
