@@ -42,7 +42,7 @@ export interface SystemPromptContext {
   /** The model call the prompt is for: 1 for the first. */
   turn: number;
   cwd: string;
-  /** The agent the prompt is for (a subagent's type, or the agent the run runs as); undefined for the run itself. */
+  /** The subagent the prompt is for (its type); undefined for the run itself (and the agents it hands off to). */
   agent: string | undefined;
   signal: AbortSignal;
 }
