@@ -21,7 +21,7 @@ export {
   type ThinkingOption,
   type UnaskedCall,
 } from "./run/index.js";
-export type { RetryPolicy } from "./loop/index.js";
+export type { RetryPolicy, RunBudget } from "./loop/index.js";
 // Pause and resume: the answers a paused run (`requires_action`) waits on.
 export { type Approval, type ClientToolResult, toolResultsPrompt } from "./loop/index.js";
 
@@ -226,6 +226,27 @@ export {
 
 // ── Context: tuning `options.compaction` ─────────────────────────────────────────────
 export type { AnthropicServerCompactionOptions, CompactorOptions } from "./context/index.js";
+// ── Context: the system prompt builder and the compactor, to replace or build on ─────────
+export {
+  type BuildPromptInput,
+  type CompactionResult,
+  type CompactOptions,
+  type Compactor,
+  type ContextDocument,
+  type ContextOption,
+  type ContextRequest,
+  type PromptBuilder,
+  type PromptSections,
+  type RetrieveContext,
+  type RetrieveContextRequest,
+  SummaryCompactor,
+  type SystemPromptBuilderOptions,
+  SystemPromptBuilder,
+  type SystemPromptContext,
+  type SystemPromptFunction,
+  type SystemPromptSpec,
+  type TodoItem,
+} from "./context/index.js";
 
 // ── Models: resolution, providers, pricing, and the interface a custom model implements ──
 export {
@@ -248,6 +269,7 @@ export {
   type ModelStreamEvent,
   type ModelTool,
   type ProviderOptions,
+  type ServerCompactionUsage,
   type ToolInputProblem,
   type PricingTable,
   PRICES_AS_OF,

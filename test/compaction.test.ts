@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   COMPACTION_PROMPT_MARKER,
   COMPACTION_SYSTEM_PROMPT,
-  Compactor,
+  SummaryCompactor,
   historyProblems,
 } from "../src/context/index.js";
 import { isGyreError } from "../src/errors/index.js";
@@ -62,7 +62,7 @@ describe.each(FORMATS)("compaction over $name", (format) => {
     await withMock(script, async (server) => {
       const { history, model } = await runAgent(server, format);
       expect(history).toHaveLength(8);
-      const compactor = new Compactor({
+      const compactor = new SummaryCompactor({
         model,
         thresholdTokens: 100_000,
         keepRecentTurns: 1,
@@ -113,7 +113,7 @@ describe.each(FORMATS)("compaction over $name", (format) => {
       const { history, model } = await runAgent(server, format);
       // Drop the final answer: the history now ends with tool results, as before a model call.
       const pending = history.slice(0, -1);
-      const compactor = new Compactor({ model, thresholdTokens: 100_000, keepRecentTurns: 2 });
+      const compactor = new SummaryCompactor({ model, thresholdTokens: 100_000, keepRecentTurns: 2 });
       const result = await compactor.compact(pending, { trigger: "auto" });
       expect(result.history).toHaveLength(5);
       expect(historyProblems(result.history)).toEqual([]);
@@ -136,7 +136,7 @@ describe.each(FORMATS)("compaction over $name", (format) => {
     };
     await withMock(script, async (server) => {
       const { history, model } = await runAgent(server, format);
-      const compactor = new Compactor({ model, thresholdTokens: 100_000, keepRecentTurns: 1 });
+      const compactor = new SummaryCompactor({ model, thresholdTokens: 100_000, keepRecentTurns: 1 });
       const failure = await compactor.compact(history, { trigger: "auto" }).catch((error: unknown) => error);
       expect(isGyreError(failure, "context_overflow")).toBe(true);
       expect(server.requests).toHaveLength(6);

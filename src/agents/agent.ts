@@ -116,7 +116,8 @@ export class AgentSession {
       };
     });
     const observe = (message: SDKMessage) => this.#setStatus(nextSessionStatus(this.#status, message, Date.now()));
-    const run = new QueuedRun(start, this.#previous, finish, () => previous?.sessionId ?? checked.sessionId, observe);
+    const id = () => previous?.sessionId ?? checked.sessionId;
+    const run = new QueuedRun(start, this.#previous, finish, id, checked, observe);
     this.#previous = finished;
     this.#last = run;
     return run;

@@ -1,3 +1,4 @@
+import type { RunBudget } from "../loop/index.js";
 import type { Query } from "../run/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import {
@@ -14,13 +15,14 @@ import type { RewindFilesResult } from "../sessions/index.js";
  * conversation), made by `start` then, so it resumes the session as that exchange left it.
  * `done` is called once it has ended: run to its end, failed, or closed (`return`/`throw`,
  * started or not). Controls used before the start apply when it starts; accessors read
- * zero (and `sessionId` the conversation's id) until then.
+ * zero (`sessionId` the conversation's id, `budget` `beforeStart`'s) until then.
  */
 export class QueuedRun implements Query {
   readonly #start: () => Query;
   readonly #after: Promise<unknown>;
   readonly #done: () => void;
   readonly #idBeforeStart: () => string;
+  readonly #beforeStart: Pick<Query, "budget">;
   #inner: Query | undefined;
   #pending: Array<(run: Query) => void> = [];
 
@@ -31,9 +33,11 @@ export class QueuedRun implements Query {
     after: Promise<unknown>,
     done: () => void,
     idBeforeStart: () => string,
+    beforeStart: Pick<Query, "budget">,
     observe?: (message: SDKMessage) => void,
   ) {
     this.#start = start;
+    this.#beforeStart = beforeStart;
     this.#observe = observe;
     this.#after = after.catch(() => {});
     this.#done = done;
@@ -110,6 +114,9 @@ export class QueuedRun implements Query {
   }
   get numTurns(): number {
     return this.#inner?.numTurns ?? 0;
+  }
+  get budget(): RunBudget {
+    return this.#inner?.budget ?? this.#beforeStart.budget;
   }
   get exitReason(): TerminalReason | undefined {
     return this.#inner?.exitReason;

@@ -3,7 +3,7 @@ import { isGyreError } from "../errors/index.js";
 import type { Model, ModelRequest } from "../model/index.js";
 import { type APIAssistantMessage, emptyUsage, type HistoryEntry } from "../protocol/index.js";
 import { COMPACTION_PROMPT_MARKER } from "./compaction-prompt.js";
-import { Compactor, type CompactorOptions } from "./compactor.js";
+import { type CompactorOptions, SummaryCompactor } from "./compactor.js";
 import { entry } from "./history-fixtures.js";
 import { historyProblems } from "./history-validity.js";
 import { PRUNED_OUTPUT_NOTE } from "./prune.js";
@@ -40,7 +40,7 @@ function stubModel(summary: string | (() => string)) {
 function compactor(summary: string | (() => string), options: Partial<CompactorOptions> = {}) {
   const stub = stubModel(summary);
   return {
-    compactor: new Compactor({ model: stub.resolved, thresholdTokens: 5_000, ...options }),
+    compactor: new SummaryCompactor({ model: stub.resolved, thresholdTokens: 5_000, ...options }),
     calls: stub.calls,
   };
 }
@@ -74,8 +74,8 @@ describe("Compactor token counting", () => {
 
   it("derives the default threshold from the context window", () => {
     const { resolved } = stubModel("s");
-    expect(new Compactor({ model: resolved }).thresholdTokens).toBe(200_000 - 32_000 - 13_000);
-    const small = new Compactor({
+    expect(new SummaryCompactor({ model: resolved }).thresholdTokens).toBe(200_000 - 32_000 - 13_000);
+    const small = new SummaryCompactor({
       model: { ...resolved, info: { input: 1, output: 1, contextWindow: 50_000, maxOutputTokens: 8_000 } },
     });
     expect(small.contextWindow).toBe(50_000);

@@ -42,8 +42,11 @@ export interface CompactorOptions {
   serverSide?: boolean | AnthropicServerCompactionOptions;
 }
 
+/** How a compaction was asked for. */
 export interface CompactOptions {
+  /** `auto`: the compactor said it was due, or the provider found the prompt too long; `manual`: `Query.compact()`. */
   trigger: "manual" | "auto";
+  /** The run's signal: a compaction that calls a model should stop with it. */
   signal?: AbortSignal;
   /** Extra instructions for the summary (PreCompact hook output, `/compact <text>`). */
   customInstructions?: string;
@@ -51,10 +54,15 @@ export interface CompactOptions {
   afterPromptTooLong?: boolean;
 }
 
+/** What a compaction gives back; the loop goes on with `history` and reports the rest. */
 export interface CompactionResult {
+  /** The history the run goes on with: a valid conversation (a user message first, every call answered). */
   history: HistoryEntry[];
+  /** The trigger it was asked with, for the `compact_boundary` message. */
   trigger: "manual" | "auto";
+  /** Tokens before the compaction (the boundary's `pre_tokens`). */
   preTokens: number;
+  /** Tokens after it (the boundary's `post_tokens`). */
   postTokens: number;
   /** The summary text, when older turns were summarized. */
   summary?: string;
@@ -65,13 +73,30 @@ export interface CompactionResult {
 }
 
 /**
- * Keeps a conversation inside the model's context window: counts tokens from the provider's
+ * What the loop compacts a run's history with (the `compactor` option replaces Gyre's own,
+ * {@link SummaryCompactor}). Before each model call the loop asks `needsCompaction`; when it
+ * says yes, when `Query.compact()` asked for it (trigger `manual`) or when the provider found
+ * the prompt too long (`afterPromptTooLong`), it calls `compact` and goes on with the returned
+ * history, which must be a valid conversation (it starts with a user message, and every tool
+ * call keeps its result). A `compact` that throws ends the run with `context_overflow`.
+ */
+export interface Compactor {
+  /** Asked before every model call: whether to compact now. */
+  needsCompaction(history: readonly HistoryEntry[]): boolean;
+  /** Compacts; the input must not be changed. A throw ends the run with `context_overflow`. */
+  compact(history: readonly HistoryEntry[], options: CompactOptions): Promise<CompactionResult>;
+  /** Provider options to merge into every model call (e.g. the provider's own compaction). */
+  providerOptions?(): ProviderOptions | undefined;
+}
+
+/**
+ * Gyre's compactor. Keeps a conversation inside the model's context window: counts tokens from the provider's
  * last usage report plus a chars/4 estimate of what came after it, and when over the
  * threshold prunes old tool outputs, then summarizes older turns with the same model. The
  * result is always a valid history (see `historyProblems`); when nothing gets it under the
  * threshold, `compact` throws `GyreError("context_overflow")` after at most two summary calls.
  */
-export class Compactor {
+export class SummaryCompactor implements Compactor {
   readonly model: Model;
   readonly contextWindow: number;
   /** Client compaction starts above this many tokens. */

@@ -14,6 +14,7 @@ export interface PromptSections {
   retrievedContext?: boolean;
 }
 
+/** What a {@link RetrieveContext} callback is asked with. */
 export interface RetrieveContextRequest {
   cwd: string;
   todos: readonly TodoItem[];
@@ -23,7 +24,9 @@ export interface RetrieveContextRequest {
 /** Returns text to add to the prompt (e.g. from a search index), or nothing. */
 export type RetrieveContext = (request: RetrieveContextRequest) => string | undefined | Promise<string | undefined>;
 
+/** Where and how a {@link SystemPromptBuilder} builds. */
 export interface SystemPromptBuilderOptions {
+  /** The working directory: the environment section's, and where project instructions are looked for. */
   cwd: string;
   /** Default `process.platform`. */
   platform?: string;
@@ -35,6 +38,7 @@ export interface SystemPromptBuilderOptions {
   retrieveContext?: RetrieveContext;
 }
 
+/** What changes between builds: the plan, and the signal a retrieval should stop with. */
 export interface BuildPromptInput {
   /** The session's task list (TodoWrite). */
   todos?: readonly TodoItem[];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Model, ModelApi } from "../model/index.js";
-import { Compactor } from "./compactor.js";
+import { SummaryCompactor } from "./compactor.js";
 import { anthropicServerCompaction, isServerCompactionBlock, mergeProviderOptions } from "./server-compaction.js";
 
 function resolved(api: ModelApi): Model {
@@ -37,13 +37,13 @@ describe("Anthropic server-side compaction", () => {
   });
 
   it("is offered by the compactor for Anthropic models only, with client compaction as a fallback", () => {
-    const anthropic = new Compactor({ model: resolved("anthropic"), serverSide: true });
+    const anthropic = new SummaryCompactor({ model: resolved("anthropic"), serverSide: true });
     expect(anthropic.providerOptions()).toEqual(anthropicServerCompaction({ triggerTokens: 155_000 }));
     expect(anthropic.thresholdTokens).toBe(168_000);
-    const openai = new Compactor({ model: resolved("openai-responses"), serverSide: true });
+    const openai = new SummaryCompactor({ model: resolved("openai-responses"), serverSide: true });
     expect(openai.providerOptions()).toBeUndefined();
     expect(openai.thresholdTokens).toBe(155_000);
-    expect(new Compactor({ model: resolved("anthropic") }).providerOptions()).toBeUndefined();
+    expect(new SummaryCompactor({ model: resolved("anthropic") }).providerOptions()).toBeUndefined();
   });
 
   it("recognises a compaction block kept as text with provider metadata", () => {

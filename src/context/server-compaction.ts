@@ -1,5 +1,6 @@
 import type { JsonObject, ProviderOptions } from "../model/index.js";
-import type { AssistantContentBlock } from "../protocol/index.js";
+import type { AssistantContentBlock, HistoryEntry, UserContentBlock } from "../protocol/index.js";
+import { userBlocks } from "./history.js";
 
 export interface AnthropicServerCompactionOptions {
   /** Input tokens at which Anthropic compacts. Anthropic's default applies when unset. */
@@ -31,6 +32,21 @@ export function anthropicServerCompaction(options: AnthropicServerCompactionOpti
 /** Whether a content block is an Anthropic server-side compaction block (kept as text). */
 export function isServerCompactionBlock(block: AssistantContentBlock): boolean {
   return block.type === "text" && block.provider_metadata?.anthropic?.type === "compaction";
+}
+
+const COMPACTED_PROMPT = "(The conversation so far was compacted by the provider.)";
+
+/**
+ * The history a run keeps once the provider compacted it (an answer that starts with a
+ * compaction block): Anthropic drops everything before that block, so only the first prompt is
+ * kept, without tool results, in front of the answer (recorded after it) to keep the
+ * conversation valid where a provider needs a user turn first.
+ */
+export function serverCompactedHistory(history: readonly HistoryEntry[]): HistoryEntry[] {
+  const first = history[0];
+  const kept: UserContentBlock[] =
+    first?.role === "user" ? userBlocks(first).filter((block) => block.type !== "tool_result") : [];
+  return [{ role: "user", content: kept.length > 0 ? kept : [{ type: "text", text: COMPACTED_PROMPT }] }];
 }
 
 /**

@@ -2,6 +2,7 @@
 export { DoomLoopDetector } from "./doom-loop.js";
 export { hookReports } from "./hook-reports.js";
 export { joinedText } from "./joined-text.js";
+export { type RunBudget, runBudget } from "./limits.js";
 export { MessageStamp } from "./messages.js";
 export { nestedIn } from "./nested-messages.js";
 export { CONTINUE, interruptReason, isInterrupt, type NextStep, stop } from "./next-step.js";
@@ -28,6 +29,7 @@ export type {
   RunHandoffs,
   RunLimits,
   TurnHandoff,
+  TurnPrompt,
 } from "./run-context.js";
 export { runLoop, type Step } from "./run-loop.js";
 export { activeContext, newRunState, type RunState, useModel } from "./run-state.js";

@@ -1,3 +1,4 @@
+import { isServerCompactionBlock } from "../context/index.js";
 import type { CostTracker } from "../model/index.js";
 import {
   type APIAssistantMessage,
@@ -75,7 +76,9 @@ export function resultMessage(
     total_cost_usd: totals.costs.totalCostUsd,
     usage: resultUsage(totals.costs.usage),
     modelUsage: totals.costs.modelUsage(),
-    result: ending.resultText ?? joinedText(totals.lastAssistant?.content),
+    ...(totals.costs.compactionCostUsd !== undefined && { compaction_cost_usd: totals.costs.compactionCostUsd }),
+    // A server-side compaction's summary is the provider's, not the answer.
+    result: ending.resultText ?? joinedText(totals.lastAssistant?.content.filter((b) => !isServerCompactionBlock(b))),
     stop_reason: (totals.lastAssistant?.stop_reason ?? null) as StopReason | null,
     permission_denials: totals.denials,
     terminal_reason: reason,

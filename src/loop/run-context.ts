@@ -13,6 +13,12 @@ import type { ToolGate } from "./tool-gate.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { RunTracing } from "../telemetry/index.js";
 
+/**
+ * The system prompt of one model call; `context` is the context the call runs in (a subagent's
+ * or a handoff's own), `turn` the call's number (1 for the first).
+ */
+export type TurnPrompt = (context: RunContext, call: { turn: number }) => Promise<string>;
+
 /** What depends on the run's current model: compaction thresholds and provider options. */
 export interface ModelSettings {
   /** Client-side compaction; undefined when turned off. */
@@ -103,7 +109,13 @@ export interface RunLimits {
  * in {@link RunState}.
  */
 export interface RunContext {
+  /** The system prompt as configured (the preset, the literal text, or an agent's own). */
   readonly systemPrompt: string;
+  /**
+   * Builds each model call's system prompt from `systemPrompt` and the run as it is now (the
+   * plan, retrieved context; a `systemPrompt` function); none: `systemPrompt` as it is.
+   */
+  readonly turnPrompt?: TurnPrompt;
   readonly registry: ToolRegistry;
   readonly session: ToolSession;
   readonly cwd: string;

@@ -19,6 +19,8 @@ export class CostTracker {
   readonly #unpriced = new Set<string>();
   #total = new Decimal(0);
   #usage: Usage = emptyUsage();
+  /** What compaction spent (summary calls, a provider's own compaction); undefined until one is counted. */
+  #compaction: { usage: Usage; cost: Decimal } | undefined;
   readonly #parent: CostTracker | undefined;
 
   /** `parent`: a tracker every call is also added to (a subagent's usage rolls up into its parent's). */
@@ -26,8 +28,11 @@ export class CostTracker {
     this.#parent = options.parent;
   }
 
-  /** Record one model call; returns its cost in dollars, or `undefined` when the model has no price. */
-  add(model: string, usage: Usage, info: ModelInfo | undefined): number | undefined {
+  /**
+   * Record one model call; returns its cost in dollars, or `undefined` when the model has no
+   * price. `compaction`: the call compacted the context (counted in the totals, and apart).
+   */
+  add(model: string, usage: Usage, info: ModelInfo | undefined, kind?: { compaction: true }): number | undefined {
     const cost = costOf(usage, info);
     if (!info && totalTokens(usage) > 0) this.#unpriced.add(model);
     const entry = this.#byModel.get(model) ?? {
@@ -43,7 +48,11 @@ export class CostTracker {
     this.#byModel.set(model, entry);
     this.#total = this.#total.plus(cost);
     this.#usage = addUsage(this.#usage, usage);
-    this.#parent?.add(model, usage, info);
+    if (kind?.compaction) {
+      const before = this.#compaction ?? { usage: emptyUsage(), cost: new Decimal(0) };
+      this.#compaction = { usage: addUsage(before.usage, usage), cost: before.cost.plus(cost) };
+    }
+    this.#parent?.add(model, usage, info, kind);
     return info ? cost.toNumber() : undefined;
   }
 
@@ -68,6 +77,16 @@ export class CostTracker {
 
   get usage(): Usage {
     return { ...this.#usage };
+  }
+
+  /** What compaction spent, in dollars, out of the total; undefined when nothing was compacted. */
+  get compactionCostUsd(): number | undefined {
+    return this.#compaction?.cost.toNumber();
+  }
+
+  /** The tokens compaction used, out of {@link usage}; undefined when nothing was compacted. */
+  get compactionUsage(): Usage | undefined {
+    return this.#compaction && { ...this.#compaction.usage };
   }
 
   modelUsage(): Record<string, ModelUsage> {

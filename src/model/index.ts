@@ -12,6 +12,7 @@ export {
   type ModelStreamEvent,
   type ModelTool,
   responseOf,
+  type ServerCompactionUsage,
   type ToolInputProblem,
 } from "./model.js";
 export { ModelCallError, type ModelCallErrorOptions } from "./model-call-error.js";

@@ -101,6 +101,18 @@ export interface ModelResponse {
   message: APIAssistantMessage;
   /** Calls whose arguments were not used (their `input` is `{}`), by tool call id. */
   toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
+  /**
+   * The provider compacted the context before answering (Anthropic's server-side compaction),
+   * with the tokens the compaction itself read and wrote as the provider reported them (its
+   * `usage.iterations`); absent when it did not, or did not report them.
+   */
+  serverCompaction?: ServerCompactionUsage;
+}
+
+/** Tokens of a server-side compaction: `inputTokens` is the context before it. */
+export interface ServerCompactionUsage {
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /** Why a tool call's arguments did not become its input (the block's `input` is then `{}`). */

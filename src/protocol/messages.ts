@@ -464,6 +464,12 @@ const ResultFields = {
   unpriced_models: z.array(z.string()).optional(),
   usage: ApiUsage,
   modelUsage: z.record(z.string(), ModelUsage),
+  /**
+   * Gyre addition: what compaction itself spent (summary calls, a provider's server-side
+   * compaction), already counted in `total_cost_usd`, `usage` and `modelUsage`; absent when the
+   * run never compacted.
+   */
+  compaction_cost_usd: z.number().nonnegative().optional(),
   /** The final answer text (success), or empty. */
   result: z.string(),
   stop_reason: StopReason.nullable(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { GyreError } from "../errors/index.js";
 import { McpServersOption } from "../mcp/index.js";
+import type { Compactor, ContextOption, SystemPromptFunction } from "../context/index.js";
 import { ProviderConfig } from "../model/index.js";
 import { PermissionMode } from "../protocol/index.js";
 import { SandboxSettings } from "../sandbox/index.js";
@@ -128,6 +129,7 @@ const shape = {
   systemPrompt: () =>
     z
       .union([
+        fn<SystemPromptFunction>("(context) => string"),
         z.string(),
         z.strictObject({
           type: z.literal("preset"),
@@ -197,6 +199,29 @@ const shape = {
   loopControlTools: () => z.union([z.boolean(), z.array(z.enum(LOOP_CONTROL_TOOLS))]).optional(),
   maxToolReminders: () => nonNegativeInt().optional(),
   compaction: () => CompactionOption().optional(),
+  compactor: () =>
+    z
+      .custom<Compactor>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          typeof (value as Partial<Compactor>).needsCompaction === "function" &&
+          typeof (value as Partial<Compactor>).compact === "function",
+        { message: "must be a Compactor (needsCompaction and compact)" },
+      )
+      .optional(),
+  context: () =>
+    z
+      .union([
+        fn<Extract<ContextOption, (...args: never[]) => unknown>>("(request) => documents"),
+        z.array(
+          z.union([
+            z.string(),
+            z.strictObject({ text: z.string(), title: z.string().optional(), source: z.string().optional() }),
+          ]),
+        ),
+      ])
+      .optional(),
   stopAtTools: () => stringList().optional(),
   maxStopHookContinuations: () => nonNegativeInt().optional(),
   sessionId: () => z.string().min(1).optional(),

@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { Meter, Tracer } from "@opentelemetry/api";
-import type { CompactorOptions } from "../context/index.js";
+import type { Compactor, CompactorOptions, ContextOption, SystemPromptFunction } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
 import type { Model, PricingTable, ProviderConfig, ProviderOptions } from "../model/index.js";
 import type { McpServerConfig, OnElicitation } from "../mcp/index.js";
@@ -16,8 +16,13 @@ import type { RetryPolicy } from "../loop/index.js";
 
 export type { CanUseTool, PermissionHint, PermissionResult, UnaskedCall } from "../permissions/index.js";
 
-/** A system prompt: literal text, or Gyre's preset with text appended. */
-export type SystemPromptOption = string | { type: "preset"; preset: "gyre" | "claude_code"; append?: string };
+/**
+ * A system prompt: literal text (sent exactly, as in the Claude Agent SDK), Gyre's preset with
+ * text appended (the default; the plan and retrieved context follow it, rebuilt for every model
+ * call), or a function that builds each model call's prompt from the run as it is then.
+ */
+export type SystemPromptOption =
+  string | { type: "preset"; preset: "gyre" | "claude_code"; append?: string } | SystemPromptFunction;
 
 /**
  * Options of `query()`. Names follow the Claude Agent SDK where one exists, so code
@@ -182,6 +187,18 @@ export interface QueryOptions {
    * an object tunes it (threshold, kept turns, Anthropic's server-side compaction).
    */
   compaction?: false | Omit<CompactorOptions, "model" | "systemPrompt" | "tools" | "providerOptions">;
+  /**
+   * Compacts the history instead of Gyre's own compactor (the `compaction` tuning then does not
+   * apply; `compaction: false` still turns compaction off). Its summary calls are its own
+   * business: what it reports as `summaryUsage` is counted as compaction's cost.
+   */
+  compactor?: Compactor;
+  /**
+   * Retrieved context for the model: documents, or a function that gives them before each
+   * model call (with the call's number and the plan as it is then). They reach the system
+   * prompt of every call in a `<retrieved-context>` section, after the preset or literal text.
+   */
+  context?: ContextOption;
   /** Tools whose successful call ends the run, with their output as the result. */
   stopAtTools?: string[];
   /** How many times a Stop hook may keep the agent going (default 5). */

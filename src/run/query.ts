@@ -25,6 +25,8 @@ import {
   resultMessage,
   resumeStep,
   type PendingAnswers,
+  type RunBudget,
+  runBudget,
   type RunContext,
   runLoop,
   type RunState,
@@ -85,6 +87,12 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   rewindFiles(messageUuid: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
   readonly usage: Usage;
   readonly totalCostUsd: number;
+  /**
+   * What is left of `maxBudgetUsd` and `maxBudgetTokens` now (Gyre addition), read at any
+   * moment of the run: before it starts, between messages, inside a tool. Compaction's spend
+   * counts, as the limits count it; so do the subagents'.
+   */
+  readonly budget: RunBudget;
   readonly numTurns: number;
   /** Why the run ended; undefined while it runs. */
   readonly exitReason: TerminalReason | undefined;
@@ -127,6 +135,7 @@ export function query(params: QueryParams, wireAgents?: WireAgents): Query {
     sessionId: { get: () => live.sessionId },
     usage: { get: () => live.state?.costs.usage ?? emptyUsage() },
     totalCostUsd: { get: () => live.state?.costs.totalCostUsd ?? 0 },
+    budget: { get: () => runBudget(options, live.state?.costs) },
     numTurns: { get: () => live.state?.turns ?? 0 },
     exitReason: { get: () => live.state?.exitReason },
   });

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { systemTimers } from "../async/index.js";
-import { Compactor, mergeProviderOptions, SystemPromptBuilder } from "../context/index.js";
+import { type Compactor, mergeProviderOptions, SummaryCompactor, SystemPromptBuilder } from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookOutcome, HookRunner } from "../hooks/index.js";
 import {
@@ -55,6 +55,7 @@ import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
+import { turnPrompt } from "./turn-prompt.js";
 import type { RunTracing, TracedHook } from "../telemetry/index.js";
 
 /** The model of a run that names none (and has no `GYRE_MODEL`): the newest generally available Sonnet. */
@@ -186,7 +187,12 @@ function startResolving(input: SetupInput) {
       : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
   const settings = quiet(readSettings(cwd, options));
   const systemPrompt = quiet(
-    new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
+    // A function builds on the preset (its `defaultPrompt`), rebuilt for each model call.
+    new SystemPromptBuilder({ cwd }).build(
+      typeof options.systemPrompt === "function" || options.systemPrompt === undefined
+        ? { type: "preset", preset: "gyre" }
+        : options.systemPrompt,
+    ),
   );
   // Started once the settings are read; stdio MCP servers with `sandbox: true` wait for it.
   const sandbox = quiet(settings.then((loaded) => startRunSandbox(options, loaded, cwd)));
@@ -295,8 +301,10 @@ function runContext(
 ): RunContext {
   const { options, cwd, signal, stamp, session, persistence } = input;
   const { systemPrompt, registry, hooks, agents } = resolved;
+  const prompt = turnPrompt(options);
   return {
     systemPrompt,
+    ...(prompt && { turnPrompt: prompt }),
     registry,
     session,
     cwd,
@@ -322,7 +330,7 @@ function runContext(
         compactor,
         providerOptions: mergeProviderOptions(
           mergeProviderOptions(reasoningProviderOptions(options), options.providerOptions),
-          compactor?.providerOptions(),
+          compactor?.providerOptions?.(),
         ),
       };
     },
@@ -453,7 +461,8 @@ function compactorFor(
   registry: ToolRegistry,
 ): Compactor | undefined {
   if (options.compaction === false) return undefined;
-  return new Compactor({
+  if (options.compactor) return options.compactor;
+  return new SummaryCompactor({
     model,
     systemPrompt,
     tools: registry.definitions(),

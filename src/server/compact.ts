@@ -1,4 +1,4 @@
-import { Compactor } from "../context/index.js";
+import { SummaryCompactor } from "../context/index.js";
 import { CostTracker } from "../model/index.js";
 import { emptyUsage, type HistoryEntry } from "../protocol/index.js";
 import { compactionContent } from "./compaction-item.js";
@@ -50,7 +50,7 @@ export async function compactConversation(
   const costs = new CostTracker();
   let compacted = history;
   if (history.length > 1) {
-    const compactor = new Compactor({
+    const compactor = new SummaryCompactor({
       model,
       keepRecentTurns: 0,
       keepRecentTokens: 0,

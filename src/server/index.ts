@@ -72,6 +72,7 @@ export type {
   ResponseRecords,
   SandboxSettings,
   SDKMessage,
+  ServerCompactionUsage,
   ServerRecords,
   SessionInfo,
   SessionLock,

@@ -4,7 +4,7 @@ import {
   metrics,
   type Link,
   type Meter,
-  NoopMeter,
+  createNoopMeter,
   ProxyTracer,
   type Span,
   type SpanContext,
@@ -149,14 +149,15 @@ export class RunTracing {
     // Secrets matter only where content is captured: found once per run, then.
     const secrets = capture ? (start.secrets ?? secretValues(process.env, start.env)) : [];
     const tracing = new RunTracing(tracer, instruments, capture, secrets, span, parent, tools);
-    // The API hands out a ProxyTracer only while no tracer provider is registered, and the no-op meter while no meter provider is.
+    // The API hands out a ProxyTracer only while no tracer provider is registered, and its one
+    // no-op meter while no meter provider is.
     tracing.#off =
       start.tracer === undefined &&
       tracer instanceof ProxyTracer &&
       !tracing.#recording &&
       start.instruments === undefined &&
       start.meter === undefined &&
-      metrics.getMeter(TRACER_NAME) instanceof NoopMeter;
+      metrics.getMeter(TRACER_NAME) === createNoopMeter();
     return tracing;
   }
 

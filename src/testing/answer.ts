@@ -1,4 +1,4 @@
-import type { MockContent, MockStopReason, MockTurn, MockUsage } from "./script.js";
+import type { MockCompaction, MockContent, MockStopReason, MockTurn, MockUsage } from "./script.js";
 
 /** A tool call ready for the wire: `arguments` is the exact text the client receives. */
 export interface AnswerToolCall {
@@ -27,6 +27,8 @@ export interface MockAnswer {
   blocks: AnswerBlock[];
   stopReason: MockStopReason;
   usage: Required<MockUsage>;
+  /** Anthropic's server-side compaction before the answer, with its tokens resolved. */
+  compaction: Required<MockCompaction> | undefined;
   /** Seconds since the epoch, for `created` fields. */
   created: number;
   request: Record<string, unknown>;
@@ -46,13 +48,19 @@ export function buildAnswer(options: {
   const counters = { call: 0, thinking: 0 };
   const blocks = (turn.content ?? []).map((content) => resolveBlock(content, turnIndex, counters));
   const hasToolCall = blocks.some((block) => block.type === "tool_use");
+  const usage = resolveUsage(turn.usage, request, blocks);
   return {
     turn: turnIndex,
     seq: options.seq,
     model: options.model ?? (typeof request.model === "string" ? request.model : "mock-model"),
     blocks,
     stopReason: turn.stopReason ?? (hasToolCall ? "tool_use" : "end_turn"),
-    usage: resolveUsage(turn.usage, request, blocks),
+    usage,
+    compaction: turn.compaction && {
+      summary: turn.compaction.summary,
+      inputTokens: turn.compaction.inputTokens ?? usage.input_tokens,
+      outputTokens: turn.compaction.outputTokens ?? Math.max(1, estimateTokens(turn.compaction.summary.length)),
+    },
     created: Math.floor(options.now / 1000),
     request,
   };

@@ -30,10 +30,13 @@ export const anthropicFormat: WireFormat = {
   json(answer) {
     return {
       ...messageEnvelope(answer),
-      content: answer.blocks.map((block) => wholeBlock(answer, block)),
+      content: [
+        ...(answer.compaction ? [{ type: "compaction", content: answer.compaction.summary }] : []),
+        ...answer.blocks.map((block) => wholeBlock(answer, block)),
+      ],
       stop_reason: answer.stopReason,
       stop_sequence: stopSequence(answer),
-      usage: anthropicUsage(answer),
+      usage: finalUsage(answer),
     };
   },
 
@@ -52,7 +55,25 @@ export const anthropicFormat: WireFormat = {
       }),
       namedEvent("ping", { type: "ping" }),
     ];
-    answer.blocks.forEach((block, index) => {
+    // A compaction block comes first, as Anthropic sends it: the content after it moves up one index.
+    const first = answer.compaction ? 1 : 0;
+    if (answer.compaction) {
+      frames.push(
+        namedEvent("content_block_start", {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "compaction", content: "" },
+        }),
+        namedEvent("content_block_delta", {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "compaction_delta", content: answer.compaction.summary },
+        }),
+        namedEvent("content_block_stop", { type: "content_block_stop", index: 0 }),
+      );
+    }
+    answer.blocks.forEach((block, blockIndex) => {
+      const index = first + blockIndex;
       frames.push(
         namedEvent("content_block_start", {
           type: "content_block_start",
@@ -69,7 +90,7 @@ export const anthropicFormat: WireFormat = {
       namedEvent("message_delta", {
         type: "message_delta",
         delta: { stop_reason: answer.stopReason, stop_sequence: stopSequence(answer) },
-        usage: anthropicUsage(answer),
+        usage: finalUsage(answer),
       }),
       namedEvent("message_stop", { type: "message_stop" }),
     );
@@ -79,6 +100,23 @@ export const anthropicFormat: WireFormat = {
 
 function messageEnvelope(answer: MockAnswer) {
   return { id: `msg_mock_${answer.seq}`, type: "message", role: "assistant", model: answer.model };
+}
+
+/**
+ * The answer's usage; after a server-side compaction with its `iterations`, the compaction's and
+ * the message's own, as Anthropic reports them (the top-level counts are the message's).
+ */
+function finalUsage(answer: MockAnswer) {
+  const { compaction } = answer;
+  const usage = anthropicUsage(answer);
+  if (!compaction) return usage;
+  return {
+    ...usage,
+    iterations: [
+      { type: "compaction", input_tokens: compaction.inputTokens, output_tokens: compaction.outputTokens },
+      { type: "message", input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
+    ],
+  };
 }
 
 function stopSequence(answer: MockAnswer): string | null {

@@ -25,6 +25,7 @@ const FINISH_REASONS: Record<MockStopReason, string> = {
   tool_use: "STOP",
   max_tokens: "MAX_TOKENS",
   refusal: "SAFETY",
+  pause_turn: "STOP",
 };
 
 /**

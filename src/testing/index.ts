@@ -1,6 +1,7 @@
 export { mockFault, type MockTurnOptions, mockTurn } from "./mock-turn.js";
 export {
   loadMockScript,
+  MockCompaction,
   MockContent,
   MockCustomToolCallContent,
   MockFault,

@@ -14,6 +14,7 @@ const FINISH_REASONS: Record<MockStopReason, string> = {
   tool_use: "tool_calls",
   max_tokens: "length",
   refusal: "content_filter",
+  pause_turn: "stop",
 };
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`); thinking is sent as `reasoning_content`. */

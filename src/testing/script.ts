@@ -53,8 +53,11 @@ export const MockContent = z.discriminatedUnion("type", [
 ]);
 export type MockContent = z.infer<typeof MockContent>;
 
-/** Stop reasons in Anthropic's vocabulary; each wire format maps them to its own. */
-export const MockStopReason = z.enum(["end_turn", "tool_use", "max_tokens", "refusal", "stop_sequence"]);
+/**
+ * Stop reasons in Anthropic's vocabulary; each wire format maps them to its own. `pause_turn`
+ * (Anthropic's server tools pausing a long turn) is a normal stop in the other formats.
+ */
+export const MockStopReason = z.enum(["end_turn", "tool_use", "max_tokens", "refusal", "stop_sequence", "pause_turn"]);
 export type MockStopReason = z.infer<typeof MockStopReason>;
 
 /**
@@ -92,9 +95,24 @@ export const MockFault = z.discriminatedUnion("type", [
 ]);
 export type MockFault = z.infer<typeof MockFault>;
 
+/**
+ * Anthropic's server-side compaction in an answer: a `compaction` block before the content, and
+ * `usage.iterations` with the compaction's own tokens. Only the Anthropic format sends it.
+ */
+export const MockCompaction = z.strictObject({
+  summary: z.string(),
+  /** Input tokens the compaction read (the context before it). Default: the answer's input tokens. */
+  inputTokens: z.number().int().nonnegative().optional(),
+  /** Output tokens of the summary. Default: ceil(characters / 4) of the summary. */
+  outputTokens: z.number().int().nonnegative().optional(),
+});
+export type MockCompaction = z.infer<typeof MockCompaction>;
+
 /** One scripted model answer. */
 export const MockTurn = z.strictObject({
   content: z.array(MockContent).optional(),
+  /** Anthropic only: the server compacted the context before this answer. */
+  compaction: MockCompaction.optional(),
   /** Default: `tool_use` when the turn has a tool call, else `end_turn`. */
   stopReason: MockStopReason.optional(),
   /** Default: estimated as ceil(characters / 4) of the request and of the answer. */

@@ -17,6 +17,7 @@ const EXPECTED: Record<ClientName, Record<MockStopReason, [string, string | unde
     tool_use: ["tool-calls", "tool_use"],
     max_tokens: ["length", "max_tokens"],
     refusal: ["content-filter", "refusal"],
+    pause_turn: ["stop", "pause_turn"],
   },
   "openai-responses": {
     end_turn: ["stop", undefined],
@@ -24,6 +25,7 @@ const EXPECTED: Record<ClientName, Record<MockStopReason, [string, string | unde
     tool_use: ["tool-calls", undefined],
     max_tokens: ["length", "max_output_tokens"],
     refusal: ["content-filter", "content_filter"],
+    pause_turn: ["stop", undefined],
   },
   "openai-chat": {
     end_turn: ["stop", "stop"],
@@ -31,6 +33,7 @@ const EXPECTED: Record<ClientName, Record<MockStopReason, [string, string | unde
     tool_use: ["tool-calls", "tool_calls"],
     max_tokens: ["length", "length"],
     refusal: ["content-filter", "content_filter"],
+    pause_turn: ["stop", "stop"],
   },
   "openai-compatible": {
     end_turn: ["stop", "stop"],
@@ -38,6 +41,7 @@ const EXPECTED: Record<ClientName, Record<MockStopReason, [string, string | unde
     tool_use: ["tool-calls", "tool_calls"],
     max_tokens: ["length", "length"],
     refusal: ["content-filter", "content_filter"],
+    pause_turn: ["stop", "stop"],
   },
 };
 

@@ -1,7 +1,7 @@
-import type { Compactor } from "../../context/index.js";
+import { type Compactor, estimateHistoryTokens, serverCompactedHistory } from "../../context/index.js";
 import { errorMessage } from "../../errors/index.js";
 import type { HookRunner } from "../../hooks/index.js";
-import type { CostTracker, Model } from "../../model/index.js";
+import type { CostTracker, Model, ServerCompactionUsage } from "../../model/index.js";
 import type { HistoryEntry, SDKMessage } from "../../protocol/index.js";
 import type { MessageStamp } from "../messages.js";
 import { CONTINUE, interrupted, type NextStep, stop } from "../next-step.js";
@@ -58,7 +58,7 @@ export async function* compactStep(input: CompactStepInput): AsyncGenerator<SDKM
     return { ok: false, error: errorMessage(error) };
   }
   span?.end({ preTokens: result.preTokens, postTokens: result.postTokens, usage: result.summaryUsage });
-  if (result.summaryUsage) input.costs.add(input.model.id, result.summaryUsage, input.model.info);
+  if (result.summaryUsage) input.costs.add(input.model.id, result.summaryUsage, input.model.info, { compaction: true });
   yield input.stamp.stamp({
     type: "system",
     subtype: "compact_boundary",
@@ -125,4 +125,43 @@ export async function* compact(
   }
   state.history = outcome.history;
   return CONTINUE;
+}
+
+/**
+ * The provider compacted the context before its answer (Anthropic's server-side compaction; the
+ * answer starts with a compaction block). The stream gets the `compact_boundary` a client-side
+ * compaction gives (trigger `auto`, `pre_tokens` as the provider reported them, else estimated)
+ * and the kept history after it, as a client-side compaction does, so a session resumed from
+ * the boundary on has what the model works from: the first prompt (see
+ * `serverCompactedHistory`) and then the answer, which the caller records next. The
+ * compaction's tokens are costed apart from the answer's, at the same model's prices.
+ */
+export function* serverCompacted(
+  context: RunContext,
+  state: RunState,
+  model: Model,
+  usage: ServerCompactionUsage | undefined,
+): Generator<SDKMessage> {
+  if (usage) {
+    state.costs.add(
+      model.id,
+      {
+        input_tokens: usage.inputTokens,
+        output_tokens: usage.outputTokens,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+      model.info,
+      { compaction: true },
+    );
+  }
+  yield context.stamp.stamp({
+    type: "system",
+    subtype: "compact_boundary",
+    compact_metadata: { trigger: "auto", pre_tokens: usage?.inputTokens ?? estimateHistoryTokens(state.history) },
+  });
+  state.history = serverCompactedHistory(state.history);
+  for (const entry of state.history) {
+    if (entry.role === "user") yield context.stamp.user(entry.content, { isSynthetic: true });
+  }
 }

@@ -19,7 +19,7 @@ const CONTINUE_PROMPT =
 
 /**
  * The model answered without tool calls: decide by its stop reason whether the run is done.
- * A cut answer is continued, a missing StructuredOutput or (with loop-control tools) a
+ * A paused turn (`pause_turn`) is sent back to continue; a cut answer is continued, a missing StructuredOutput or (with loop-control tools) a
  * missing tool call is asked for, each a bounded number of times; Stop hooks have the last word.
  */
 export async function* endTurnStep(
@@ -39,6 +39,11 @@ export async function* endTurnStep(
       return CONTINUE;
     case "refusal":
       return stop("refusal");
+    case "pause_turn":
+      // Anthropic paused a long turn (server tools, compaction): the paused answer, already in
+      // the history, goes back as it is and the model carries on; no user message is added.
+      // Each continuation is a model call, so maxTurns bounds them.
+      return CONTINUE;
   }
   if (context.structuredOutput) {
     if (counters.structuredOutputReminders >= limits.maxStructuredOutputRetries) {

@@ -5,6 +5,7 @@ import {
   type ModelRequest,
   type ModelResponse,
   type ModelStreamEvent,
+  type ServerCompactionUsage,
   type ToolInputProblem,
 } from "../../model/index.js";
 import type { APIAssistantMessage, SDKMessage } from "../../protocol/index.js";
@@ -35,6 +36,8 @@ export type ModelStepOutcome =
       message: APIAssistantMessage;
       /** Calls whose arguments were not used (`input` is `{}`), by id. */
       toolInputProblems: ReadonlyMap<string, ToolInputProblem>;
+      /** The provider compacted the context before answering, and reported the compaction's tokens. */
+      serverCompaction?: ServerCompactionUsage;
       apiMs: number;
     }
   | { kind: "aborted"; partial: APIAssistantMessage | undefined; apiMs: number }
@@ -61,7 +64,13 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
       );
       apiMs += now() - started;
       chat?.answered(response.message);
-      return { kind: "message", message: response.message, toolInputProblems: response.toolInputProblems, apiMs };
+      return {
+        kind: "message",
+        message: response.message,
+        toolInputProblems: response.toolInputProblems,
+        ...(response.serverCompaction && { serverCompaction: response.serverCompaction }),
+        apiMs,
+      };
     } catch (thrown) {
       apiMs += now() - started;
       // Models other than the AI SDK adapter may throw unclassified errors.

@@ -1,8 +1,9 @@
-import { messageWindow } from "../../context/index.js";
+import { isServerCompactionBlock, messageWindow } from "../../context/index.js";
+import { errorMessage, GyreError } from "../../errors/index.js";
 import type { Model, ModelTool } from "../../model/index.js";
 import type { SDKMessage } from "../../protocol/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
-import { compact } from "./compact.js";
+import { compact, serverCompacted } from "./compact.js";
 import { checkBudget } from "../limits.js";
 import { type ModelStepOutcome, modelStep } from "./model-call.js";
 import { interrupted, type NextStep, stop } from "../next-step.js";
@@ -22,12 +23,14 @@ export async function* modelTurnStep(
 ): AsyncGenerator<SDKMessage, NextStep | Answered> {
   // The model this call goes to: a Query.setModel during the call applies to the next one.
   let model = state.model;
-  let outcome = yield* callModel(context, state, model);
+  const system = await systemPrompt(context, state);
+  if (system instanceof GyreError) return stop("model_error", { errors: [system.message] });
+  let outcome = yield* callModel(context, state, model, system);
   if (outcome.kind === "failed" && state.modelSettings.compactor && outcome.error.code === "model_prompt_too_long") {
     const compacted = yield* compact(context, state, "auto", undefined, true);
     if (compacted.next !== "continue") return compacted;
     model = state.model;
-    outcome = yield* callModel(context, state, model);
+    outcome = yield* callModel(context, state, model, system);
   }
   const fallback = context.fallbackModel;
   if (outcome.kind === "failed" && fallback && model !== fallback) {
@@ -41,7 +44,7 @@ export async function* modelTurnStep(
     });
     useModel(context, state, fallback);
     model = fallback;
-    outcome = yield* callModel(context, state, model);
+    outcome = yield* callModel(context, state, model, system);
   }
   if (outcome.kind !== "message") {
     if (outcome.partial) {
@@ -56,6 +59,8 @@ export async function* modelTurnStep(
     return stop("model_error", { errors: [outcome.error.message] });
   }
   state.turns++;
+  if (outcome.message.content.some(isServerCompactionBlock))
+    yield* serverCompacted(context, state, model, outcome.serverCompaction);
   const answer = uniqueToolUseIds(outcome.message, state.history);
   yield recordAssistant(context, state, model, answer.message);
   const calls = toolUses(answer.message.content);
@@ -86,13 +91,14 @@ async function* callModel(
   context: RunContext,
   state: RunState,
   model: Model,
+  system: string,
 ): AsyncGenerator<SDKMessage, ModelStepOutcome> {
   const outcome = yield* numbered(
     state.turns + 1,
     modelStep({
       model,
       request: {
-        system: context.systemPrompt,
+        system,
         history: context.limits.maxMessages ? messageWindow(state.history, context.limits.maxMessages) : state.history,
         tools: modelTools(context.registry),
         maxOutputTokens: context.limits.maxOutputTokens,
@@ -111,6 +117,19 @@ async function* callModel(
   );
   state.apiMs += outcome.apiMs;
   return outcome;
+}
+
+/**
+ * This call's system prompt, built afresh (the plan and retrieved context as they are now);
+ * a prompt function that throws ends the run (`model_error`) before the call.
+ */
+async function systemPrompt(context: RunContext, state: RunState): Promise<string | GyreError> {
+  if (!context.turnPrompt) return context.systemPrompt;
+  try {
+    return await context.turnPrompt(context, { turn: state.turns + 1 });
+  } catch (error) {
+    return new GyreError("hook_error", `Building the system prompt failed: ${errorMessage(error)}`, { cause: error });
+  }
 }
 
 /** The call's messages, its `message_start` stream events marked with the turn they answer. */

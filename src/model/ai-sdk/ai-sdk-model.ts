@@ -67,7 +67,11 @@ export class AiSdkModel implements Model {
     if (!assembler.finished) {
       throw classifyModelError(streamEndedEarly(), { aborted: request.signal.aborted, partial: assembler.partial() });
     }
-    return { message: assembler.message(), toolInputProblems: assembler.toolInputProblems };
+    return {
+      message: assembler.message(),
+      toolInputProblems: assembler.toolInputProblems,
+      ...(assembler.serverCompaction && { serverCompaction: assembler.serverCompaction }),
+    };
   }
 }
 

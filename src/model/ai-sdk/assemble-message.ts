@@ -1,7 +1,7 @@
 import type { LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
 import type { APIAssistantMessage, AssistantContentBlock, StopReason, Usage } from "../../protocol/index.js";
 import { emptyUsage } from "../../protocol/index.js";
-import type { ModelStreamEvent, ToolInputProblem } from "../model.js";
+import type { ModelStreamEvent, ServerCompactionUsage, ToolInputProblem } from "../model.js";
 import { toStopReason, toUsage } from "./finish.js";
 
 type Metadata = Record<string, Record<string, unknown>>;
@@ -37,6 +37,8 @@ export class MessageAssembler {
   readonly #maxInputBytes: number;
   /** Tool calls whose arguments were not valid JSON or were too large, by call id. */
   readonly toolInputProblems = new Map<string, ToolInputProblem>();
+  /** The tokens of Anthropic's server-side compaction in this answer, when it reported them. */
+  serverCompaction: ServerCompactionUsage | undefined;
 
   /** `maxInputBytes`: arguments longer than this (UTF-8) are not parsed, and the call is refused. */
   constructor(id: string, model: string, maxInputBytes = Number.POSITIVE_INFINITY) {
@@ -142,7 +144,10 @@ export class MessageAssembler {
         break;
       case "finish":
         this.#closeAll(events);
-        this.#usage = toUsage(part.usage);
+        // @ai-sdk/anthropic adds a server-side compaction's tokens to the answer's: they are kept
+        // apart (the compaction's cost is its own, and the answer's usage says how full the context is).
+        this.serverCompaction = compactionIteration(part.providerMetadata);
+        this.#usage = withoutCompaction(toUsage(part.usage), this.serverCompaction);
         this.#stopReason = toStopReason(part.finishReason.unified, part.finishReason.raw);
         events.push({
           type: "message_delta",
@@ -318,4 +323,33 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   } catch {
     return { ok: false };
   }
+}
+
+/**
+ * The compaction's entry of Anthropic's `usage.iterations` (which `@ai-sdk/anthropic` passes on
+ * as the finish part's `anthropic.iterations`), summed if there are several.
+ */
+function compactionIteration(metadata: SharedV3ProviderMetadata | undefined): ServerCompactionUsage | undefined {
+  const iterations = metadata?.anthropic?.iterations;
+  if (!Array.isArray(iterations)) return undefined;
+  let found: ServerCompactionUsage | undefined;
+  for (const iteration of iterations) {
+    if (typeof iteration !== "object" || iteration === null || Array.isArray(iteration)) continue;
+    const { type, inputTokens, outputTokens } = iteration as Record<string, unknown>;
+    if (type !== "compaction" || typeof inputTokens !== "number" || typeof outputTokens !== "number") continue;
+    found = {
+      inputTokens: (found?.inputTokens ?? 0) + inputTokens,
+      outputTokens: (found?.outputTokens ?? 0) + outputTokens,
+    };
+  }
+  return found;
+}
+
+function withoutCompaction(usage: Usage, compaction: ServerCompactionUsage | undefined): Usage {
+  if (!compaction) return usage;
+  return {
+    ...usage,
+    input_tokens: Math.max(0, usage.input_tokens - compaction.inputTokens),
+    output_tokens: Math.max(0, usage.output_tokens - compaction.outputTokens),
+  };
 }

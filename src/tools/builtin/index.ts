@@ -51,3 +51,4 @@ export { findRipgrep } from "./grep/index.js";
 export { LOOP_CONTROL_TOOLS, type LoopControlToolName, loopControlTools } from "./loop-control.js";
 export { readTool } from "./read.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";
+export { readTodos } from "./todo-write.js";
