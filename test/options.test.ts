@@ -166,6 +166,7 @@ describe("query() options are checked before anything runs", () => {
         maxToolInputBytes: 1024,
         maxTokensContinuations: 1,
         maxMessages: 40,
+        snapshots: false,
         retry: { baseDelayMs: 1 },
         persistSession: false,
         newUuid: () => crypto.randomUUID(),

@@ -1,10 +1,16 @@
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../src/index.js";
-import { openSqliteSessionStore, type SessionStatus, type SessionStore } from "../src/sessions/index.js";
+import {
+  openSqliteSessionStore,
+  type SessionStatus,
+  type SessionStore,
+  WorkspaceSnapshots,
+} from "../src/sessions/index.js";
 import { mockFault, mockTurn } from "../src/testing/index.js";
 import { FORMATS, mockEnv, resultOf, runQuery, withMock } from "./helpers.js";
 
@@ -186,5 +192,58 @@ describe("parts (row 10)", () => {
         .find((p) => p.type === "text" && p.ignored);
       expect(note).toMatchObject({ text: "reviewer's note: the secret is 99", ignored: true });
     });
+  });
+});
+
+describe("snapshot parts (row 10)", () => {
+  it("snapshot the workspace at each step and at the end, in Gyre's own repository: a step's changes and diff come back, restore puts files back", async () => {
+    const work = mkdtempSync(join(tmpdir(), "gyre-snapshots-"));
+    execFileSync("git", ["init", "--quiet"], { cwd: work });
+    writeFileSync(join(work, ".gitignore"), "build/\n");
+    const objectsBefore = execFileSync("git", ["count-objects"], { cwd: work, encoding: "utf8" });
+    const file = join(work, "a.txt");
+    const script = {
+      mode: "sequential" as const,
+      turns: [
+        mockTurn.toolUse("Write", { file_path: file, content: "one\n" }),
+        mockTurn.toolUse("Edit", { file_path: file, old_string: "one", new_string: "two" }),
+        mockTurn.text("done"),
+      ],
+    };
+    try {
+      await withMock(script, async (server) => {
+        const messages = await runQuery(server, anthropic, "write then edit", {
+          cwd: work,
+          sessionStore: store,
+          snapshots: true,
+          permissionMode: "acceptEdits",
+        });
+        expect(resultOf(messages)).toMatchObject({ result: "done" });
+        const stored = await store.getMessages(messages[0]?.session_id ?? "");
+        const snapshots = stored.flatMap((m) => m.parts).flatMap((p) => (p.type === "snapshot" ? [p.snapshot] : []));
+        // Three steps' starts and the end.
+        expect(snapshots).toHaveLength(4);
+        const [beforeWrite, beforeEdit, afterEdit, end] = snapshots as [string, string, string, string];
+        expect(end).toBe(afterEdit);
+        const workspace = new WorkspaceSnapshots({ worktree: work });
+        expect(await workspace.changes(beforeWrite, beforeEdit)).toEqual([{ path: "a.txt", status: "added" }]);
+        expect(await workspace.diff(beforeEdit, afterEdit)).toContain("-one\n+two");
+        // Ignored files are not taken.
+        mkdirSync(join(work, "build"));
+        writeFileSync(join(work, "build", "out.bin"), "x");
+        expect(await workspace.changes(end, await workspace.track())).toEqual([]);
+
+        await workspace.restore(beforeEdit);
+        expect(readFileSync(file, "utf8")).toBe("one\n");
+        await workspace.restore(beforeWrite);
+        expect(existsSync(file)).toBe(false);
+        expect(existsSync(join(work, "build", "out.bin"))).toBe(true);
+        // The project's own repository is untouched.
+        expect(execFileSync("git", ["count-objects"], { cwd: work, encoding: "utf8" })).toBe(objectsBefore);
+        expect(workspace.gitDir.startsWith(process.env.GYRE_HOME ?? "")).toBe(true);
+      });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

@@ -119,6 +119,8 @@ export type GyreErrorCode =
   | "session_message_not_found"
   /** A session store cannot read or write its storage, or finds data it cannot read. */
   | "session_store_error"
+  /** A workspace snapshot (the `snapshots` option) could not be taken, compared or restored: git failed or is missing. */
+  | "snapshot_error"
   /**
    * An optional peer dependency the feature needs is not installed (`pg` for
    * `openPostgresSessionStore`); the message names the package to install.

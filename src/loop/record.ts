@@ -27,6 +27,7 @@ export function recordAssistant(
   const extra: Partial<SDKAssistantMessage> = cost === undefined ? {} : { cost_usd: cost };
   if (error !== undefined) extra.error = error;
   extra.provider = model.provider;
+  if (state.snapshot !== undefined) extra.snapshot = state.snapshot;
   const agent = state.activeAgent?.name ?? context.agent?.type;
   if (agent !== undefined) extra.agent = agent;
   return context.stamp.assistant(message, extra);

@@ -36,6 +36,8 @@ export interface RunEnding {
   structuredOutput?: unknown;
   /** The calls a paused run waits on (`requires_action`). */
   pending?: PendingToolCall[];
+  /** With the `snapshots` option: the workspace's snapshot as the run ended. */
+  snapshot?: string;
 }
 
 const SUBTYPE: Record<TerminalReason, ResultSubtype> = {
@@ -91,6 +93,7 @@ export function resultMessage(
   if (ending.question) message.question = ending.question;
   if (ending.structuredOutput !== undefined) message.structured_output = ending.structuredOutput;
   if (ending.pending) message.pending_tool_calls = ending.pending;
+  if (ending.snapshot !== undefined) message.snapshot = ending.snapshot;
   if (totals.activeAgent) message.agent = totals.activeAgent.name;
   return message;
 }

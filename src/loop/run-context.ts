@@ -12,6 +12,7 @@ import type { ToolBatch, ToolsOutcome } from "./tool-batch.js";
 import type { ToolGate } from "./tool-gate.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { RunTracing } from "../telemetry/index.js";
+import type { WorkspaceSnapshots } from "../sessions/index.js";
 
 /**
  * The system prompt of one model call; `context` is the context the call runs in (a subagent's
@@ -151,6 +152,8 @@ export interface RunContext {
   readonly agent?: { readonly id: string; readonly type: string };
   /** The background agents this run started (when it has the Agent tool); stopped when it ends. */
   readonly background?: RunBackground;
+  /** With the `snapshots` option: the workspace is snapshotted at each step's start and at the run's end. */
+  readonly snapshots?: WorkspaceSnapshots;
   /** The agents this run may run as or hand off to; absent when it has none. */
   readonly handoffs?: RunHandoffs;
   /**

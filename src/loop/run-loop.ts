@@ -41,6 +41,7 @@ async function* turns(runContext: RunContext, state: RunState, first?: Step): As
     }
     // Background agents die with the run: stopped before the result, so what they spent is in it.
     await runContext.background?.stopAll();
+    if (runContext.snapshots) state.snapshot = await runContext.snapshots.track();
     yield finish(context, state, step);
     return step;
   } finally {
@@ -66,10 +67,17 @@ export function finish(
   state: RunState,
   step: Exclude<NextStep, { next: "continue" | "handoff" }>,
 ) {
+  const snapshot = context.snapshots && state.snapshot !== undefined ? { snapshot: state.snapshot } : {};
   if (step.next === "pause") {
     state.exitReason = "requires_action";
-    return resultMessage(context.stamp, state, "requires_action", { pending: step.pending }, context.now());
+    return resultMessage(
+      context.stamp,
+      state,
+      "requires_action",
+      { pending: step.pending, ...snapshot },
+      context.now(),
+    );
   }
   state.exitReason = step.reason;
-  return resultMessage(context.stamp, state, step.reason, step, context.now());
+  return resultMessage(context.stamp, state, step.reason, { ...step, ...snapshot }, context.now());
 }

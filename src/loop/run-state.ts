@@ -48,6 +48,8 @@ export interface RunState {
   apiMs: number;
   denials: PermissionDenial[];
   lastAssistant: APIAssistantMessage | undefined;
+  /** With the `snapshots` option: the workspace's snapshot at the current step's start (then at the run's end). */
+  snapshot?: string | undefined;
   /** Calls the run paused on (`requires_action`); the next prompt must answer them. */
   pending: PendingToolCall[];
   /** A manual compaction asked for with `Query.compact()`, run before the next model call. */

@@ -287,6 +287,8 @@ export const SDKAssistantMessage = z.object({
   provider: z.string().optional(),
   /** Gyre addition: the agent that spoke (a subagent's type, or the agent the main thread runs as); absent for the main thread as itself. */
   agent: z.string().optional(),
+  /** Gyre addition, with the `snapshots` option: the workspace's snapshot (a git tree hash in Gyre's own repository) as this step started. */
+  snapshot: z.string().optional(),
 });
 export type SDKAssistantMessage = z.infer<typeof SDKAssistantMessage>;
 
@@ -486,6 +488,8 @@ const ResultFields = {
    * `traceparent` of the span where the run paused; the run that answers its calls links to it.
    */
   traceparent: z.string().optional(),
+  /** Gyre addition, with the `snapshots` option: the workspace's snapshot as the run ended. */
+  snapshot: z.string().optional(),
   /**
    * Gyre addition: the agent the run ended as (the `agent` option, or the last handoff's
    * target); absent when the main thread never ran as an agent.

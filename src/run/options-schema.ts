@@ -199,6 +199,7 @@ const shape = {
   loopControlTools: () => z.union([z.boolean(), z.array(z.enum(LOOP_CONTROL_TOOLS))]).optional(),
   maxToolReminders: () => nonNegativeInt().optional(),
   compaction: () => CompactionOption().optional(),
+  snapshots: () => z.boolean().optional(),
   compactor: () =>
     z
       .custom<Compactor>(

@@ -183,6 +183,14 @@ export interface QueryOptions {
   loopControlTools?: boolean | Array<"task_completion" | "ask_question" | "converse">;
   maxToolReminders?: number;
   /**
+   * Snapshot the workspace (`cwd`) at each step's start and at the run's end, as OpenCode does,
+   * into a git repository of Gyre's own (in its data folder; never the project's `.git`): the
+   * stored messages get snapshot parts, from which what each step changed comes back and the
+   * files can be put back (`WorkspaceSnapshots`). Needs git; each snapshot is a `git add` of the
+   * work tree (files its .gitignore leaves out are not taken). Default off.
+   */
+  snapshots?: boolean;
+  /**
    * Client-side compaction when the context fills up (default on). `false` turns it off;
    * an object tunes it (threshold, kept turns, Anthropic's server-side compaction).
    */

@@ -53,6 +53,7 @@ import {
 import { type AgentWiring, BuiltRun, type WireAgents } from "./agent-wiring.js";
 import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
+import { WorkspaceSnapshots } from "../sessions/index.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import { turnPrompt } from "./turn-prompt.js";
@@ -344,6 +345,7 @@ function runContext(
       preloadOnce(registry);
     },
     ...(input.tracing && { tracing: input.tracing }),
+    ...(options.snapshots && { snapshots: new WorkspaceSnapshots({ worktree: cwd }) }),
   };
 }
 

@@ -55,8 +55,20 @@ export function applyMessage(state: DeriveState, message: SDKMessage, ctx: Deriv
       const linked = linkSubtask(running.state, message);
       return { state: linked.state, messages: [], parts: [...running.parts, ...linked.parts] };
     }
-    case "result":
-      return { state: { ...closeRun(counted, message), waiting: waitingCalls(message) }, messages: [], parts: [] };
+    case "result": {
+      const state = { ...closeRun(counted, message), waiting: waitingCalls(message) };
+      const messageId = counted.lastMessageId;
+      if (message.snapshot === undefined || messageId === null) return { state, messages: [], parts: [] };
+      // The workspace as the run ended: on its last message, after that message's own snapshot.
+      const part: Part = {
+        id: ctx.newId("prt"),
+        messageId,
+        sessionId: ctx.sessionId,
+        type: "snapshot",
+        snapshot: message.snapshot,
+      };
+      return { state, messages: [], parts: [part] };
+    }
     case "system":
       if (message.subtype === "compact_boundary") return applyCompaction(counted, message, ctx);
       if (message.subtype === "init") {
@@ -115,6 +127,8 @@ function applyAssistant(
   const base = { messageId: row.id, sessionId: ctx.sessionId };
   const parts: Part[] = [{ ...base, id: ctx.newId("prt"), type: "step-start", time: startedAt }];
   if (message.agent !== undefined) parts.push({ ...base, id: ctx.newId("prt"), type: "agent", name: message.agent });
+  if (message.snapshot !== undefined)
+    parts.push({ ...base, id: ctx.newId("prt"), type: "snapshot", snapshot: message.snapshot });
   const openTools = { ...state.openTools };
   const openSubtasks = { ...state.openSubtasks };
   for (const block of api.content) {

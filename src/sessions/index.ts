@@ -11,6 +11,7 @@ export {
   AgentPart,
   CompactionPart,
   FilePart,
+  SnapshotPart,
   Part,
   PatchPart,
   ReasoningPart,
@@ -48,3 +49,4 @@ export {
 } from "./store.js";
 export { CreateSessionInput, type FileCheckpoint, MessageInfo, SessionInfo, StoredMessage } from "./types.js";
 export { nextSessionStatus, sameStatus, SessionStatus } from "./session-status.js";
+export { type SnapshotChange, WorkspaceSnapshots, type WorkspaceSnapshotsOptions } from "./workspace-snapshots.js";

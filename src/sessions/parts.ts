@@ -32,6 +32,14 @@ export const FilePart = z.object({
 });
 export type FilePart = z.infer<typeof FilePart>;
 
+/**
+ * The workspace's snapshot (the `snapshots` option): on an assistant message, as its step
+ * started; on a run's last message, as the run ended. A step changed what differs between its
+ * snapshot and the next one (`WorkspaceSnapshots.changes` / `diff`; `restore` puts files back).
+ */
+export const SnapshotPart = z.object({ ...PartBase, type: z.literal("snapshot"), snapshot: z.string() });
+export type SnapshotPart = z.infer<typeof SnapshotPart>;
+
 /** Which agent spoke: a subagent's type, or the agent the main thread runs as or was handed to. */
 export const AgentPart = z.object({ ...PartBase, type: z.literal("agent"), name: z.string() });
 export type AgentPart = z.infer<typeof AgentPart>;
@@ -149,6 +157,7 @@ export const Part = z.discriminatedUnion("type", [
   TextPart,
   FilePart,
   AgentPart,
+  SnapshotPart,
   ReasoningPart,
   ToolPart,
   StepStartPart,

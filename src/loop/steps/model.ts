@@ -23,6 +23,8 @@ export async function* modelTurnStep(
 ): AsyncGenerator<SDKMessage, NextStep | Answered> {
   // The model this call goes to: a Query.setModel during the call applies to the next one.
   let model = state.model;
+  // The workspace as this step starts: what the step changes is its difference from the next one.
+  if (context.snapshots) state.snapshot = await context.snapshots.track();
   const system = await systemPrompt(context, state);
   if (system instanceof GyreError) return stop("model_error", { errors: [system.message] });
   let outcome = yield* callModel(context, state, model, system);
