@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Database } from "better-sqlite3";
+import type { Database, Transaction } from "better-sqlite3";
 import { currentHost, DEFAULT_LOCK_TTL_MS, describeHolder, isLockStale } from "./lock-liveness.js";
 import { lockOwner, sessionBusy } from "./session-record.js";
 import type { Statements } from "./sqlite-statements.js";
@@ -16,9 +16,20 @@ export class SqliteLocks {
   readonly #now: () => number;
   readonly #ttlMs: number;
   readonly #held = new Map<string, () => void>();
+  /** Made once (see SqliteSessionStore's appends): reads the lock's row and takes it if free. */
+  readonly #take: Transaction<(sessionId: string, token: string, label: string) => void>;
 
   constructor(db: Database, statements: Statements, now: () => number, ttlMs = DEFAULT_LOCK_TTL_MS) {
     this.#db = db;
+    this.#take = db.transaction((sessionId: string, token: string, label: string) => {
+      const row = this.#sql.getLock.get(sessionId);
+      const now = this.#now();
+      if (row) {
+        const holder = { owner: row.owner, pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at };
+        if (!isLockStale(holder, now, this.#ttlMs)) throw sessionBusy(sessionId, describeHolder(holder));
+      }
+      this.#sql.putLock.run(sessionId, token, label, process.pid, currentHost(), now, now);
+    });
     this.#sql = statements;
     this.#now = now;
     this.#ttlMs = ttlMs;
@@ -27,17 +38,7 @@ export class SqliteLocks {
   acquire(sessionId: string, owner: string | undefined): SessionLock {
     const label = lockOwner(owner);
     const token = randomUUID();
-    this.#db
-      .transaction(() => {
-        const row = this.#sql.getLock.get(sessionId);
-        const now = this.#now();
-        if (row) {
-          const holder = { owner: row.owner, pid: row.pid, host: row.host, heartbeatAt: row.heartbeat_at };
-          if (!isLockStale(holder, now, this.#ttlMs)) throw sessionBusy(sessionId, describeHolder(holder));
-        }
-        this.#sql.putLock.run(sessionId, token, label, process.pid, currentHost(), now, now);
-      })
-      .immediate();
+    this.#take.immediate(sessionId, token, label);
 
     const beat = setInterval(
       () => {
