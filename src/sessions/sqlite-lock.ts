@@ -16,6 +16,8 @@ export class SqliteLocks {
   readonly #now: () => number;
   readonly #ttlMs: number;
   readonly #held = new Map<string, () => void>();
+  /** How many of this store's locks each session holds (its run is in this process). */
+  readonly #heldSessions = new Map<string, number>();
   /** Made once (see SqliteSessionStore's appends): reads the lock's row and takes it if free. */
   readonly #take: Transaction<(sessionId: string, token: string, label: string) => void>;
 
@@ -58,10 +60,19 @@ export class SqliteLocks {
       released = true;
       clearInterval(beat);
       this.#held.delete(token);
+      const count = (this.#heldSessions.get(sessionId) ?? 1) - 1;
+      if (count > 0) this.#heldSessions.set(sessionId, count);
+      else this.#heldSessions.delete(sessionId);
       if (this.#db.open) this.#sql.deleteLock.run(sessionId, token);
     };
     this.#held.set(token, release);
+    this.#heldSessions.set(sessionId, (this.#heldSessions.get(sessionId) ?? 0) + 1);
     return { sessionId, owner: label, release: async () => release() };
+  }
+
+  /** Whether this store holds the session's lock: a run of this process is writing to it. */
+  holds(sessionId: string): boolean {
+    return this.#heldSessions.has(sessionId);
   }
 
   /** Releases every lock this store holds (on close). */
