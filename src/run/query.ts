@@ -188,7 +188,8 @@ async function* run(query: QueryRun): AsyncGenerator<SDKMessage, void> {
     tracing.setConversation(persistence.sessionId);
     try {
       for await (const message of runSession(query, persistence, model, startedAt, tracing)) {
-        await persistence.record(message);
+        // Stream events are never stored: no await (a promise and a microtask) for each of them.
+        if (message.type !== "stream_event") await persistence.record(message);
         yield message;
       }
     } finally {
