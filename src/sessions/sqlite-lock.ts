@@ -18,11 +18,20 @@ export class SqliteLocks {
   readonly #held = new Map<string, () => void>();
   /** How many of this store's locks each session holds (its run is in this process). */
   readonly #heldSessions = new Map<string, number>();
+  readonly #released: (sessionId: string) => void;
   /** Made once (see SqliteSessionStore's appends): reads the lock's row and takes it if free. */
   readonly #take: Transaction<(sessionId: string, token: string, label: string) => void>;
 
-  constructor(db: Database, statements: Statements, now: () => number, ttlMs = DEFAULT_LOCK_TTL_MS) {
+  /** `released(sessionId)`: this store holds none of the session's locks any more. */
+  constructor(
+    db: Database,
+    statements: Statements,
+    now: () => number,
+    ttlMs = DEFAULT_LOCK_TTL_MS,
+    released: (sessionId: string) => void = () => {},
+  ) {
     this.#db = db;
+    this.#released = released;
     this.#take = db.transaction((sessionId: string, token: string, label: string) => {
       const row = this.#sql.getLock.get(sessionId);
       const now = this.#now();
@@ -62,7 +71,10 @@ export class SqliteLocks {
       this.#held.delete(token);
       const count = (this.#heldSessions.get(sessionId) ?? 1) - 1;
       if (count > 0) this.#heldSessions.set(sessionId, count);
-      else this.#heldSessions.delete(sessionId);
+      else {
+        this.#heldSessions.delete(sessionId);
+        this.#released(sessionId);
+      }
       if (this.#db.open) this.#sql.deleteLock.run(sessionId, token);
     };
     this.#held.set(token, release);
