@@ -163,6 +163,15 @@ describe("gyre serve request errors", () => {
         const big = await post(server.url, { model: MODEL, input: "x".repeat(5000) });
         expect(big.status).toBe(413);
         expect(await big.json()).toMatchObject({ error: { code: "request_too_large" } });
+        // A chunked body (no content-length) is counted as it is read.
+        const chunked = await fetch(`${server.url}/v1/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: new Blob([JSON.stringify({ model: MODEL, input: "x".repeat(5000) })]).stream(),
+          duplex: "half",
+        } as RequestInit);
+        expect(chunked.status).toBe(413);
+        expect(await chunked.json()).toMatchObject({ error: { code: "request_too_large" } });
         expect(mock.requests).toHaveLength(0);
       },
       { maxBodyBytes: 4000 },

@@ -101,21 +101,22 @@ export class Persistence {
         throw new GyreError("config_error", "resume and continue need a session store; persistSession is false");
       return new Persistence(proposedId, [], undefined, undefined, false);
     }
-    const where = { cwd, project: projectOf(cwd) };
+    // The project is a real path (a syscall): only a new session or `continue` needs it.
+    const where = (): SessionPlace => ({ cwd, project: projectOf(cwd) });
     // A new session (random id) in the default store: opened later, by openStore().
     const fresh = !wantsResume && options.sessionId === undefined && options.resumeSessionAt === undefined;
     if (fresh && !options.sessionStore && canOpenDefaultLater(cwd))
-      return new Persistence(proposedId, [], undefined, () => openNewSession(proposedId, where), true);
+      return new Persistence(proposedId, [], undefined, () => openNewSession(proposedId, where()), true);
     const ownsStore = !options.sessionStore;
     const store = options.sessionStore ?? (await openDefaultSessionStore(cwd));
     let lock: SessionLock | undefined;
     try {
       const sourceId =
-        options.resume ?? (options.continue ? (await store.latestSession(where.project))?.id : undefined);
+        options.resume ?? (options.continue ? (await store.latestSession(where().project))?.id : undefined);
       if (sourceId === undefined) {
         if (options.resumeSessionAt !== undefined)
           throw new GyreError("config_error", "resumeSessionAt needs resume or continue");
-        const session = await createLocked(store, proposedId, where);
+        const session = await createLocked(store, proposedId, where());
         return new Persistence(session.lock.sessionId, [], session, undefined, ownsStore);
       }
       let sessionId = sourceId;
@@ -175,6 +176,7 @@ export class Persistence {
    */
   childSessions(cwd: string): ChildSessionStore | undefined {
     if (this.#session === undefined && !this.#deferred) return undefined;
+    let place: SessionPlace | undefined;
     return {
       open: async () => {
         // A subagent starts after its parent's model answer was recorded, which opened the store.
@@ -182,7 +184,10 @@ export class Persistence {
         return (await this.#session).store;
       },
       storedElsewhere: this.#storedElsewhere,
-      place: { cwd, project: projectOf(cwd) },
+      // A real path (a syscall): only a subagent's session needs it.
+      get place() {
+        return (place ??= { cwd, project: projectOf(cwd) });
+      },
     };
   }
 

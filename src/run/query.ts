@@ -204,7 +204,8 @@ async function* run(query: QueryRun): AsyncGenerator<SDKMessage, void> {
           const traceparent = tracing.paused((message.pending_tool_calls ?? []).map((call) => call.id));
           if (traceparent) message.traceparent = traceparent;
         }
-        await persistence.record(message);
+        // Stream events are never stored: no await (a promise and a microtask) for each of them.
+        if (message.type !== "stream_event") await persistence.record(message);
         yield message;
       }
     } finally {

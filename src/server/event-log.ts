@@ -1,4 +1,4 @@
-import type { NumberedEvent, StreamEventBody } from "./stream-event.js";
+import { keptEvent, type NumberedEvent, type StreamEventBody } from "./stream-event.js";
 
 /**
  * The events of one response, numbered from 0 as they happen, kept so that a client can read
@@ -15,7 +15,7 @@ export class EventLog {
 
   append(event: StreamEventBody): void {
     if (this.#ended) return;
-    const numbered = { ...event, sequence_number: this.events.length } as NumberedEvent;
+    const numbered = { ...keptEvent(event), sequence_number: this.events.length } as NumberedEvent;
     this.events.push(numbered);
     for (const listener of this.#listeners) listener(numbered);
   }

@@ -52,14 +52,29 @@ export function continueTrace(): MiddlewareHandler {
   };
 }
 
-/** Refuses a body larger than `maxBytes` (16 MiB by default) as a 413. */
+/**
+ * Refuses a body larger than `maxBytes` (16 MiB by default) as a 413. A body of a stated length
+ * (`content-length`, no `transfer-encoding`) is judged by its header, as Hono's bodyLimit does, but
+ * without asking for `c.req.raw.body` first: on `@hono/node-server` that builds a full web Request
+ * around the socket (0.15 ms a request in the serve bench), where the route's `json()` reads the
+ * body straight from it. A chunked body goes through Hono's bodyLimit, which counts as it reads.
+ */
 export function limitBody(maxBytes: number | undefined): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes ?? DEFAULT_BODY_LIMIT,
+  const maxSize = maxBytes ?? DEFAULT_BODY_LIMIT;
+  const tooLarge = () => new RequestError(413, "The request body is too large.", "request_too_large");
+  const counted = bodyLimit({
+    maxSize,
     onError: () => {
-      throw new RequestError(413, "The request body is too large.", "request_too_large");
+      throw tooLarge();
     },
   });
+  return async function limitBody(c, next) {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next(); // no body
+    const length = c.req.header("content-length");
+    if (length === undefined || c.req.header("transfer-encoding") !== undefined) return counted(c, next);
+    if (Number.parseInt(length, 10) > maxSize) throw tooLarge();
+    return next();
+  };
 }
 
 /** What the server reports of one request once its response has been sent (`ServerConfig.logRequest`). */

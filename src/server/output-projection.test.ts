@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { OutputProjection } from "./output-projection.js";
-import type { StreamEventBody } from "./stream-event.js";
+import { keptEvent, type StreamEventBody } from "./stream-event.js";
 
 function projection(clientTools: string[] = ["f"]) {
   const events: StreamEventBody[] = [];
   let n = 0;
   const output = new OutputProjection(
-    (event) => events.push(event),
+    (event) => events.push(keptEvent(event)),
     (prefix) => `${prefix}_${++n}`,
     (name) => ({ kind: clientTools.includes(name) ? "function" : "refused" }),
   );

@@ -21,7 +21,9 @@ interface OpenItem {
  * `message`, thinking a `reasoning` item, a `tool_use` by its kind: a client's `function_call`
  * or `custom_tool_call`, an `mcp_call` (completed when its result comes), or a built-in call as
  * `function_call` followed by Gyre's `function_call_output`. Calls the server refuses (tools
- * outside `tool_choice`) and MCP calls waiting on approval are not streamed.
+ * outside `tool_choice`) and MCP calls waiting on approval are not streamed. An event's `item`
+ * is the live output item, which later events change: a sink that keeps events copies it
+ * (`keptEvent`).
  */
 export class OutputProjection {
   readonly output: OutputItem[] = [];
@@ -69,7 +71,7 @@ export class OutputProjection {
     item.tools = tools;
     item.error = error ?? null;
     this.emit({ type: error ? "response.mcp_list_tools.failed" : "response.mcp_list_tools.completed", ...where });
-    this.emit({ type: "response.output_item.done", output_index: open.index, item: structuredClone(item) });
+    this.emit({ type: "response.output_item.done", output_index: open.index, item });
   }
 
   /**
@@ -103,7 +105,7 @@ export class OutputProjection {
       if (failed) item.error = text;
       else item.output = text;
       this.emit({ type: failed ? "response.mcp_call.failed" : "response.mcp_call.completed", ...this.#where(open) });
-      this.emit({ type: "response.output_item.done", output_index: open.index, item: structuredClone(item) });
+      this.emit({ type: "response.output_item.done", output_index: open.index, item });
     } else if (item.type === "function_call") {
       const output: OutputItem = {
         type: "function_call_output",
@@ -113,7 +115,7 @@ export class OutputProjection {
         status: failed ? "failed" : "completed",
       };
       const added = this.#add(output);
-      this.emit({ type: "response.output_item.done", output_index: added.index, item: structuredClone(output) });
+      this.emit({ type: "response.output_item.done", output_index: added.index, item: output });
     }
   }
 
@@ -130,7 +132,7 @@ export class OutputProjection {
         arguments: JSON.stringify(call.input ?? {}),
       };
       const open = this.#add(item);
-      this.emit({ type: "response.output_item.done", output_index: open.index, item: structuredClone(item) });
+      this.emit({ type: "response.output_item.done", output_index: open.index, item });
     }
   }
 
@@ -194,7 +196,7 @@ export class OutputProjection {
   #add(item: OutputItem): OpenItem {
     const open: OpenItem = { index: this.output.length, item, text: "" };
     this.output.push(item);
-    this.emit({ type: "response.output_item.added", output_index: open.index, item: structuredClone(item) });
+    this.emit({ type: "response.output_item.added", output_index: open.index, item });
     return open;
   }
 
@@ -265,7 +267,7 @@ export class OutputProjection {
     }
     if (item.type === "function_call" && status === "completed" && this.kindOf(item.name).kind === "builtin")
       this.#running.set(item.call_id, open);
-    this.emit({ type: "response.output_item.done", output_index: open.index, item: structuredClone(item) });
+    this.emit({ type: "response.output_item.done", output_index: open.index, item });
   }
 
   #closeAll(status: "incomplete"): void {

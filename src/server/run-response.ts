@@ -29,6 +29,8 @@ export interface RunResponseOptions {
  * Runs the loop for a prepared response: seeds a session with the conversation, streams the
  * model's output as the spec's events through `emit`, and returns the final response (stored
  * unless `store: false`). Aborting `signal` cancels the run; the response ends `cancelled`.
+ * An event's `response` and `item` are the run's live objects, as of when it was emitted: a
+ * sink that keeps events copies them (`keptEvent`); one that serialises each at once need not.
  */
 export async function runResponse(
   deps: RunDependencies,
@@ -57,7 +59,7 @@ export async function runResponse(
   // `store: false` too: the conversation is stored, whatever becomes of the response object.
   if (prepared.inConversation && ["completed", "incomplete", "requires_action"].includes(response.status))
     await addToConversation(deps.conversations, prepared.inConversation, prepared.inputItems, response);
-  emit({ type: terminalEvent(response), response: structuredClone(response) });
+  emit({ type: terminalEvent(response), response });
   return response;
 }
 
@@ -96,8 +98,8 @@ async function runToEnd(
   const { response, conversation } = prepared;
   const ended = deps.metrics.responseStarted();
   if (!takeover?.events.length) {
-    emit({ type: "response.created", response: structuredClone(response) });
-    emit({ type: "response.in_progress", response: structuredClone(response) });
+    emit({ type: "response.created", response });
+    emit({ type: "response.in_progress", response });
   }
   const abort = followAbort(signal);
   let mcp: ResponseMcp | undefined;

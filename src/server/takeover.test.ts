@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SDKMessage } from "../protocol/index.js";
 import { OutputProjection } from "./output-projection.js";
 import type { OutputItem } from "./response-object.js";
-import type { NumberedEvent, StreamEventBody } from "./stream-event.js";
+import { keptEvent, type NumberedEvent, type StreamEventBody } from "./stream-event.js";
 import { resumeOutput } from "./takeover.js";
 
 // A worker taking over a lost worker's run rebuilds the response's output from what the run
@@ -14,8 +14,15 @@ function takeOver(events: NumberedEvent[], committed: SDKMessage[]) {
   const emitted: StreamEventBody[] = [];
   let n = 0;
   const newId = (prefix: string) => `${prefix}_new${++n}`;
-  const projection = new OutputProjection((event) => emitted.push(event), newId, kindOf);
-  resumeOutput({ events, continueRun: true, committed }, projection, (e) => emitted.push(e), kindOf, newId, new Set());
+  const projection = new OutputProjection((event) => emitted.push(keptEvent(event)), newId, kindOf);
+  resumeOutput(
+    { events, continueRun: true, committed },
+    projection,
+    (e) => emitted.push(keptEvent(e)),
+    kindOf,
+    newId,
+    new Set(),
+  );
   return { output: projection.output, emitted, projection };
 }
 

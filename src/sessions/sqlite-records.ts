@@ -60,6 +60,9 @@ const SQL = {
   ],
 } as const;
 
+/** Runs `work` in one transaction (IMMEDIATE unless told), its failures as the store's errors. */
+type Transaction = <T>(work: () => T, mode?: "immediate" | "deferred") => T;
+
 type Statements = { [K in keyof typeof SQL]: (typeof SQL)[K] extends string ? Statement : Statement[] };
 
 /**
@@ -73,8 +76,13 @@ export class SqliteServerRecords implements ServerRecords {
   constructor(host: SqliteRecordsHost) {
     let prepared: Statements | undefined;
     const sql = (): Statements => (prepared ??= prepare(host.db));
-    this.responses = new SqliteResponses(host, sql);
-    this.conversations = new SqliteConversations(host, sql);
+    // One transaction function for all their writes: better-sqlite3 builds four closures per
+    // db.transaction() call, which cost more than a short transaction's own statements.
+    const inTransaction = host.db.transaction((work: () => unknown) => work());
+    const transaction = <T>(work: () => T, mode: "immediate" | "deferred" = "immediate"): T =>
+      host.run(() => inTransaction[mode](work) as T);
+    this.responses = new SqliteResponses(host, sql, transaction);
+    this.conversations = new SqliteConversations(host, sql, transaction);
   }
 }
 
@@ -91,6 +99,7 @@ class SqliteResponses implements ResponseRecords {
   constructor(
     private readonly host: SqliteRecordsHost,
     private readonly sql: () => Statements,
+    private readonly transaction: Transaction,
   ) {}
 
   async create(record: ResponseRecord, inputItems: readonly RecordItem[]): Promise<void> {
@@ -141,7 +150,7 @@ class SqliteResponses implements ResponseRecords {
   }
 
   #transaction<T>(work: () => T): T {
-    return this.host.run(() => this.host.db.transaction(work).immediate());
+    return this.transaction(work);
   }
 
   #where(id: string): string {
@@ -153,6 +162,7 @@ class SqliteConversations implements ConversationRecords {
   constructor(
     private readonly host: SqliteRecordsHost,
     private readonly sql: () => Statements,
+    private readonly transaction: Transaction,
   ) {}
 
   async create(record: ConversationRecord, items: readonly RecordItem[]): Promise<void> {
@@ -211,7 +221,7 @@ class SqliteConversations implements ConversationRecords {
   }
 
   #transaction<T>(work: () => T, mode: "immediate" | "deferred" = "immediate"): T {
-    return this.host.run(() => this.host.db.transaction(work)[mode]());
+    return this.transaction(work, mode);
   }
 }
 

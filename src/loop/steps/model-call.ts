@@ -14,6 +14,8 @@ import type { MessageStamp } from "../messages.js";
 import { type RetryPolicy, retryDelayMs, sleep } from "../retry.js";
 
 export interface ModelStepInput {
+  /** The turn the call answers (1-based): its `message_start` stream events carry it. */
+  turn?: number;
   model: Model;
   request: Omit<ModelRequest, "signal">;
   signal: AbortSignal;
@@ -111,7 +113,11 @@ async function* forward(
       const next = await stream.next();
       if (next.done) return next.value;
       if (first) input.onAnswerStarted?.();
-      if (input.includePartialMessages) yield input.stamp.streamEvent(next.value);
+      if (!input.includePartialMessages) continue;
+      const message = input.stamp.streamEvent(next.value);
+      yield input.turn !== undefined && next.value.type === "message_start"
+        ? { ...message, turn: input.turn }
+        : message;
     }
   } finally {
     // Our consumer stopped early: let the model close its connection.

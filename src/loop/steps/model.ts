@@ -95,28 +95,26 @@ async function* callModel(
   model: Model,
   system: string,
 ): AsyncGenerator<SDKMessage, ModelStepOutcome> {
-  const outcome = yield* numbered(
-    state.turns + 1,
-    modelStep({
-      model,
-      request: {
-        system,
-        history: context.limits.maxMessages ? messageWindow(state.history, context.limits.maxMessages) : state.history,
-        tools: modelTools(context.registry),
-        maxOutputTokens: context.limits.maxOutputTokens,
-        providerOptions: state.modelSettings.providerOptions,
-        maxToolInputBytes: context.limits.maxToolInputBytes,
-      },
-      signal: context.signal,
-      retry: context.retry,
-      includePartialMessages: context.includePartialMessages,
-      stamp: context.stamp,
-      newId: () => `msg_gyre_${context.newUuid()}`,
-      now: context.now,
-      tracing: context.tracing,
-      ...(context.modelAnswering && { onAnswerStarted: context.modelAnswering }),
-    }),
-  );
+  const outcome = yield* modelStep({
+    turn: state.turns + 1,
+    model,
+    request: {
+      system,
+      history: context.limits.maxMessages ? messageWindow(state.history, context.limits.maxMessages) : state.history,
+      tools: modelTools(context.registry),
+      maxOutputTokens: context.limits.maxOutputTokens,
+      providerOptions: state.modelSettings.providerOptions,
+      maxToolInputBytes: context.limits.maxToolInputBytes,
+    },
+    signal: context.signal,
+    retry: context.retry,
+    includePartialMessages: context.includePartialMessages,
+    stamp: context.stamp,
+    newId: () => `msg_gyre_${context.newUuid()}`,
+    now: context.now,
+    tracing: context.tracing,
+    ...(context.modelAnswering && { onAnswerStarted: context.modelAnswering }),
+  });
   state.apiMs += outcome.apiMs;
   return outcome;
 }
@@ -131,21 +129,6 @@ async function systemPrompt(context: RunContext, state: RunState): Promise<strin
     return await context.turnPrompt(context, { turn: state.turns + 1 });
   } catch (error) {
     return new GyreError("hook_error", `Building the system prompt failed: ${errorMessage(error)}`, { cause: error });
-  }
-}
-
-/** The call's messages, its `message_start` stream events marked with the turn they answer. */
-async function* numbered<T>(turn: number, step: AsyncGenerator<SDKMessage, T>): AsyncGenerator<SDKMessage, T> {
-  try {
-    for (;;) {
-      const next = await step.next();
-      if (next.done) return next.value;
-      const message = next.value;
-      yield message.type === "stream_event" && message.event.type === "message_start" ? { ...message, turn } : message;
-    }
-  } finally {
-    // Our consumer stopped early: let the call close its stream.
-    await step.return(undefined as T);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ResponseEvents } from "../queue/index.js";
-import type { NumberedEvent, StreamEventBody } from "../stream-event.js";
+import { keptEvent, type NumberedEvent, type StreamEventBody } from "../stream-event.js";
 
 /**
  * A queued response's events as its worker produces them: numbered after those its stream
@@ -20,7 +20,7 @@ export class EventSink {
   }
 
   emit(event: StreamEventBody): void {
-    const numbered = { ...event, sequence_number: this.#next() } as NumberedEvent;
+    const numbered = { ...keptEvent(event), sequence_number: this.#next() } as NumberedEvent;
     this.events.push(numbered);
     // Sent at once: one connection keeps commands in the order they are given, so the stream
     // does, without a round trip's wait between one event and the next.
