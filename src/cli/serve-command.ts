@@ -4,6 +4,7 @@ import { providerKeyEnvNames } from "../model/index.js";
 import {
   connectQueue,
   loadServerConfig,
+  serverConfigOf,
   type RequestLogEntry,
   type ResponseQueue,
   type RunningServer,
@@ -27,7 +28,7 @@ import { flushTelemetry } from "./tracing-setup.js";
  */
 export async function serveCommand(args: string[]): Promise<number> {
   const flags = serveFlags(args);
-  const config = flags.config ? await loadServerConfig(flags.config) : {};
+  const config = await serverConfigOf(flags.config ? await loadServerConfig(flags.config) : {});
   // The config's own providers' keys leave the environment too, before anything is started.
   if (config.providers) takeProviderKeys(providerKeyEnvNames(config.providers));
   const sessionStore = await openServeStore(flags.store);

@@ -1,6 +1,6 @@
 import { GyreError } from "../errors/index.js";
 import { providerKeyEnvNames } from "../model/index.js";
-import { createWorker, loadServerConfig } from "../server/index.js";
+import { createWorker, loadServerConfig, serverConfigOf } from "../server/index.js";
 import { parseCommandArgs } from "./parse-command-args.js";
 import { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 import { closeStore, QUEUE_OPTIONS, queueFlags, untilStopped } from "./serve-command.js";
@@ -21,7 +21,7 @@ export async function workerCommand(args: string[]): Promise<number> {
   if (!flags.queue)
     throw new GyreError("config_error", "gyre worker: --queue redis://HOST:PORT[/DB] (or GYRE_QUEUE_URL) is required");
   const store = storeLocation(values, process.env);
-  const config = values.config ? await loadServerConfig(values.config) : {};
+  const config = await serverConfigOf(values.config ? await loadServerConfig(values.config) : {});
   if (config.providers) takeProviderKeys(providerKeyEnvNames(config.providers));
   const sessionStore = await openServeStore(store);
   let worker;

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { GyreError } from "../errors/index.js";
@@ -8,6 +9,7 @@ import type { SessionStore } from "../sessions/index.js";
 import type { KeyLimits } from "./limits.js";
 import type { ResponseQueue } from "./queue/index.js";
 import type { RequestLogEntry } from "./middleware.js";
+import { loadToolExecutors, type ToolExecutor, type ToolExecutorModule } from "./tool-executors.js";
 
 /** One of Gyre's built-in tools an operator may run server-side (`tools` of the config). */
 export type ServerBuiltinTool = "Read" | "Grep" | "Glob" | "Edit" | "Write" | "TodoWrite" | "Bash";
@@ -78,6 +80,11 @@ export interface ServerConfigFile {
    * for clients written against servers that say so (antwort).
    */
   clientToolStatus?: "completed" | "requires_action";
+  /**
+   * Modules of the operator's own tool executors (see `ToolExecutor`): each `module` (relative to
+   * the config file) exports a factory as its default, called with `options`.
+   */
+  toolExecutors?: ToolExecutorModule[];
 }
 
 const ServerConfigFileSchema = z.strictObject({
@@ -103,10 +110,11 @@ const ServerConfigFileSchema = z.strictObject({
   keepAliveSeconds: z.number().positive().optional(),
   clientToolStatus: z.enum(["completed", "requires_action"]).optional(),
   mcpAllowedHosts: z.array(z.string().min(1)).optional(),
+  toolExecutors: z.array(z.strictObject({ module: z.string().min(1), options: z.unknown().optional() })).optional(),
 }) satisfies z.ZodType<ServerConfigFile>;
 
 /** What {@link createServer} takes: the file's settings and the objects a program provides. */
-export interface ServerConfig extends ServerConfigFile {
+export interface ServerConfig extends Omit<ServerConfigFile, "toolExecutors"> {
   /** Where responses and their runs are stored. Default: an in-memory store (the CLI opens SQLite). */
   sessionStore?: SessionStore;
   /** API keys and base URLs of upstream providers. Default: `process.env`. */
@@ -136,6 +144,12 @@ export interface ServerConfig extends ServerConfigFile {
    * in this process.
    */
   queue?: ResponseQueue;
+  /**
+   * Tool kinds of the operator's own (a remote sandbox, a container per run): each executor's
+   * tools are offered to every response and its calls run by its `execute`, server-side. The
+   * config file's `toolExecutors` modules are loaded into this by `gyre serve` and `gyre worker`.
+   */
+  toolExecutors?: ToolExecutor[];
 }
 
 /** Reads a config file; an unreadable or invalid one is a `config_error` saying where. */
@@ -151,11 +165,25 @@ export async function loadServerConfig(path: string): Promise<ServerConfigFile> 
     throw new GyreError("config_error", `gyre serve: invalid config ${path}: ${z.prettifyError(result.error)}`, {
       cause: result.error,
     });
-  return result.data;
+  const { toolExecutors, ...rest } = result.data;
+  if (!toolExecutors) return rest;
+  // Modules are named relative to the config file.
+  const folder = dirname(resolve(path));
+  return {
+    ...rest,
+    toolExecutors: toolExecutors.map((spec) => ({ ...spec, module: resolve(folder, spec.module) })),
+  };
+}
+
+/** A config file's settings as a server takes them: its tool executor modules loaded (a `config_error` naming one that fails). */
+export async function serverConfigOf(file: ServerConfigFile): Promise<Omit<ServerConfig, "env">> {
+  const { toolExecutors, ...rest } = file;
+  if (!toolExecutors?.length) return rest;
+  return { ...rest, toolExecutors: await loadToolExecutors(toolExecutors, process.cwd()) };
 }
 
 /** Refuses a config that enables `Bash` without the OS sandbox: the model must never get an unconfined shell. */
-export function checkServerTools(config: ServerConfigFile): void {
+export function checkServerTools(config: Pick<ServerConfigFile, "tools" | "sandbox">): void {
   if (config.tools?.includes("Bash") && config.sandbox?.enabled !== true)
     throw new GyreError(
       "config_error",

@@ -3,8 +3,16 @@ export {
   type ServerBuiltinTool,
   type ServerConfig,
   type ServerConfigFile,
+  serverConfigOf,
   type ServedModel,
 } from "./config.js";
+export {
+  loadToolExecutors,
+  type ToolExecutor,
+  type ToolExecutorCall,
+  type ToolExecutorContext,
+  type ToolExecutorModule,
+} from "./tool-executors.js";
 export { createServer } from "./create-server.js";
 export { connectQueue, createWorker, type ResponseWorker, type WorkerConfig } from "./cluster/index.js";
 export type {

@@ -9,6 +9,7 @@ import { ServerMetrics } from "./metrics.js";
 import type { McpLookup } from "./remote-mcp/index.js";
 import { resolveOnce } from "./resolve-once.js";
 import { RecordResponseStore, type ResponseStore } from "./response-store.js";
+import type { ToolExecutor } from "./tool-executors.js";
 
 /** What a response runs with: the server's stores, limits and model resolution. */
 export interface RunDependencies {
@@ -22,6 +23,8 @@ export interface RunDependencies {
   metrics: ServerMetrics;
   /** The operator's built-in tools, their permission rules and sandbox. */
   builtin?: BuiltinToolsConfig;
+  /** The operator's own tool executors (`toolExecutors`), after the built-in tools and before MCP servers'. */
+  toolExecutors: readonly ToolExecutor[];
   /** Hosts requests' `mcp` tools may reach (default: public ones only). */
   mcpAllowedHosts?: readonly string[];
   /** How `mcp` tools' host names are resolved (default: the system resolver). */
@@ -50,6 +53,7 @@ export function runDependencies(config: ServerConfig, env: Env): RunDependencies
     clientToolStatus: config.clientToolStatus ?? "completed",
     cwd: config.workspace ?? config.cwd ?? process.cwd(),
     metrics: new ServerMetrics(),
+    toolExecutors: config.toolExecutors ?? [],
     ...(config.mcpAllowedHosts && { mcpAllowedHosts: config.mcpAllowedHosts }),
     ...(config.mcpLookup && { mcpLookup: config.mcpLookup }),
     ...(config.tools?.length && { builtin: builtinTools(config.tools, config) }),

@@ -24,8 +24,10 @@ export interface RunSession {
 export interface RunInput {
   deps: RunDependencies;
   prepared: PreparedResponse;
-  /** The tools of the request's MCP servers, connected. */
-  mcpTools: readonly AnyTool[];
+  /** The response's tools from its executors (the client's, the operator's own, its MCP servers'). */
+  tools: readonly (AnyTool | string)[];
+  /** Names of the operator's executors' tools: allowed (the operator registered them). */
+  operatorTools: readonly string[];
   kindOf: KindOf;
   run: RunSession;
   abortController: AbortController;
@@ -76,12 +78,12 @@ function runOptions(input: RunInput): QueryOptions {
 }
 
 /** The client's tools, the operator's built-in tools and the MCP servers' tools, and who may run what. */
-function toolOptions({ deps, prepared, mcpTools, kindOf }: RunInput): QueryOptions {
+function toolOptions({ deps, prepared, tools, operatorTools, kindOf }: RunInput): QueryOptions {
   const { conversation } = prepared;
   return {
-    tools: [...prepared.tools.tools, ...(deps.builtin?.tools ?? []), ...mcpTools],
+    tools: [...tools],
     permissionMode: "default",
-    allowedTools: [...(deps.builtin?.allow ?? [])],
+    allowedTools: [...(deps.builtin?.allow ?? []), ...operatorTools],
     disallowedTools: [...(deps.builtin?.deny ?? [])],
     ...(deps.builtin?.sandbox && { sandbox: deps.builtin.sandbox }),
     // Nobody is there to ask: an MCP call that needs approval waits for the client's answer

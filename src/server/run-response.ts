@@ -1,6 +1,7 @@
 import type { SDKAssistantMessage, SDKMessage, SDKResultMessage } from "../protocol/index.js";
 import { MemorySessionStore, type SessionStore } from "../sessions/index.js";
-import type { CallKind, KindOf } from "./call-kinds.js";
+import type { CallKind } from "./call-kinds.js";
+import { clientToolExecutor, ResponseExecutors } from "./tool-executors.js";
 import type { Conversation } from "./conversation.js";
 import { asConversationItem, type ConversationStore } from "./conversations.js";
 import { newId } from "./ids.js";
@@ -103,17 +104,25 @@ async function runToEnd(
   }
   const abort = followAbort(signal);
   let mcp: ResponseMcp | undefined;
-  const kindOf = callKinds(deps, prepared, () => mcp);
+  const executors = responseExecutors(deps, prepared, () => mcp);
+  const kindOf = (name: string) => executors.kindOf(name);
   const projection = new OutputProjection(emit, newId, kindOf);
   const listed = takeover ? resumeOutput(takeover, projection, emit, kindOf, newId, prepared.listed) : prepared.listed;
   response.output = projection.output;
   try {
     mcp = await connectRequestMcp(mcpServersOf(prepared), deps.cwd, abort.controller.signal, prepared.mcpHosts);
     listServers(projection, mcp, listed);
+    const offered = await executors.tools({
+      responseId: response.id,
+      request: prepared.request,
+      cwd: deps.cwd,
+      signal: abort.controller.signal,
+    });
     const messages = await startRun({
       deps,
       prepared,
-      mcpTools: mcp.tools,
+      tools: offered.tools,
+      operatorTools: offered.operatorTools,
       kindOf,
       run,
       abortController: abort.controller,
@@ -149,13 +158,32 @@ function followAbort(signal: AbortSignal): { controller: AbortController; stop: 
   return { controller, stop: () => signal.removeEventListener("abort", abort) };
 }
 
-/** What each tool name is to this response: the client's, the operator's, an MCP server's, or refused. */
-function callKinds(deps: RunDependencies, prepared: PreparedResponse, mcp: () => ResponseMcp | undefined): KindOf {
-  return (name: string): CallKind => {
-    if (prepared.tools.allowed.has(name)) return { kind: prepared.tools.custom.has(name) ? "custom" : "function" };
-    if (deps.builtin?.tools.includes(name)) return { kind: "builtin" };
-    return mcp()?.kinds.get(name) ?? { kind: "refused" };
-  };
+/**
+ * The response's tool executors, in order: the client's tools, the operator's built-in tools
+ * (by name: the run's set-up makes them, sandboxed), the operator's own executors, the
+ * request's MCP servers (connected once the response starts); a call no executor has is refused.
+ */
+function responseExecutors(
+  deps: RunDependencies,
+  prepared: PreparedResponse,
+  mcp: () => ResponseMcp | undefined,
+): ResponseExecutors {
+  const executors = new ResponseExecutors();
+  const plan = prepared.tools;
+  executors.add(clientToolExecutor(plan), (name): CallKind | undefined =>
+    plan.allowed.has(name) ? { kind: plan.custom.has(name) ? "custom" : "function" } : { kind: "refused" },
+  );
+  executors.addBuiltin(deps.builtin?.tools ?? []);
+  for (const executor of deps.toolExecutors) executors.add(executor);
+  executors.add(
+    {
+      kind: "mcp",
+      tools: () => mcp()?.tools ?? [],
+      canExecute: (call) => mcp()?.kinds.has(call.name) ?? false,
+    },
+    (name) => mcp()?.kinds.get(name),
+  );
+  return executors;
 }
 
 /** The run's top-level messages as the response's output, its tool calls counted; its result, when it gave one. */
