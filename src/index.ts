@@ -89,6 +89,8 @@ export {
   type ToolSession,
 } from "./tools/index.js";
 export {
+  type AskUserQuestionInput,
+  type AskUserQuestionOutput,
   type BashToolsOptions,
   type CommandSandbox,
   type DefaultToolsOptions,

@@ -20,6 +20,7 @@ describe("the built-in tool set", () => {
       "Edit",
       "Write",
       "TodoWrite",
+      "AskUserQuestion",
     ]);
     expect(registry.definitions()).toMatchSnapshot();
   });

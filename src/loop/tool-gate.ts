@@ -190,6 +190,14 @@ export class ToolGate {
       return { ask: { kind: "permission", reason: hookDecision.reason, path: judged } };
     if (hookDecision === undefined && verdict.behavior === "ask")
       return { ask: { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions, path: judged } };
+    // Only a person answers it: no rule or mode does, a hook's allow only when it brings the answer.
+    if (tool.requiresUserInteraction && hookDecision === undefined) {
+      if (state.permissions.mode === "dontAsk") {
+        const message = `${tool.name} needs a person to answer, and dontAsk mode asks no one.`;
+        return { behavior: "deny", denial: true, message };
+      }
+      return { ask: { kind: "permission", reason: `${tool.name} asks the user`, suggestions: [] } };
+    }
     return { behavior: "allow", input, context, ...(judged !== undefined && { path: judged }) };
   }
 
@@ -230,6 +238,15 @@ export class ToolGate {
       }
     }
     const canUseTool = this.config.canUseTool;
+    if (!canUseTool && tool.requiresUserInteraction) {
+      return {
+        behavior: "deny",
+        denial: true,
+        message:
+          `${tool.name} needs a person to answer, and no one can be asked here (no canUseTool callback, ` +
+          "not an interactive session). Go on without asking: make a reasonable choice and say which.",
+      };
+    }
     if (!canUseTool) {
       // The host's advice (the CLI's flags, settings, `gyre trust`), else the library's own.
       const hint = state.permissions.unaskedHint({

@@ -296,6 +296,20 @@ export class TuiController {
     this.prompt(UNANSWERED, "(no answer)", []);
   }
 
+  /**
+   * The person's answers to AskUserQuestion approve its call with them (`updatedInput.answers`,
+   * as `canUseTool` returns them in the SDK); declining denies it, and the model is told.
+   */
+  answerQuestions(answers: Record<string, string> | undefined): void {
+    const request = this.store.permission;
+    if (!request) return;
+    if (answers === undefined) {
+      this.notice("Questions declined.");
+      return request.answer({ behavior: "deny", message: "The person declined to answer the questions." });
+    }
+    request.answer({ behavior: "allow", updatedInput: { ...request.input, answers } });
+  }
+
   /** `/resume` picked a session: the conversation goes on with it, its transcript on screen. */
   async resume(sessionId: string): Promise<void> {
     this.store.picker = undefined;
