@@ -90,6 +90,8 @@ export {
 } from "./tools/index.js";
 export {
   type AskUserQuestionInput,
+  type AskUserQuestionItem,
+  type AskUserQuestionOption,
   type AskUserQuestionOutput,
   type BashToolsOptions,
   type CommandSandbox,

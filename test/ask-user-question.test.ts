@@ -1,11 +1,13 @@
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AskUserQuestionInput, CanUseTool, SDKMessage } from "../src/index.js";
 import { openSqliteSessionStore } from "../src/sessions/index.js";
 import { type MockRequest, mockTurn } from "../src/testing/index.js";
-import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { cliEnv, FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 const anthropic = FORMATS[0];
 
@@ -155,6 +157,55 @@ describe("AskUserQuestion through the loop", () => {
       });
       expect(asked).toBe(0);
       expect(toolResults(messages)[0]).toMatchObject({ is_error: true });
+    });
+  });
+});
+
+describe("AskUserQuestion in print mode (gyre run)", () => {
+  const CLI = resolve("dist/bin/gyre.js");
+  const gyre = (args: string[], env: Record<string, string>) =>
+    promisify(execFile)(process.execPath, [CLI, "run", ...args, "--cwd", dir, "--setting-sources", ""], {
+      env: cliEnv(env),
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+
+  it("refuses the call when no one can answer, and the run goes on", async () => {
+    await withMock(script(), async (server) => {
+      const done = await gyre(["add date formatting"], server.env());
+      expect(done).toMatchObject({ code: 0, stdout: "Noted.\n" });
+      expect(toolOutputText(server.requests[1])).toContain("AskUserQuestion needs a person to answer");
+    });
+  });
+
+  it("--defer-permissions pauses on the questions, and --resume --answer goes on with the answers", async () => {
+    const turns = [
+      {
+        content: [
+          { type: "tool_use" as const, id: "toolu_ask", name: "AskUserQuestion", input: { questions: QUESTIONS } },
+        ],
+      },
+      mockTurn.text("Noted."),
+    ];
+    await withMock({ turns }, async (server) => {
+      const paused = await gyre(
+        ["add date formatting", "--defer-permissions", "--output-format", "json"],
+        server.env(),
+      );
+      expect(paused.code).toBe(3);
+      const result = JSON.parse(paused.stdout) as Extract<SDKMessage, { type: "result" }>;
+      expect(result.pending_tool_calls).toMatchObject([{ id: "toolu_ask", name: "AskUserQuestion" }]);
+      expect(paused.stderr).toContain(`--answer 'toolu_ask={"<question>":"<answer>"}'`);
+
+      const bad = await gyre(["--resume", result.session_id, "--answer", "toolu_ask=[1]"], server.env());
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain("--answer takes ID=");
+
+      const answer = `toolu_ask=${JSON.stringify(ANSWERS)}`;
+      const done = await gyre(["--resume", result.session_id, "--answer", answer], server.env());
+      expect(done).toMatchObject({ code: 0, stdout: "Noted.\n" });
+      expect(toolOutputText(server.requests[1])).toContain('\\"Which date library should we use?\\"=\\"date-fns\\"');
     });
   });
 });

@@ -305,7 +305,12 @@ export class ToolGate {
   ): GateDecision {
     if (result.behavior === "allow") {
       for (const update of result.updatedPermissions ?? []) state.permissions.applyUpdate(update);
-      return this.#allowWith(tool, result.updatedInput ?? input, result.updatedInput ? undefined : path);
+      // A person's answers add to what was asked (an answer need not repeat the questions).
+      const updated =
+        tool.requiresUserInteraction && result.updatedInput
+          ? { ...(input as Record<string, unknown>), ...result.updatedInput }
+          : result.updatedInput;
+      return this.#allowWith(tool, updated ?? input, updated ? undefined : path);
     }
     return {
       behavior: "deny",

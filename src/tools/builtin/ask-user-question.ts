@@ -72,9 +72,11 @@ Usage notes:
 
 /** AskUserQuestion's structured result (`tool_use_result`), Claude Code's `AskUserQuestionOutput`. */
 export interface AskUserQuestionOutput {
+  /** The questions that were asked. */
   questions: AskUserQuestionItem[];
   /** Each question's answer, keyed by question text. */
   answers: Record<string, string>;
+  /** The user's notes on their answers, keyed by question text, when the answer carried any. */
   annotations?: AskUserQuestionInput["annotations"];
 }
 
