@@ -97,6 +97,8 @@ export {
   type CommandSandbox,
   type DefaultToolsOptions,
   defaultTools,
+  type ExitPlanModeInput,
+  type ExitPlanModeOutput,
   type GrepToolOptions,
   type OutputFormat,
   type SandboxViolation,

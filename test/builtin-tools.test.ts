@@ -21,6 +21,7 @@ describe("the built-in tool set", () => {
       "Write",
       "TodoWrite",
       "AskUserQuestion",
+      "ExitPlanMode",
     ]);
     expect(registry.definitions()).toMatchSnapshot();
   });

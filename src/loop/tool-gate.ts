@@ -81,8 +81,12 @@ export class ToolGate {
     if ("behavior" in hooked) return hooked;
     const { context } = hooked;
     const decided = await this.#policyDecision(state, tool, hooked);
-    if (!("ask" in decided)) return decided;
+    if (!("ask" in decided)) {
+      if (decided.behavior === "allow") leavePlanMode(state, tool);
+      return decided;
+    }
     const asked = yield* this.#ask(state, tool, call, hooked.input, decided.ask);
+    if (asked.behavior === "allow") leavePlanMode(state, tool);
     return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
   }
 
@@ -191,6 +195,10 @@ export class ToolGate {
     if (hookDecision === undefined && verdict.behavior === "ask")
       return { ask: { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions, path: judged } };
     // Only a person answers it: no rule or mode does, a hook's allow only when it brings the answer.
+    if (tool.exitsPlanMode && state.permissions.mode !== "plan") {
+      const message = `${tool.name} is for leaving plan mode, and the run is not in plan mode: go on with the work.`;
+      return { behavior: "deny", denial: false, message };
+    }
     if (tool.requiresUserInteraction && hookDecision === undefined) {
       if (state.permissions.mode === "dontAsk") {
         const message = `${tool.name} needs a person to answer, and dontAsk mode asks no one.`;
@@ -305,6 +313,7 @@ export class ToolGate {
   ): GateDecision {
     if (result.behavior === "allow") {
       for (const update of result.updatedPermissions ?? []) state.permissions.applyUpdate(update);
+      leavePlanMode(state, tool);
       // A person's answers add to what was asked (an answer need not repeat the questions).
       const updated =
         tool.requiresUserInteraction && result.updatedInput
@@ -330,4 +339,9 @@ export class ToolGate {
       message: `The approved input for ${tool.name} is not valid for the tool.`,
     };
   }
+}
+
+/** An approved plan leaves plan mode: for the mode the answer chose (a `setMode` update), else `default`. */
+function leavePlanMode(state: GateState, tool: AnyTool): void {
+  if (tool.exitsPlanMode && state.permissions.mode === "plan") state.permissions.setMode("default");
 }

@@ -156,6 +156,11 @@ export interface Tool<Input = unknown> {
    * rules and the mode allow, and with no one to ask it is refused. Deny rules still deny.
    */
   readonly requiresUserInteraction?: boolean;
+  /**
+   * The call asks to leave `plan` mode (ExitPlanMode): refused outside plan mode; approved, it
+   * switches the run to the mode the answer's `setMode` update names, else to `default`.
+   */
+  readonly exitsPlanMode?: boolean;
   execute(input: Input, context: ToolContext): Promise<ToolOutput>;
 }
 

@@ -1,5 +1,6 @@
 import type { AnyTool } from "../tool.js";
 import { askUserQuestionTool } from "./ask-user-question.js";
+import { exitPlanModeTool } from "./exit-plan-mode.js";
 import { type BashToolsOptions, bashTools } from "./bash/index.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob-tool.js";
@@ -31,6 +32,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
     writeTool(),
     todoWriteTool(),
     askUserQuestionTool(),
+    exitPlanModeTool(),
   ];
 }
 
@@ -58,6 +60,7 @@ export {
   askUserQuestionTool,
   describeAnswers,
 } from "./ask-user-question.js";
+export { ExitPlanModeInput, type ExitPlanModeOutput, exitPlanModeTool, PLAN_APPROVED } from "./exit-plan-mode.js";
 export { LOOP_CONTROL_TOOLS, type LoopControlToolName, loopControlTools } from "./loop-control.js";
 export { readTool } from "./read.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";
