@@ -85,6 +85,10 @@ describe("ExitPlanMode through canUseTool", () => {
         canUseTool: answering({ behavior: "deny", message: feedback }, asked),
       });
       expect(asked).toEqual([`ExitPlanMode: ${PLAN}`]);
+      expect(resultOf(messages).permission_denials).toMatchObject([
+        { tool_name: "ExitPlanMode" },
+        { tool_name: "Write" },
+      ]);
       expect(lastToolOutput(server.requests[1])).toContain(feedback);
       expect(lastToolOutput(server.requests[2])).toContain("not available in plan mode");
       expect(existsSync(file)).toBe(false);

@@ -10,6 +10,7 @@ import { listProjectPaths } from "./file-index.js";
 import { mentionGate } from "./mention-gate.js";
 import { attachMentions, findMentions } from "./mentions.js";
 import type { PermissionChoice } from "./permission-prompt.js";
+import type { PlanChoice } from "./plan-approval-prompt.js";
 import { ProjectTrust } from "./project-trust.js";
 import type { PromptHistory } from "./prompt-history.js";
 import { runShellEscape, shellContext, shellSummary } from "./shell-escape.js";
@@ -308,6 +309,23 @@ export class TuiController {
       return request.answer({ behavior: "deny", message: "The person declined to answer the questions." });
     }
     request.answer({ behavior: "allow", updatedInput: { ...request.input, answers } });
+  }
+
+  /**
+   * The person's answer to ExitPlanMode: approved, the session leaves plan mode for the mode
+   * chosen (the run switches with the call's `setMode` update, the session for its next
+   * queries); keep planning denies the call with the feedback, which the model reads.
+   */
+  answerPlan(choice: PlanChoice): void {
+    const request = this.store.permission;
+    if (!request) return;
+    if (choice.kind === "keepPlanning") return request.answer({ behavior: "deny", message: choice.feedback });
+    void this.session.setMode(choice.mode).catch((error: unknown) => this.notice(String(error), "error"));
+    this.syncStatus();
+    request.answer({
+      behavior: "allow",
+      updatedPermissions: [{ type: "setMode", mode: choice.mode, destination: "session" }],
+    });
   }
 
   /** `/resume` picked a session: the conversation goes on with it, its transcript on screen. */

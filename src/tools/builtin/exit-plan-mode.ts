@@ -12,6 +12,7 @@ export type ExitPlanModeInput = z.infer<typeof ExitPlanModeInput>;
 export interface ExitPlanModeOutput {
   /** The plan the user approved. */
   plan: string;
+  /** Whether a subagent presented the plan (always false: the person approves the main run's). */
   isAgent: boolean;
 }
 

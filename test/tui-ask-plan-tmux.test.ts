@@ -1,6 +1,7 @@
-// AskUserQuestion in the interactive agent, end to end: the built `gyre` in a real terminal
-// (tmux) against the scripted mock LLM; the picker's answers reach the model as the tool's result.
-import { mkdtempSync } from "node:fs";
+// AskUserQuestion and ExitPlanMode in the interactive agent, end to end: the built `gyre` in a
+// real terminal (tmux) against the scripted mock LLM; the person's answers reach the model as
+// the tools' results, and an approved plan leaves plan mode.
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,16 +11,17 @@ import { gyreTerminals, sendPrompt } from "./gyre-terminals.js";
 import type { TmuxTerminal } from "./tmux-terminal.js";
 
 let server: MockLLMServer | undefined;
-const terminals = gyreTerminals("tui-ask-user", async () => {
+const terminals = gyreTerminals("tui-ask-plan", async () => {
   await server?.close();
   server = undefined;
 });
 
-async function startGyre(script: MockScript): Promise<TmuxTerminal> {
+async function startGyre(script: MockScript, args: string[] = [], cwd?: string): Promise<TmuxTerminal> {
   server = await startMockLLM({ script });
   const env = cliEnv(server.env());
   return terminals.startReady({
-    cwd: mkdtempSync(join(tmpdir(), "gyre-tui-ask-user-")),
+    cwd: cwd ?? mkdtempSync(join(tmpdir(), "gyre-tui-ask-user-")),
+    args,
     env: { GYRE_HOME: env.GYRE_HOME ?? "", ...server.env() },
   });
 }
@@ -104,5 +106,62 @@ describe("AskUserQuestion's picker in a real terminal", () => {
     await term.waitFor("No answers, I'll pick.");
     await term.waitFor("Questions declined.");
     expect(lastToolResult()).toContain("The person declined to answer the questions.");
+  });
+});
+
+describe("ExitPlanMode in a real terminal", () => {
+  const PLAN = "1. Write notes.txt\n2. Report back";
+
+  it("shows the plan; approving with auto-accept leaves plan mode and the edit runs unasked", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "gyre-tui-plan-"));
+    const file = join(cwd, "notes.txt");
+    const term = await startGyre(
+      {
+        turns: [
+          mockTurn.toolUse("ExitPlanMode", { plan: PLAN }),
+          mockTurn.toolUse("Write", { file_path: file, content: "planned\n" }),
+          mockTurn.text("Plan carried out."),
+        ],
+      },
+      ["--permission-mode", "plan"],
+      cwd,
+    );
+    await term.waitFor(/plan/, "the status line in plan mode");
+    await sendPrompt(term, "write the notes");
+    const shown = await term.waitFor("Would you like to proceed?");
+    expect(shown).toContain("Write notes.txt");
+    expect(shown).toMatch(/❯ 1\. Yes, and auto-accept edits/);
+    term.press("Enter");
+    await term.waitFor("Plan carried out.");
+    expect(readFileSync(file, "utf8")).toBe("planned\n");
+    await term.waitFor("acceptEdits", "the status line in acceptEdits mode");
+  });
+
+  it("keeps planning with the person's feedback: the model reads it, and edits stay refused", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "gyre-tui-plan-"));
+    const file = join(cwd, "notes.txt");
+    const term = await startGyre(
+      {
+        turns: [
+          mockTurn.toolUse("ExitPlanMode", { plan: PLAN }),
+          mockTurn.toolUse("Write", { file_path: file, content: "too soon\n" }),
+          mockTurn.text("Back to planning."),
+        ],
+      },
+      ["--permission-mode", "plan"],
+      cwd,
+    );
+    await sendPrompt(term, "write the notes");
+    await term.waitFor("Would you like to proceed?");
+    term.press("3");
+    await term.waitFor("What should change:");
+    term.type("cover errors too");
+    await term.waitFor("What should change: cover errors too");
+    term.press("Enter");
+    await term.waitFor("Back to planning.");
+    const bodies = (server?.requests ?? []).map((request) => JSON.stringify(request.body));
+    expect(bodies[1]).toContain("cover errors too");
+    expect(bodies[2]).toContain("not available in plan mode");
+    expect(existsSync(file)).toBe(false);
   });
 });
