@@ -188,6 +188,10 @@ export class ToolGate {
       cwd: this.config.cwd,
     });
     if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
+    if (tool.exitsPlanMode && state.permissions.mode !== "plan") {
+      const message = `${tool.name} is for leaving plan mode, and the run is not in plan mode: go on with the work.`;
+      return { behavior: "deny", denial: false, message };
+    }
     const judged = verdict.path;
     if (hookDecision?.behavior === "defer") return { behavior: "defer", reason: hookDecision.reason, input };
     if (hookDecision?.behavior === "ask")
@@ -195,10 +199,6 @@ export class ToolGate {
     if (hookDecision === undefined && verdict.behavior === "ask")
       return { ask: { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions, path: judged } };
     // Only a person answers it: no rule or mode does, a hook's allow only when it brings the answer.
-    if (tool.exitsPlanMode && state.permissions.mode !== "plan") {
-      const message = `${tool.name} is for leaving plan mode, and the run is not in plan mode: go on with the work.`;
-      return { behavior: "deny", denial: false, message };
-    }
     if (tool.requiresUserInteraction && hookDecision === undefined) {
       if (state.permissions.mode === "dontAsk") {
         const message = `${tool.name} needs a person to answer, and dontAsk mode asks no one.`;
@@ -313,13 +313,14 @@ export class ToolGate {
   ): GateDecision {
     if (result.behavior === "allow") {
       for (const update of result.updatedPermissions ?? []) state.permissions.applyUpdate(update);
-      leavePlanMode(state, tool);
       // A person's answers add to what was asked (an answer need not repeat the questions).
       const updated =
         tool.requiresUserInteraction && result.updatedInput
           ? { ...(input as Record<string, unknown>), ...result.updatedInput }
           : result.updatedInput;
-      return this.#allowWith(tool, updated ?? input, updated ? undefined : path);
+      const decision = this.#allowWith(tool, updated ?? input, updated ? undefined : path);
+      if (decision.behavior === "allow") leavePlanMode(state, tool);
+      return decision;
     }
     return {
       behavior: "deny",
