@@ -89,10 +89,16 @@ export {
   type ToolSession,
 } from "./tools/index.js";
 export {
+  type AskUserQuestionInput,
+  type AskUserQuestionItem,
+  type AskUserQuestionOption,
+  type AskUserQuestionOutput,
   type BashToolsOptions,
   type CommandSandbox,
   type DefaultToolsOptions,
   defaultTools,
+  type ExitPlanModeInput,
+  type ExitPlanModeOutput,
   type GrepToolOptions,
   type OutputFormat,
   type SandboxViolation,

@@ -20,6 +20,8 @@ describe("the built-in tool set", () => {
       "Edit",
       "Write",
       "TodoWrite",
+      "AskUserQuestion",
+      "ExitPlanMode",
     ]);
     expect(registry.definitions()).toMatchSnapshot();
   });

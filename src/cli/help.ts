@@ -89,6 +89,7 @@ Permissions and settings:
                                           instead of being denied; it prints what waits and how to go on
   --approve ID,ID  --deny ID,ID  [--deny-message TEXT]
                                           with --resume: answer the calls a paused run waits on
+  --answer 'ID={"Question?":"Answer"}'    with --resume: answer an AskUserQuestion call that waits
 Sessions:
   -r, --resume [ID]  -c, --continue       continue a stored session (or the latest one here);
                                           -r alone, on a terminal: pick a recent one here

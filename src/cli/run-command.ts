@@ -165,8 +165,15 @@ function printPending(sessionId: string, pending: readonly PendingToolCall[]): v
     return `  ${call.id}  ${call.name} ${shown}${call.reason ? `  (${call.reason})` : ""}`;
   });
   const ids = pending.map((call) => call.id).join(",");
+  // AskUserQuestion waits for answers, not an approval: say how to give them.
+  const asked = pending.filter((call) => call.name === "AskUserQuestion");
+  const answers = asked.map(
+    (call) =>
+      `gyre: answer ${call.id} with: --answer '${call.id}={"<question>":"<answer>"}'   (or --deny ${call.id})\n`,
+  );
   process.stderr.write(
     `gyre: waiting on ${pending.length === 1 ? "an approval" : `${pending.length} approvals`}:\n${lines.join("\n")}\n` +
+      answers.join("") +
       `gyre: go on with: ${gyreCommand()} run --resume ${sessionId} --approve ${ids}   (or --deny ${ids})\n`,
   );
 }

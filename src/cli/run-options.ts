@@ -48,6 +48,7 @@ export const RUN_OPTIONS = {
   "session-id": { type: "string" },
   "defer-permissions": { type: "boolean", default: false },
   approve: { type: "string", multiple: true },
+  answer: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
   "deny-message": { type: "string" },
   verbose: { type: "boolean", default: false },
@@ -68,9 +69,12 @@ export async function queryOptionsOf(
   const text = (name: string) => values[name] as string | undefined;
   const flag = (name: string) => values[name] === true;
   const many = (name: string) => values[name] as string[] | undefined;
-  const approvals = approvalsFrom(many("approve"), many("deny"), text("deny-message"));
+  const approvals = approvalsFrom(many("approve"), many("deny"), text("deny-message"), many("answer"));
   if (approvals && !text("resume")) {
-    throw new GyreError("config_error", "--approve and --deny answer a paused session: add --resume SESSION_ID");
+    throw new GyreError(
+      "config_error",
+      "--approve, --deny and --answer answer a paused session: add --resume SESSION_ID",
+    );
   }
   const sessionId = text("session-id");
   if (sessionId !== undefined && !UUID.test(sessionId))
@@ -178,20 +182,53 @@ export async function mcpServersOf(values: string[]): Promise<NonNullable<QueryO
   return servers;
 }
 
-/** `--approve A,B --deny C` as `approvals` by tool_use id; undefined when neither is given. */
+/**
+ * `--approve A,B --deny C --answer 'D={"Question?":"Answer"}'` as `approvals` by tool_use id;
+ * undefined when none is given. An answer approves an AskUserQuestion call with its answers.
+ */
 function approvalsFrom(
   approve: string[] | undefined,
   deny: string[] | undefined,
   denyMessage: string | undefined,
+  answer: string[] | undefined,
 ): QueryOptions["approvals"] {
-  if (!approve && !deny) return undefined;
+  if (!approve && !deny && !answer) return undefined;
   const approvals: NonNullable<QueryOptions["approvals"]> = {};
   for (const id of (approve ?? []).flatMap((value) => list(value) ?? [])) approvals[id] = { behavior: "allow" };
+  for (const value of answer ?? []) {
+    const [id, answers] = answerOf(value);
+    if (approvals[id]) throw new GyreError("config_error", `${id} is approved and answered`);
+    approvals[id] = { behavior: "allow", updatedInput: { answers } };
+  }
   for (const id of (deny ?? []).flatMap((value) => list(value) ?? [])) {
     if (approvals[id]) throw new GyreError("config_error", `${id} is both approved and denied`);
     approvals[id] = { behavior: "deny", message: denyMessage ?? "The person denied this call." };
   }
   return approvals;
+}
+
+/** `ID={"Question?":"Answer"}`: the call's id and the answers, each a string, keyed by question text. */
+function answerOf(value: string): [string, Record<string, string>] {
+  const at = value.indexOf("=");
+  const id = value.slice(0, at).trim();
+  let answers: unknown;
+  try {
+    answers = at > 0 ? JSON.parse(value.slice(at + 1)) : undefined;
+  } catch {
+    answers = undefined;
+  }
+  const valid =
+    typeof answers === "object" &&
+    answers !== null &&
+    !Array.isArray(answers) &&
+    Object.values(answers).every((answer) => typeof answer === "string");
+  if (!id || !valid) {
+    throw new GyreError(
+      "config_error",
+      `--answer takes ID={"question":"answer",...} (a JSON object of strings), not ${JSON.stringify(value)}`,
+    );
+  }
+  return [id, answers as Record<string, string>];
 }
 
 export function permissionMode(value: string | undefined): PermissionMode | undefined {

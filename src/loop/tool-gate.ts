@@ -81,8 +81,12 @@ export class ToolGate {
     if ("behavior" in hooked) return hooked;
     const { context } = hooked;
     const decided = await this.#policyDecision(state, tool, hooked);
-    if (!("ask" in decided)) return decided;
+    if (!("ask" in decided)) {
+      if (decided.behavior === "allow") leavePlanMode(state, tool);
+      return decided;
+    }
     const asked = yield* this.#ask(state, tool, call, hooked.input, decided.ask);
+    if (asked.behavior === "allow") leavePlanMode(state, tool);
     return asked.behavior === "allow" ? { ...asked, context: [...context, ...asked.context] } : asked;
   }
 
@@ -184,12 +188,24 @@ export class ToolGate {
       cwd: this.config.cwd,
     });
     if (verdict.behavior === "deny") return { behavior: "deny", denial: true, message: verdict.message };
+    if (tool.exitsPlanMode && state.permissions.mode !== "plan") {
+      const message = `${tool.name} is for leaving plan mode, and the run is not in plan mode: go on with the work.`;
+      return { behavior: "deny", denial: false, message };
+    }
     const judged = verdict.path;
     if (hookDecision?.behavior === "defer") return { behavior: "defer", reason: hookDecision.reason, input };
     if (hookDecision?.behavior === "ask")
       return { ask: { kind: "permission", reason: hookDecision.reason, path: judged } };
     if (hookDecision === undefined && verdict.behavior === "ask")
       return { ask: { kind: "permission", reason: verdict.reason, suggestions: verdict.suggestions, path: judged } };
+    // Only a person answers it: no rule or mode does, a hook's allow only when it brings the answer.
+    if (tool.requiresUserInteraction && hookDecision === undefined) {
+      if (state.permissions.mode === "dontAsk") {
+        const message = `${tool.name} needs a person to answer, and dontAsk mode asks no one.`;
+        return { behavior: "deny", denial: true, message };
+      }
+      return { ask: { kind: "permission", reason: `${tool.name} asks the user`, suggestions: [] } };
+    }
     return { behavior: "allow", input, context, ...(judged !== undefined && { path: judged }) };
   }
 
@@ -230,6 +246,15 @@ export class ToolGate {
       }
     }
     const canUseTool = this.config.canUseTool;
+    if (!canUseTool && tool.requiresUserInteraction) {
+      return {
+        behavior: "deny",
+        denial: true,
+        message:
+          `${tool.name} needs a person to answer, and no one can be asked here (no canUseTool callback, ` +
+          "not an interactive session). Go on without asking: make a reasonable choice and say which.",
+      };
+    }
     if (!canUseTool) {
       // The host's advice (the CLI's flags, settings, `gyre trust`), else the library's own.
       const hint = state.permissions.unaskedHint({
@@ -288,7 +313,14 @@ export class ToolGate {
   ): GateDecision {
     if (result.behavior === "allow") {
       for (const update of result.updatedPermissions ?? []) state.permissions.applyUpdate(update);
-      return this.#allowWith(tool, result.updatedInput ?? input, result.updatedInput ? undefined : path);
+      // A person's answers add to what was asked (an answer need not repeat the questions).
+      const updated =
+        tool.requiresUserInteraction && result.updatedInput
+          ? { ...(input as Record<string, unknown>), ...result.updatedInput }
+          : result.updatedInput;
+      const decision = this.#allowWith(tool, updated ?? input, updated ? undefined : path);
+      if (decision.behavior === "allow") leavePlanMode(state, tool);
+      return decision;
     }
     return {
       behavior: "deny",
@@ -308,4 +340,9 @@ export class ToolGate {
       message: `The approved input for ${tool.name} is not valid for the tool.`,
     };
   }
+}
+
+/** An approved plan leaves plan mode: for the mode the answer chose (a `setMode` update), else `default`. */
+function leavePlanMode(state: GateState, tool: AnyTool): void {
+  if (tool.exitsPlanMode && state.permissions.mode === "plan") state.permissions.setMode("default");
 }

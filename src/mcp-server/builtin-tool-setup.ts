@@ -26,7 +26,10 @@ export async function setUpBuiltinTools(config: ServeConfig): Promise<BuiltinToo
   if (settings.ignored) config.log(describeIgnoredSettings(settings.ignored));
   // Commands never see the keys of the providers Gyre talks to, as in a run.
   const env = passedVariables(passEnv, config.query.env);
-  const tools = defaultTools({ cwd, bash: { secretEnv: providerKeyEnvNames(providers), passEnv, env } });
+  // A tool only a person answers (AskUserQuestion) has no one to ask behind an MCP client.
+  const tools = defaultTools({ cwd, bash: { secretEnv: providerKeyEnvNames(providers), passEnv, env } }).filter(
+    (tool) => !tool.requiresUserInteraction,
+  );
   const registry = new ToolRegistry(tools, { disallowed: disallowedTools.filter((rule) => !rule.includes("(")) });
   // Bash permission checks need the shell parser: loaded now, not at the first call.
   void loadShellParser();

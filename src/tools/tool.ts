@@ -150,6 +150,17 @@ export interface Tool<Input = unknown> {
    * answered as interrupted.
    */
   readonly idempotent?: boolean;
+  /**
+   * A person must answer every call (AskUserQuestion): the call is always asked about —
+   * `canUseTool`, the interactive agent's prompt, a paused run's approvals — whatever the
+   * rules and the mode allow, and with no one to ask it is refused. Deny rules still deny.
+   */
+  readonly requiresUserInteraction?: boolean;
+  /**
+   * The call asks to leave `plan` mode (ExitPlanMode): refused outside plan mode; approved, it
+   * switches the run to the mode the answer's `setMode` update names, else to `default`.
+   */
+  readonly exitsPlanMode?: boolean;
   execute(input: Input, context: ToolContext): Promise<ToolOutput>;
 }
 

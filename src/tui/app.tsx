@@ -1,9 +1,12 @@
 import { Box, Static } from "ink";
 import { useEffect, useState, useSyncExternalStore } from "react";
+import { AskUserQuestionPrompt } from "./ask-user-question-prompt.js";
 import { ElicitationPrompt } from "./elicitation-prompt.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import { PlanApprovalPrompt } from "./plan-approval-prompt.js";
 import { QuestionPrompt } from "./question-prompt.js";
 import { PromptBox } from "./prompt-box.js";
+import { pickerQuestions } from "./question-picker.js";
 import { SessionPicker } from "./session-picker.js";
 import { StatusLine } from "./status-line.js";
 import { TodoPanel } from "./todo-list.js";
@@ -56,7 +59,21 @@ export function App({ controller, cwd }: { controller: TuiController; cwd: strin
           onCtrlC={() => controller.ctrlC()}
         />
       ) : null}
-      {permission ? (
+      {permission?.toolName === "AskUserQuestion" ? (
+        <AskUserQuestionPrompt
+          key={permission.toolUseId}
+          questions={pickerQuestions(permission.input)}
+          onAnswer={(answers) => controller.answerQuestions(answers)}
+          onCtrlC={() => controller.ctrlC()}
+        />
+      ) : permission?.toolName === "ExitPlanMode" ? (
+        <PlanApprovalPrompt
+          key={permission.toolUseId}
+          plan={typeof permission.input.plan === "string" ? permission.input.plan : ""}
+          onChoice={(choice) => controller.answerPlan(choice)}
+          onCtrlC={() => controller.ctrlC()}
+        />
+      ) : permission ? (
         <PermissionPrompt
           key={permission.toolUseId}
           request={permission}

@@ -28,6 +28,12 @@ export function describeInput(name: string, input: Record<string, unknown>, cwd:
     case "WebFetch":
       about = text("url");
       break;
+    case "AskUserQuestion": {
+      const questions = Array.isArray(input.questions) ? (input.questions as Array<{ question?: unknown }>) : [];
+      const first = typeof questions[0]?.question === "string" ? questions[0].question : undefined;
+      about = first && (questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first);
+      break;
+    }
     case "Task":
     case "Agent":
       about = text("description");

@@ -10,6 +10,7 @@ import { listProjectPaths } from "./file-index.js";
 import { mentionGate } from "./mention-gate.js";
 import { attachMentions, findMentions } from "./mentions.js";
 import type { PermissionChoice } from "./permission-prompt.js";
+import type { PlanChoice } from "./plan-approval-prompt.js";
 import { ProjectTrust } from "./project-trust.js";
 import type { PromptHistory } from "./prompt-history.js";
 import { runShellEscape, shellContext, shellSummary } from "./shell-escape.js";
@@ -294,6 +295,37 @@ export class TuiController {
     if (answer !== undefined) return this.prompt(answer, answer, []);
     this.notice("Left unanswered.");
     this.prompt(UNANSWERED, "(no answer)", []);
+  }
+
+  /**
+   * The person's answers to AskUserQuestion approve its call with them (`updatedInput.answers`,
+   * as `canUseTool` returns them in the SDK); declining denies it, and the model is told.
+   */
+  answerQuestions(answers: Record<string, string> | undefined): void {
+    const request = this.store.permission;
+    if (!request) return;
+    if (answers === undefined) {
+      this.notice("Questions declined.");
+      return request.answer({ behavior: "deny", message: "The person declined to answer the questions." });
+    }
+    request.answer({ behavior: "allow", updatedInput: { ...request.input, answers } });
+  }
+
+  /**
+   * The person's answer to ExitPlanMode: approved, the session leaves plan mode for the mode
+   * chosen (the run switches with the call's `setMode` update, the session for its next
+   * queries); keep planning denies the call with the feedback, which the model reads.
+   */
+  answerPlan(choice: PlanChoice): void {
+    const request = this.store.permission;
+    if (!request) return;
+    if (choice.kind === "keepPlanning") return request.answer({ behavior: "deny", message: choice.feedback });
+    void this.session.setMode(choice.mode).catch((error: unknown) => this.notice(String(error), "error"));
+    this.syncStatus();
+    request.answer({
+      behavior: "allow",
+      updatedPermissions: [{ type: "setMode", mode: choice.mode, destination: "session" }],
+    });
   }
 
   /** `/resume` picked a session: the conversation goes on with it, its transcript on screen. */

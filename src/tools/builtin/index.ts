@@ -1,4 +1,6 @@
 import type { AnyTool } from "../tool.js";
+import { askUserQuestionTool } from "./ask-user-question.js";
+import { exitPlanModeTool } from "./exit-plan-mode.js";
 import { type BashToolsOptions, bashTools } from "./bash/index.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob-tool.js";
@@ -29,6 +31,8 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
     editTool(),
     writeTool(),
     todoWriteTool(),
+    askUserQuestionTool(),
+    exitPlanModeTool(),
   ];
 }
 
@@ -48,6 +52,15 @@ export { passedVariables } from "./bash/index.js";
 export type { BashToolsOptions, CommandSandbox, SandboxViolation, SandboxWatch } from "./bash/index.js";
 export type { GrepToolOptions } from "./grep/index.js";
 export { findRipgrep } from "./grep/index.js";
+export {
+  AskUserQuestionInput,
+  AskUserQuestionItem,
+  AskUserQuestionOption,
+  type AskUserQuestionOutput,
+  askUserQuestionTool,
+  describeAnswers,
+} from "./ask-user-question.js";
+export { ExitPlanModeInput, type ExitPlanModeOutput, exitPlanModeTool, PLAN_APPROVED } from "./exit-plan-mode.js";
 export { LOOP_CONTROL_TOOLS, type LoopControlToolName, loopControlTools } from "./loop-control.js";
 export { readTool } from "./read.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";
