@@ -32,7 +32,7 @@ function boxExecutor(seen: { responses: string[]; calls: ToolExecutorCall[] }): 
           name: "run_in_box",
           description: "Runs a JavaScript snippet in a fresh box and returns what it prints.",
           inputSchema: z.object({ script: z.string() }),
-          sideEffect: "external" as const,
+          sideEffect: "mutating" as const,
         },
       ];
     },
