@@ -95,8 +95,12 @@ export {
   defaultTools,
   type GrepToolOptions,
   type OutputFormat,
+  type PageAnswerer,
   type SandboxViolation,
   type SandboxWatch,
+  type WebFetchOutput,
+  WebFetchSettings,
+  type WebFetchToolOptions,
 } from "./tools/builtin/index.js";
 
 // ── Sandbox: the `sandbox` option (as a settings file's `sandbox` block) ──────────────

@@ -136,6 +136,7 @@ describe("query() options are checked before anything runs", () => {
         settings: { permissions: { deny: ["Bash(rm:*)"] } },
         requireProjectTrust: false,
         sandbox: { enabled: false },
+        webFetch: { smallModel: false, allowedLocalHosts: ["localhost"] },
         doomLoopThreshold: 3,
         loopControlTools: false,
         maxToolReminders: 1,

@@ -37,6 +37,7 @@ import {
   loopControlTools,
   preloadBuiltinTools,
   structuredOutputTool,
+  type WebFetchToolOptions,
 } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import {
@@ -56,6 +57,7 @@ import type { Persistence } from "./persistence.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import { turnPrompt } from "./turn-prompt.js";
+import { webFetchOptions } from "./web-tools.js";
 import type { RunTracing, TracedHook } from "../telemetry/index.js";
 
 /** The model of a run that names none (and has no `GYRE_MODEL`): the newest generally available Sonnet. */
@@ -126,7 +128,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const sandbox = await pending.sandbox;
   const agents = await pending.agents;
   const tools = [
-    ...resolveTools(options, cwd, sandbox).map((tool) => persistence.withCheckpoints(tool)),
+    ...resolveTools(options, cwd, sandbox, webFetchOptions(options, settings, model, resolveOptions(options))).map(
+      (tool) => persistence.withCheckpoints(tool),
+    ),
     ...agents.tools,
     ...pending.endingTools,
   ];
@@ -558,12 +562,17 @@ function confinesBash(sandbox: CommandSandbox, input: unknown): boolean {
   });
 }
 
-function resolveTools(options: QueryOptions, cwd: string, sandbox: CommandSandbox | undefined): AnyTool[] {
+function resolveTools(
+  options: QueryOptions,
+  cwd: string,
+  sandbox: CommandSandbox | undefined,
+  webFetch: WebFetchToolOptions,
+): AnyTool[] {
   // Commands never see the keys of the providers Gyre itself talks to, unless listed in passEnv.
   // A passEnv key comes from the run's env: the gyre CLI keeps the keys out of process.env.
   const env = passedVariables(options.passEnv, options.env);
   const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv, sandbox, env };
-  const builtins = defaultTools({ cwd, bash });
+  const builtins = defaultTools({ cwd, bash, webFetch });
   const tools = options.tools;
   if (tools === undefined) return builtins;
   return tools.flatMap((tool) => {

@@ -5,6 +5,7 @@ import { globTool } from "./glob-tool.js";
 import { type GrepToolOptions, grepTool } from "./grep/index.js";
 import { readTool } from "./read.js";
 import { todoWriteTool } from "./todo-write.js";
+import { type WebFetchToolOptions, webFetchTool } from "./web-fetch/index.js";
 import { writeTool } from "./write.js";
 
 export interface DefaultToolsOptions {
@@ -14,6 +15,8 @@ export interface DefaultToolsOptions {
   bash?: BashToolsOptions;
   /** Options of Grep (e.g. force the JavaScript backend). */
   grep?: GrepToolOptions;
+  /** Options of WebFetch (its limits, the hosts of the local network it may reach, the small model's answer). */
+  webFetch?: WebFetchToolOptions;
 }
 
 /**
@@ -28,6 +31,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
     readTool(),
     editTool(),
     writeTool(),
+    webFetchTool(options.webFetch),
     todoWriteTool(),
   ];
 }
@@ -52,3 +56,11 @@ export { LOOP_CONTROL_TOOLS, type LoopControlToolName, loopControlTools } from "
 export { readTool } from "./read.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";
 export { readTodos } from "./todo-write.js";
+export {
+  type PageAnswerer,
+  WebFetchInput,
+  type WebFetchOutput,
+  WebFetchSettings,
+  type WebFetchToolOptions,
+  webFetchTool,
+} from "./web-fetch/index.js";
