@@ -19,6 +19,7 @@ describe("the built-in tool set", () => {
       "Read",
       "Edit",
       "Write",
+      "NotebookEdit",
       "WebFetch",
       "TodoWrite",
     ]);

@@ -2,6 +2,7 @@ import type { AnyTool } from "../tool.js";
 import { type BashToolsOptions, bashTools } from "./bash/index.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob-tool.js";
+import { notebookEditTool } from "./notebook/index.js";
 import { type GrepToolOptions, grepTool } from "./grep/index.js";
 import { readTool } from "./read.js";
 import { todoWriteTool } from "./todo-write.js";
@@ -31,6 +32,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
     readTool(),
     editTool(),
     writeTool(),
+    notebookEditTool(),
     webFetchTool(options.webFetch),
     todoWriteTool(),
   ];
