@@ -22,6 +22,7 @@ describe("the built-in tool set", () => {
       "NotebookEdit",
       "WebFetch",
       "TodoWrite",
+      "WebSearch",
     ]);
     expect(registry.definitions()).toMatchSnapshot();
   });

@@ -1,7 +1,15 @@
+import type { z } from "zod";
 import { GyreError } from "../errors/index.js";
 import { BUILTIN_PROVIDERS, type Model, resolveModel, type ResolveModelOptions } from "../model/index.js";
 import type { LoadedSettings } from "../settings/index.js";
-import { type PageAnswerer, WebFetchSettings, type WebFetchToolOptions } from "../tools/builtin/index.js";
+import {
+  type PageAnswerer,
+  searchBackend,
+  WebFetchSettings,
+  type WebFetchToolOptions,
+  WebSearchSettings,
+  type WebSearchToolOptions,
+} from "../tools/builtin/index.js";
 import type { QueryOptions } from "./options.js";
 
 /**
@@ -26,9 +34,34 @@ export function webFetchOptions(
   return { settings: merged, answer };
 }
 
+/**
+ * WebSearch's options for a run: the search API of the `webSearch` option, else of the settings
+ * files' `webSearch` key; without one, why a call fails and how to configure one.
+ */
+export function webSearchOptions(options: QueryOptions, settings: LoadedSettings, model: Model): WebSearchToolOptions {
+  const chosen =
+    options.webSearch ??
+    (settings.merged.webSearch === undefined
+      ? undefined
+      : parseWith(WebSearchSettings, settings.merged.webSearch, "the webSearch key of the settings files"));
+  if (chosen) {
+    return { backend: searchBackend(chosen, (name) => options.env?.[name] ?? settings.env[name] ?? process.env[name]) };
+  }
+  return {
+    unavailable:
+      `WebSearch is not available: no search backend is configured for this run (model ${model.id}). ` +
+      'Set webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
+      "(Brave and Tavily take an API key from BRAVE_API_KEY / TAVILY_API_KEY, SearXNG a url).",
+  };
+}
+
 function parseSettings(value: unknown, where: string): WebFetchSettings {
   if (value === undefined) return {};
-  const parsed = WebFetchSettings.safeParse(value);
+  return parseWith(WebFetchSettings, value, where);
+}
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new GyreError("config_error", `${where} is not valid: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
 }

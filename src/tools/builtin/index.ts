@@ -7,6 +7,7 @@ import { type GrepToolOptions, grepTool } from "./grep/index.js";
 import { readTool } from "./read.js";
 import { todoWriteTool } from "./todo-write.js";
 import { type WebFetchToolOptions, webFetchTool } from "./web-fetch/index.js";
+import { type WebSearchToolOptions, webSearchTool } from "./web-search/index.js";
 import { writeTool } from "./write.js";
 
 export interface DefaultToolsOptions {
@@ -18,6 +19,8 @@ export interface DefaultToolsOptions {
   grep?: GrepToolOptions;
   /** Options of WebFetch (its limits, the hosts of the local network it may reach, the small model's answer). */
   webFetch?: WebFetchToolOptions;
+  /** Options of WebSearch (its search backend). */
+  webSearch?: WebSearchToolOptions;
 }
 
 /**
@@ -35,6 +38,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
     notebookEditTool(),
     webFetchTool(options.webFetch),
     todoWriteTool(),
+    webSearchTool(options.webSearch),
   ];
 }
 
@@ -66,3 +70,14 @@ export {
   type WebFetchToolOptions,
   webFetchTool,
 } from "./web-fetch/index.js";
+export {
+  type SearchBackend,
+  type SearchHit,
+  type SearchRequest,
+  searchBackend,
+  WebSearchInput,
+  type WebSearchOutput,
+  WebSearchSettings,
+  type WebSearchToolOptions,
+  webSearchTool,
+} from "./web-search/index.js";
