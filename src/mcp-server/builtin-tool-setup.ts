@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { providerKeyEnvNames } from "../model/index.js";
 import { loadShellParser } from "../permissions/index.js";
 import { describeIgnoredSettings, type LoadedSettings, loadSettings, mergeSettings } from "../settings/index.js";
+import { webFetchSettings, webSearchOptions } from "../run/index.js";
 import { defaultTools, passedVariables } from "../tools/builtin/index.js";
 import { ToolRegistry } from "../tools/index.js";
 import type { ServeConfig } from "./serve-config.js";
@@ -26,7 +27,13 @@ export async function setUpBuiltinTools(config: ServeConfig): Promise<BuiltinToo
   if (settings.ignored) config.log(describeIgnoredSettings(settings.ignored));
   // Commands never see the keys of the providers Gyre talks to, as in a run.
   const env = passedVariables(passEnv, config.query.env);
-  const tools = defaultTools({ cwd, bash: { secretEnv: providerKeyEnvNames(providers), passEnv, env } });
+  const tools = defaultTools({
+    cwd,
+    bash: { secretEnv: providerKeyEnvNames(providers), passEnv, env },
+    // The client's own model reads a page: WebFetch returns it rather than asking a small model.
+    webFetch: { settings: webFetchSettings(config.query, settings) },
+    webSearch: webSearchOptions(config.query, settings),
+  });
   const registry = new ToolRegistry(tools, { disallowed: disallowedTools.filter((rule) => !rule.includes("(")) });
   // Bash permission checks need the shell parser: loaded now, not at the first call.
   void loadShellParser();

@@ -22,8 +22,7 @@ export function webFetchOptions(
   model: Model,
   resolveOptions: ResolveModelOptions,
 ): WebFetchToolOptions {
-  const fromFiles = parseSettings(settings.merged.webFetch, "the webFetch key of the settings files");
-  const merged: WebFetchSettings = { ...fromFiles, ...options.webFetch };
+  const merged = webFetchSettings(options, settings);
   const spec = smallModelSpec(merged, model, options);
   if (spec === undefined) return { settings: merged };
   let small: Promise<Model> | undefined;
@@ -34,11 +33,20 @@ export function webFetchOptions(
   return { settings: merged, answer };
 }
 
+/** WebFetch's settings: the `webFetch` option over the settings files' `webFetch` key. */
+export function webFetchSettings(options: Pick<QueryOptions, "webFetch">, settings: LoadedSettings): WebFetchSettings {
+  return { ...parseSettings(settings.merged.webFetch, "the webFetch key of the settings files"), ...options.webFetch };
+}
+
 /**
  * WebSearch's options for a run: the search API of the `webSearch` option, else of the settings
  * files' `webSearch` key; without one, why a call fails and how to configure one.
  */
-export function webSearchOptions(options: QueryOptions, settings: LoadedSettings, model: Model): WebSearchToolOptions {
+export function webSearchOptions(
+  options: Pick<QueryOptions, "webSearch" | "env">,
+  settings: LoadedSettings,
+  model?: Model,
+): WebSearchToolOptions {
   const chosen =
     options.webSearch ??
     (settings.merged.webSearch === undefined
@@ -49,7 +57,7 @@ export function webSearchOptions(options: QueryOptions, settings: LoadedSettings
   }
   return {
     unavailable:
-      `WebSearch is not available: no search backend is configured for this run (model ${model.id}). ` +
+      `WebSearch is not available: no search backend is configured${model ? ` for this run (model ${model.id})` : ""}. ` +
       'Set webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
       "(Brave and Tavily take an API key from BRAVE_API_KEY / TAVILY_API_KEY, SearXNG a url).",
   };

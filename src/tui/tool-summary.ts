@@ -28,6 +28,9 @@ export function describeInput(name: string, input: Record<string, unknown>, cwd:
     case "WebFetch":
       about = text("url");
       break;
+    case "WebSearch":
+      about = text("query");
+      break;
     case "Task":
     case "Agent":
       about = text("description");
