@@ -1,9 +1,14 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SDKMessage } from "../src/index.js";
 import { mockTurn } from "../src/testing/index.js";
-import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { cliEnv, FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
 const anthropic = FORMATS[0];
 const SMALL_MODEL_SYSTEM = "You answer a question about one web page from its content.";
@@ -251,6 +256,35 @@ describe("WebFetch through the loop", () => {
       expect(resultText(messages, 0)).toContain("Low water 12:30");
       expect(resultText(messages, 1)).toBe(resultText(messages, 0));
       expect(web.hits.get("/cached")).toBe(1);
+    });
+  });
+
+  it("works in the bundled CLI, configured by a project's settings file", async () => {
+    const cli = resolve("dist/bin/gyre.js");
+    if (!existsSync(cli)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
+    const project = mkdtempSync(join(tmpdir(), "gyre-webfetch-cli-"));
+    mkdirSync(join(project, ".gyre"));
+    writeFileSync(
+      join(project, ".gyre", "settings.json"),
+      JSON.stringify({
+        webFetch: { ...local(), smallModel: false },
+        permissions: { allow: ["WebFetch(domain:127.0.0.1)"] },
+      }),
+    );
+    const script = { turns: [mockTurn.of([fetchCall(`${web.origin}/page?cli`)]), mockTurn.text("done")] };
+    await withMock(script, async (server) => {
+      const args = [cli, "run", "--output-format", "stream-json", "--verbose", "--trust-project", "fetch it"];
+      const { stdout } = await promisify(execFile)(process.execPath, args, {
+        cwd: project,
+        env: cliEnv({ ...server.env(), GYRE_MODEL: anthropic.model }),
+      });
+      const messages = stdout
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as SDKMessage);
+      // The HTML converter is loaded lazily from its own chunk of the bundle.
+      expect(resultText(messages)).toContain("# Tide tables");
+      expect(web.hits.get("/page?cli")).toBe(1);
     });
   });
 });
