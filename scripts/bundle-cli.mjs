@@ -182,7 +182,9 @@ const lazyCommonJsNamedExports = {
       );
       return {
         contents:
-          `import commonJs from ${JSON.stringify(args.path)};\nexport default commonJs;\n` +
+          // require, not a default import: a package compiled with `__esModule` (node-html-markdown)
+          // would get its `exports.default`, where Node's import() gives `module.exports`.
+          `const commonJs = require(${JSON.stringify(args.path)});\nexport default commonJs;\n` +
           (names.length > 0 ? `export const { ${names.join(", ")} } = commonJs;\n` : ""),
         resolveDir: dirname(args.path),
         loader: "js",

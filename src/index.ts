@@ -101,8 +101,18 @@ export {
   type ExitPlanModeOutput,
   type GrepToolOptions,
   type OutputFormat,
+  type PageAnswerer,
   type SandboxViolation,
   type SandboxWatch,
+  type SearchBackend,
+  type SearchHit,
+  type SearchRequest,
+  type WebFetchOutput,
+  WebFetchSettings,
+  type WebFetchToolOptions,
+  type WebSearchOutput,
+  WebSearchSettings,
+  type WebSearchToolOptions,
 } from "./tools/builtin/index.js";
 
 // ── Sandbox: the `sandbox` option (as a settings file's `sandbox` block) ──────────────

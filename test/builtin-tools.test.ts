@@ -19,7 +19,10 @@ describe("the built-in tool set", () => {
       "Read",
       "Edit",
       "Write",
+      "NotebookEdit",
+      "WebFetch",
       "TodoWrite",
+      "WebSearch",
       "AskUserQuestion",
       "ExitPlanMode",
     ]);

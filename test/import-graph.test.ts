@@ -20,6 +20,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   "version.ts": 0,
   async: 1,
   files: 1,
+  net: 1,
   model: 2,
   tools: 2,
   permissions: 2,

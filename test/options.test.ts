@@ -136,6 +136,8 @@ describe("query() options are checked before anything runs", () => {
         settings: { permissions: { deny: ["Bash(rm:*)"] } },
         requireProjectTrust: false,
         sandbox: { enabled: false },
+        webFetch: { smallModel: false, allowedLocalHosts: ["localhost"] },
+        webSearch: { backend: "searxng", url: "http://127.0.0.1:8888" },
         doomLoopThreshold: 3,
         loopControlTools: false,
         maxToolReminders: 1,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LATEST_HAIKU } from "./pricing.js";
 
 /**
  * How to reach a provider. `openai-compatible` covers Ollama, vLLM, llama.cpp's server,
@@ -34,6 +35,11 @@ export const ProviderConfig = z.object({
    * is told the rules, and told why when it breaks one.
    */
   textProtocol: z.strictObject({ strict: z.boolean().optional(), oneCallPerTurn: z.boolean().optional() }).optional(),
+  /**
+   * The provider's small, fast model (a model id of this provider), for work beside the run's
+   * own model: WebFetch answers its prompt about a page with it. None: WebFetch returns the page.
+   */
+  smallModel: z.string().min(1).optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
@@ -73,6 +79,7 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderConfig> = {
     apiKeyEnv: "ANTHROPIC_API_KEY",
     baseURLEnv: "ANTHROPIC_BASE_URL",
     requiresApiKey: true,
+    smallModel: LATEST_HAIKU,
   },
   openai: {
     type: "openai",
@@ -80,6 +87,7 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderConfig> = {
     apiKeyEnv: "OPENAI_API_KEY",
     baseURLEnv: "OPENAI_BASE_URL",
     requiresApiKey: true,
+    smallModel: "gpt-5-mini",
   },
   "openai-chat": {
     type: "openai",
@@ -87,12 +95,14 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderConfig> = {
     apiKeyEnv: "OPENAI_API_KEY",
     baseURLEnv: "OPENAI_BASE_URL",
     requiresApiKey: true,
+    smallModel: "gpt-5-mini",
   },
   google: {
     type: "google",
     apiKeyEnv: "GOOGLE_GENERATIVE_AI_API_KEY",
     baseURLEnv: "GOOGLE_GENERATIVE_AI_BASE_URL",
     requiresApiKey: true,
+    smallModel: "gemini-2.5-flash-lite",
   },
   azure: {
     type: "azure",

@@ -362,10 +362,15 @@ export class PermissionPolicy {
       const rules = [...new Set(unmatched)].map((ruleContent) => ({ toolName: "Bash", ruleContent }));
       return [{ type: "addRules", rules, behavior: "allow", destination: "session" }];
     }
+    // As Claude Code offers: allow fetches from this host, not every fetch.
+    const rule =
+      subject.kind === "url" && subject.hostname !== undefined
+        ? { toolName: request.toolName, ruleContent: `domain:${subject.hostname}` }
+        : { toolName: request.toolName };
     return [
       {
         type: "addRules",
-        rules: [{ toolName: request.toolName }],
+        rules: [rule],
         behavior: "allow",
         destination: "session",
       },

@@ -28,3 +28,4 @@ export type {
 export { DEFAULT_MODEL, type Query, query } from "./query.js";
 export type { EffortOption, ThinkingOption } from "./reasoning-options.js";
 export { startModel } from "./setup.js";
+export { webFetchSettings, webSearchOptions } from "./web-tools.js";

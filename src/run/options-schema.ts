@@ -6,7 +6,7 @@ import { ProviderConfig } from "../model/index.js";
 import { PermissionMode } from "../protocol/index.js";
 import { SandboxSettings } from "../sandbox/index.js";
 import { AgentsOption } from "./agent-definition.js";
-import { LOOP_CONTROL_TOOLS } from "../tools/builtin/index.js";
+import { LOOP_CONTROL_TOOLS, WebFetchSettings, WebSearchSettings } from "../tools/builtin/index.js";
 import type { QueryOptions } from "./options.js";
 import { EffortOption, ThinkingOption } from "./reasoning-options.js";
 
@@ -195,6 +195,8 @@ const shape = {
   settings: () => z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
   requireProjectTrust: () => z.boolean().optional(),
   sandbox: () => SandboxSettings.optional(),
+  webFetch: () => WebFetchSettings.optional(),
+  webSearch: () => WebSearchSettings.optional(),
   doomLoopThreshold: () => nonNegativeInt().optional(),
   loopControlTools: () => z.union([z.boolean(), z.array(z.enum(LOOP_CONTROL_TOOLS))]).optional(),
   maxToolReminders: () => nonNegativeInt().optional(),

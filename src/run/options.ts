@@ -9,7 +9,7 @@ import type { CanUseTool, PermissionHint, PermissionResult } from "../permission
 import type { PermissionMode, SDKUserMessageInput } from "../protocol/index.js";
 import type { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
-import type { OutputFormat } from "../tools/builtin/index.js";
+import type { OutputFormat, WebFetchSettings, WebSearchSettings } from "../tools/builtin/index.js";
 import type { AnyTool } from "../tools/index.js";
 import type { EffortOption, ThinkingOption } from "./reasoning-options.js";
 import type { RetryPolicy } from "../loop/index.js";
@@ -173,6 +173,18 @@ export interface QueryOptions {
    * enabled and the sandbox cannot start, the run fails with `sandbox_unavailable` before any tool runs.
    */
   sandbox?: SandboxSettings;
+  /**
+   * WebFetch's settings (a Gyre addition), over the `webFetch` key of the settings files: the
+   * small model that answers about a page (`smallModel`; `false`: the page itself), the hosts
+   * of this machine or its network it may reach (`allowedLocalHosts`), its limits.
+   */
+  webFetch?: WebFetchSettings;
+  /**
+   * WebSearch's search API (a Gyre addition), over the `webSearch` key of the settings files:
+   * `{ backend: "brave" | "tavily" | "searxng", url?, apiKeyEnv?, maxResults?, timeoutMs? }`.
+   * Without one, WebSearch calls fail saying how to configure it.
+   */
+  webSearch?: WebSearchSettings;
   /** Identical consecutive tool calls that count as a doom loop (default 3; 0 turns detection off). */
   doomLoopThreshold?: number;
   /**

@@ -37,6 +37,8 @@ import {
   loopControlTools,
   preloadBuiltinTools,
   structuredOutputTool,
+  type WebFetchToolOptions,
+  type WebSearchToolOptions,
 } from "../tools/builtin/index.js";
 import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
 import {
@@ -57,6 +59,7 @@ import { WorkspaceSnapshots } from "../sessions/index.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import { turnPrompt } from "./turn-prompt.js";
+import { webFetchOptions, webSearchOptions } from "./web-tools.js";
 import type { RunTracing, TracedHook } from "../telemetry/index.js";
 
 /** The model of a run that names none (and has no `GYRE_MODEL`): the newest generally available Sonnet. */
@@ -127,7 +130,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const sandbox = await pending.sandbox;
   const agents = await pending.agents;
   const tools = [
-    ...resolveTools(options, cwd, sandbox).map((tool) => persistence.withCheckpoints(tool)),
+    ...resolveTools(options, cwd, sandbox, {
+      webFetch: webFetchOptions(options, settings, model, resolveOptions(options)),
+      webSearch: webSearchOptions(options, settings, model),
+    }).map((tool) => persistence.withCheckpoints(tool)),
     ...agents.tools,
     ...pending.endingTools,
   ];
@@ -560,12 +566,17 @@ function confinesBash(sandbox: CommandSandbox, input: unknown): boolean {
   });
 }
 
-function resolveTools(options: QueryOptions, cwd: string, sandbox: CommandSandbox | undefined): AnyTool[] {
+function resolveTools(
+  options: QueryOptions,
+  cwd: string,
+  sandbox: CommandSandbox | undefined,
+  web: { webFetch: WebFetchToolOptions; webSearch: WebSearchToolOptions },
+): AnyTool[] {
   // Commands never see the keys of the providers Gyre itself talks to, unless listed in passEnv.
   // A passEnv key comes from the run's env: the gyre CLI keeps the keys out of process.env.
   const env = passedVariables(options.passEnv, options.env);
   const bash = { secretEnv: providerKeyEnvNames(options.providers), passEnv: options.passEnv, sandbox, env };
-  const builtins = defaultTools({ cwd, bash });
+  const builtins = defaultTools({ cwd, bash, ...web });
   const tools = options.tools;
   if (tools === undefined) return builtins;
   return tools.flatMap((tool) => {

@@ -7,7 +7,7 @@ import {
   createServer,
 } from "node:http";
 import { connect, type Socket } from "node:net";
-import { isAllowedHost, parseTarget } from "./domains.js";
+import { isAllowedHost, parseTarget } from "../net/index.js";
 import { guardedLookup } from "./guarded-lookup.js";
 
 /** A connection the proxy refused. */

@@ -34,6 +34,9 @@ export function describeInput(name: string, input: Record<string, unknown>, cwd:
       about = first && (questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first);
       break;
     }
+    case "WebSearch":
+      about = text("query");
+      break;
     case "Task":
     case "Agent":
       about = text("description");

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { GyreError } from "../../errors/index.js";
 import { isAllowedHost } from "../../sandbox/index.js";
-import { canonicalAddress, isRefusedAddress } from "./refused-addresses.js";
+import { canonicalAddress, isRefusedAddress } from "../../net/index.js";
 
 /** Resolves a host name to its addresses (`dns.lookup` with `all`; tests give their own). */
 export type McpLookup = (hostname: string) => Promise<string[]>;
@@ -16,7 +16,7 @@ const systemLookup: McpLookup = async (hostname) =>
  * connection to that name goes there (see pinned-fetch.ts), so a second DNS answer cannot
  * move it to a refused one (DNS rebinding). With `allowedHosts` (the config's
  * `mcpAllowedHosts`) only a listed name, or a listed address, may be reached; without, any
- * address but this machine's own and the internal ranges (refused-addresses.ts).
+ * address but this machine's own and the internal ranges (src/net).
  */
 export class McpHostGuard {
   readonly #allowedHosts: readonly string[] | undefined;

@@ -4,9 +4,12 @@ import { exitPlanModeTool } from "./exit-plan-mode.js";
 import { type BashToolsOptions, bashTools } from "./bash/index.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob-tool.js";
+import { notebookEditTool } from "./notebook/index.js";
 import { type GrepToolOptions, grepTool } from "./grep/index.js";
 import { readTool } from "./read.js";
 import { todoWriteTool } from "./todo-write.js";
+import { type WebFetchToolOptions, webFetchTool } from "./web-fetch/index.js";
+import { type WebSearchToolOptions, webSearchTool } from "./web-search/index.js";
 import { writeTool } from "./write.js";
 
 export interface DefaultToolsOptions {
@@ -16,6 +19,10 @@ export interface DefaultToolsOptions {
   bash?: BashToolsOptions;
   /** Options of Grep (e.g. force the JavaScript backend). */
   grep?: GrepToolOptions;
+  /** Options of WebFetch (its limits, the hosts of the local network it may reach, the small model's answer). */
+  webFetch?: WebFetchToolOptions;
+  /** Options of WebSearch (its search backend). */
+  webSearch?: WebSearchToolOptions;
 }
 
 /**
@@ -30,7 +37,10 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
     readTool(),
     editTool(),
     writeTool(),
+    notebookEditTool(),
+    webFetchTool(options.webFetch),
     todoWriteTool(),
+    webSearchTool(options.webSearch),
     askUserQuestionTool(),
     exitPlanModeTool(),
   ];
@@ -65,3 +75,22 @@ export { LOOP_CONTROL_TOOLS, type LoopControlToolName, loopControlTools } from "
 export { readTool } from "./read.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";
 export { readTodos } from "./todo-write.js";
+export {
+  type PageAnswerer,
+  WebFetchInput,
+  type WebFetchOutput,
+  WebFetchSettings,
+  type WebFetchToolOptions,
+  webFetchTool,
+} from "./web-fetch/index.js";
+export {
+  type SearchBackend,
+  type SearchHit,
+  type SearchRequest,
+  searchBackend,
+  WebSearchInput,
+  type WebSearchOutput,
+  WebSearchSettings,
+  type WebSearchToolOptions,
+  webSearchTool,
+} from "./web-search/index.js";

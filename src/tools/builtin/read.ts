@@ -10,6 +10,7 @@ import { recordFileState, sha256 } from "./file-state.js";
 import { resolveToolPath } from "./paths.js";
 import { fileAccessError, isDirectoryError } from "./paths-errors.js";
 import { bomLength, detectTextFormat, looksBinary, type TextFormat } from "./read-encoding.js";
+import { notebookContent, parseNotebook } from "./notebook/index.js";
 import { IMAGE_EXTENSIONS, imageBlock, MAX_IMAGE_BYTES, sniffImage } from "./read-image.js";
 import { lineIndexFor } from "./read-line-index.js";
 import { type LineWindow, lineWindowFromText, readLineWindow } from "./read-lines.js";
@@ -43,6 +44,7 @@ Usage:
 - Any lines longer than ${READ_LIMITS.maxLineChars} characters will be truncated
 - Results are returned using cat -n format, with line numbers starting at 1
 - This tool can read images (PNG, JPG, GIF, WEBP); their contents are presented visually
+- This tool can read Jupyter notebooks (.ipynb files) and returns all cells with their outputs, combining code, text, and visualizations
 - Text in UTF-8, UTF-16 (with BOM) and Latin-1 is decoded; other binary files are refused
 - This tool can only read files, not directories. To list a directory, use ls via the Bash tool.
 - You can call multiple tools in a single response. It is always better to speculatively read multiple potentially useful files in parallel.
@@ -52,6 +54,8 @@ Usage:
 const SNIFF_BYTES = 64 * 1024;
 /** Files bigger than this keep a line index in the session, so paging through them is fast. */
 const INDEX_MIN_BYTES = 8 * 1024 * 1024;
+/** Notebooks are parsed whole, so they are capped; a larger one is read as text. */
+const MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024;
 /** UTF-16 files are decoded whole, so they are capped. */
 const MAX_UTF16_BYTES = 64 * 1024 * 1024;
 /** Files up to this size are hashed on a full read, so a later touch does not block Write/Edit. */
@@ -59,7 +63,8 @@ const HASH_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /**
  * The Claude Code compatible `Read` tool: numbered lines of a text file (streamed, so a
- * slice of a huge file costs flat memory), or an image content block. Records the file in
+ * slice of a huge file costs flat memory), an image content block, or a notebook's cells with
+ * their outputs (images as images). Records the file in
  * the session's read-state so Write and Edit may change it afterwards.
  */
 export function readTool(): Tool<ReadInput> {
@@ -118,6 +123,16 @@ async function readForModel(input: ReadInput, context: ToolContext): Promise<Too
         content: [imageBlock(bytes, mediaType)],
         data: { type: "image", file: { filePath: path, type: mediaType, originalSize: stats.size } },
       };
+    }
+    if (extname(path).toLowerCase() === ".ipynb" && stats.size <= MAX_NOTEBOOK_BYTES) {
+      const bytes = await readWhole(handle, stats.size);
+      const notebook = parseNotebook(bytes.toString("utf8"));
+      if (notebook) {
+        recordFileState(context.session, realPath, { ...snapshot, sha256: sha256(bytes) });
+        const { content, cells } = notebookContent(notebook);
+        return { content, data: { type: "notebook", file: { filePath: path, cells } } };
+      }
+      // Not a notebook after all: read as the text it is.
     }
     const format = detectTextFormat(header, header.length === stats.size);
     if (looksBinary(header, format)) throw binaryFile(path, stats.size);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAllowedHost, parseTarget } from "./domains.js";
+import { isAllowedHost, parseTarget } from "./host-patterns.js";
 
 describe("isAllowedHost", () => {
   it.each([

@@ -1,0 +1,3 @@
+export { type SearchBackend, type SearchHit, type SearchRequest, searchBackend } from "./search-backends.js";
+export { WebSearchInput, type WebSearchOutput, type WebSearchToolOptions, webSearchTool } from "./web-search-tool.js";
+export { WebSearchSettings } from "./web-search-settings.js";
