@@ -131,6 +131,7 @@ describe("query() options are checked before anything runs", () => {
         permissionMode: "default",
         additionalDirectories: [],
         settingSources: [],
+        skills: "all",
         settings: { permissions: { deny: ["Bash(rm:*)"] } },
         requireProjectTrust: false,
         sandbox: { enabled: false },

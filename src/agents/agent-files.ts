@@ -114,6 +114,8 @@ export function parseAgentFile(text: string, file: string, parseYaml: (yaml: str
       return fail("has a `maxTurns` that is not a positive whole number.");
     definition.maxTurns = record.maxTurns as number;
   }
+  const skills = nameList(record.skills, "skills", fail);
+  if (skills) definition.skills = skills;
   const handoffs = nameList(record.handoffs, "handoffs", fail);
   if (handoffs) definition.handoffs = handoffs;
   if (record.permissionMode !== undefined) {

@@ -67,6 +67,7 @@ function subagentSettings(
   return {
     agents,
     resolveModel: input.resolveModel,
+    skills: input.skills,
     maxConcurrent: options.maxConcurrentSubagents ?? 4,
     maxDepth: options.maxSubagentDepth ?? 1,
     doomLoopThreshold: options.doomLoopThreshold ?? 3,

@@ -3,6 +3,7 @@ export { type CompactionResult, type CompactOptions, Compactor, type CompactorOp
 export { historyProblems } from "./history-validity.js";
 export { messageWindow } from "./message-window.js";
 export { SystemPromptBuilder } from "./prompt-builder.js";
+export type { SkillSummary } from "./skills-section.js";
 export {
   type AnthropicServerCompactionOptions,
   isServerCompactionBlock,

@@ -7,6 +7,7 @@ import type { IgnoredProjectSettings } from "../settings/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
+import type { Skill } from "../skills/index.js";
 import type { QueryOptions } from "./options.js";
 
 // Agents (src/agents/) stand above the run: they drive runs, and a run reaches them only
@@ -70,6 +71,8 @@ export interface AgentWiringInput {
   /** Tools the run needs to end as asked (loop control, StructuredOutput): every agent keeps them. */
   kept: ReadonlySet<string>;
   run: BuiltRun;
+  /** Every skill the run found (not only those it offers): what agents' `skills` name. */
+  skills: () => Promise<readonly Skill[]>;
 }
 
 /** What the agents add to a run. */

@@ -149,6 +149,14 @@ export interface QueryOptions {
    */
   settingSources?: Array<"user" | "project" | "local">;
   /**
+   * Which Agent Skills the model is offered (the Claude Agent SDK's `skills`): omitted or
+   * `"all"`, every skill found — `.claude/skills/<name>/SKILL.md` and `.gyre/skills/` in the
+   * home folder and the project, by `settingSources` — and a list, only those it names (`pdf`,
+   * `my-plugin:pdf`). The system prompt lists each offered skill's name and description and the
+   * `Skill` tool loads one. A filter of what the model sees, not a sandbox. `[]`: no skills.
+   */
+  skills?: string[] | "all";
+  /**
    * Settings over those of the files (Claude Code's `--settings`): the path of a JSON settings
    * file (relative to `cwd`), or the settings object. They win over every file, are trusted
    * (the caller chose them, unlike a project's files), and apply without `settingSources` too.

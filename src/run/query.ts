@@ -346,11 +346,12 @@ function initMessage(setup: RunSetup, options: QueryOptions, cwd: string): SDKMe
     permissionMode: state.permissions.mode,
     slash_commands: [],
     output_style: "default",
-    skills: [],
+    skills: setup.skills,
     plugins: [],
     gyre_version: GYRE_VERSION,
     ...(setup.agentNames && { agents: setup.agentNames }),
     ...(setup.ignoredSettings && { ignored_settings: setup.ignoredSettings }),
+    ...(setup.invalidSkills.length > 0 && { invalid_skills: setup.invalidSkills }),
   });
 }
 

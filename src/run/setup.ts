@@ -55,6 +55,14 @@ import type { Persistence } from "./persistence.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import type { RunTracing, TracedHook } from "../telemetry/index.js";
+import {
+  type DiscoveredSkills,
+  discoverSkills,
+  type InvalidSkill,
+  selectSkills,
+  type Skill,
+  skillTool,
+} from "../skills/index.js";
 
 /** The model of a run that names none (and has no `GYRE_MODEL`): the newest generally available Sonnet. */
 export const DEFAULT_MODEL = `anthropic/${LATEST_SONNET}`;
@@ -76,6 +84,10 @@ export interface RunSetup {
   sandboxClosing: SandboxViolation[];
   /** The agents the Agent tool can start, when the run has it. */
   agentNames?: string[];
+  /** The skills the model is offered (`system/init`'s `skills`). */
+  skills: string[];
+  /** `SKILL.md` files that are not valid skills. */
+  invalidSkills: InvalidSkill[];
 }
 
 export interface SetupInput {
@@ -123,8 +135,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const settings = await pending.settings;
   const sandbox = await pending.sandbox;
   const agents = await pending.agents;
+  const skills = await pending.skills;
   const tools = [
     ...resolveTools(options, cwd, sandbox).map((tool) => persistence.withCheckpoints(tool)),
+    ...skillTools(options, skills.offered),
     ...agents.tools,
     ...pending.endingTools,
   ];
@@ -156,7 +170,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     if (!agents.handoffs) throw new GyreError("config_error", "The agent option needs a run started by query().");
     await agents.handoffs.switchTo(state, pending.startAs.name);
   }
-  const ignoredSettings = mergeIgnoredSettings(mergeIgnoredSettings(settings.ignored, ignoredMcp), agents.ignored);
+  const ignoredSettings = [ignoredMcp, agents.ignored, skills.found.ignored].reduce(
+    mergeIgnoredSettings,
+    settings.ignored,
+  );
   const switchModel = async (spec: string | undefined) => {
     const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
     assertBudgetPriced(options, next);
@@ -172,6 +189,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     sandboxClosing: pending.sandboxClosing,
     ...(ignoredSettings && { ignoredSettings }),
     ...(agents.agentNames && { agentNames: agents.agentNames }),
+    skills: skills.offered.map((skill) => skill.name),
+    invalidSkills: skills.found.invalid,
   };
 }
 
@@ -187,8 +206,13 @@ function startResolving(input: SetupInput) {
       ? undefined
       : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
   const settings = quiet(readSettings(cwd, options));
+  const skills = quiet(runSkills(options, cwd));
   const systemPrompt = quiet(
-    new SystemPromptBuilder({ cwd }).build(options.systemPrompt ?? { type: "preset", preset: "gyre" }),
+    skills.then(({ offered }) =>
+      new SystemPromptBuilder({ cwd, skills: offered }).build(
+        options.systemPrompt ?? { type: "preset", preset: "gyre" },
+      ),
+    ),
   );
   // Started once the settings are read; stdio MCP servers with `sandbox: true` wait for it.
   const sandbox = quiet(settings.then((loaded) => startRunSandbox(options, loaded, cwd)));
@@ -224,12 +248,14 @@ function startResolving(input: SetupInput) {
       },
       kept: new Set(endingTools.map((tool) => tool.name)),
       run,
+      skills: () => skills.then(({ found }) => found.skills),
     }),
   );
   return {
     model,
     fallbackModel,
     settings,
+    skills,
     systemPrompt,
     sandbox,
     sandboxClosing,
@@ -239,6 +265,33 @@ function startResolving(input: SetupInput) {
     run,
     agents,
   };
+}
+
+/**
+ * The run's skills: those of the folders `settingSources` reads (a project's only once it is
+ * trusted, with `requireProjectTrust`), and of those the ones the `skills` option offers.
+ */
+async function runSkills(options: QueryOptions, cwd: string): Promise<{ found: DiscoveredSkills; offered: Skill[] }> {
+  const scopes = options.settingSources ?? [];
+  if (scopes.length === 0 || (Array.isArray(options.skills) && options.skills.length === 0))
+    return { found: { skills: [], invalid: [] }, offered: [] };
+  const found = await discoverSkills({
+    cwd,
+    home: homedir(),
+    scopes,
+    requireTrust: options.requireProjectTrust === true,
+  });
+  return { found, offered: selectSkills(found.skills, options.skills) };
+}
+
+/**
+ * The Skill tool, when some skill is offered: with the built-in tools (no `tools` list), when
+ * `tools` names it, or when the `skills` option asks for skills (as the SDK's: no need to list the tool).
+ */
+function skillTools(options: QueryOptions, offered: Skill[]): AnyTool[] {
+  if (offered.length === 0) return [];
+  const wanted = options.tools === undefined || options.tools.includes("Skill") || options.skills !== undefined;
+  return wanted ? [skillTool(offered, { listed: typeof options.systemPrompt === "string" })] : [];
 }
 
 /** A run set up without agents' wiring: no Agent tool, no handoffs. */
@@ -539,7 +592,7 @@ function resolveTools(options: QueryOptions, cwd: string, sandbox: CommandSandbo
   if (tools === undefined) return builtins;
   return tools.flatMap((tool) => {
     if (typeof tool !== "string") return [tool];
-    if (tool === "Agent" || tool === "Task") return []; // added by setupRun, which knows the run
+    if (tool === "Agent" || tool === "Task" || tool === "Skill") return []; // added by setupRun, which knows the run
     const found = builtins.find((candidate) => candidate.name === tool);
     if (!found) {
       throw new GyreError(
