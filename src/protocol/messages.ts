@@ -60,7 +60,7 @@ export const SDKSystemInitMessage = z.object({
   output_style: z.string(),
   /** The Agent Skills the model is offered (the Skill tool loads them), by name (`plugin:name` for a plugin's). */
   skills: z.array(z.string()),
-  /** Plugins: Gyre has none yet; empty, as the SDK's type requires it. */
+  /** The plugins loaded (`plugins`, `--plugin-dir`), by name and folder. */
   plugins: z.array(z.object({ name: z.string(), path: z.string() })),
   gyre_version: z.string(),
   /** The agents the Agent tool can start (subagent types), as the Claude Agent SDK lists them; absent without the Agent tool. */

@@ -1,4 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { PluginConfig } from "../plugins/index.js";
 import type { Meter, Tracer } from "@opentelemetry/api";
 import type { CompactorOptions } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
@@ -156,6 +157,14 @@ export interface QueryOptions {
    * `Skill` tool loads one. A filter of what the model sees, not a sandbox. `[]`: no skills.
    */
   skills?: string[] | "all";
+  /**
+   * Plugins to load (the Claude Agent SDK's `plugins`): `{ type: "local", path }` folders in
+   * Claude Code's plugin layout (`.claude-plugin/plugin.json`, `commands/`, `agents/`,
+   * `skills/`, `hooks/hooks.json`, `.mcp.json`). Their skills are `plugin:skill`, their agents
+   * `plugin:agent`, their MCP servers `plugin_<plugin>_<server>`; their hooks run as settings
+   * hooks do. A plugin that settings' `enabledPlugins` set to `false` is left out.
+   */
+  plugins?: PluginConfig[];
   /**
    * Settings over those of the files (Claude Code's `--settings`): the path of a JSON settings
    * file (relative to `cwd`), or the settings object. They win over every file, are trusted

@@ -6,7 +6,9 @@ import type { HookOutcome, HookRunner } from "../hooks/index.js";
 import {
   mcpCallLimits,
   type McpServers,
+  type McpServerConfig,
   type McpServerStatus,
+  resolveServerEntry,
   type RunMcpServers,
   startRunMcpServers,
 } from "../mcp/index.js";
@@ -55,6 +57,7 @@ import type { Persistence } from "./persistence.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import type { RunTracing, TracedHook } from "../telemetry/index.js";
+import { loadPlugins, type Plugin } from "../plugins/index.js";
 import {
   type DiscoveredSkills,
   discoverSkills,
@@ -88,6 +91,8 @@ export interface RunSetup {
   skills: string[];
   /** `SKILL.md` files that are not valid skills. */
   invalidSkills: InvalidSkill[];
+  /** The plugins loaded (`plugins`, less those `enabledPlugins` turns off). */
+  plugins: Plugin[];
 }
 
 export interface SetupInput {
@@ -149,7 +154,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const registry = toolRegistry(options, tools, mcp);
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   const policy = permissionPolicy(options, settings, cwd, permissionMode, sandbox);
-  const hooks = await hookRunner(options, settings, cwd, input.sessionId, () => policy.mode, input.tracing);
+  const plugins = await pending.plugins;
+  const hooks = await hookRunner(options, settings, plugins, cwd, input.sessionId, () => policy.mode, input.tracing);
   const context = runContext(input, {
     systemPrompt: await pending.systemPrompt,
     registry,
@@ -191,6 +197,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     ...(agents.agentNames && { agentNames: agents.agentNames }),
     skills: skills.offered.map((skill) => skill.name),
     invalidSkills: skills.found.invalid,
+    plugins,
   };
 }
 
@@ -206,7 +213,8 @@ function startResolving(input: SetupInput) {
       ? undefined
       : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
   const settings = quiet(readSettings(cwd, options));
-  const skills = quiet(runSkills(options, cwd));
+  const plugins = quiet(runPlugins(options, cwd, settings));
+  const skills = quiet(plugins.then((loaded) => runSkills(options, cwd, loaded)));
   const systemPrompt = quiet(
     skills.then(({ offered }) =>
       new SystemPromptBuilder({ cwd, skills: offered }).build(
@@ -222,7 +230,12 @@ function startResolving(input: SetupInput) {
   session.onDispose(async () => {
     sandboxClosing.push(...((await (await sandbox.catch(() => undefined))?.close()) ?? []));
   });
-  const mcp = quiet(connectMcp(options, cwd, signal, settings, sandbox));
+  // Plugins' servers are known once the plugins are read; without plugins nothing waits for them.
+  const mcp = quiet(
+    (options.plugins?.length ? plugins : Promise.resolve([])).then((loaded) =>
+      connectMcp(options, cwd, signal, settings, sandbox, loaded),
+    ),
+  );
   // Registered at once, so the servers close when the run ends even if setup fails further on.
   session.onDispose(async () => (await mcp.catch(() => undefined))?.servers?.close());
   const endingTools = runEndingTools(options);
@@ -249,12 +262,14 @@ function startResolving(input: SetupInput) {
       kept: new Set(endingTools.map((tool) => tool.name)),
       run,
       skills: () => skills.then(({ found }) => found.skills),
+      plugins: () => plugins,
     }),
   );
   return {
     model,
     fallbackModel,
     settings,
+    plugins,
     skills,
     systemPrompt,
     sandbox,
@@ -271,17 +286,44 @@ function startResolving(input: SetupInput) {
  * The run's skills: those of the folders `settingSources` reads (a project's only once it is
  * trusted, with `requireProjectTrust`), and of those the ones the `skills` option offers.
  */
-async function runSkills(options: QueryOptions, cwd: string): Promise<{ found: DiscoveredSkills; offered: Skill[] }> {
+async function runSkills(
+  options: QueryOptions,
+  cwd: string,
+  plugins: Plugin[],
+): Promise<{ found: DiscoveredSkills; offered: Skill[] }> {
   const scopes = options.settingSources ?? [];
-  if (scopes.length === 0 || (Array.isArray(options.skills) && options.skills.length === 0))
+  if ((scopes.length === 0 && plugins.length === 0) || (Array.isArray(options.skills) && options.skills.length === 0))
     return { found: { skills: [], invalid: [] }, offered: [] };
   const found = await discoverSkills({
     cwd,
     home: homedir(),
     scopes,
     requireTrust: options.requireProjectTrust === true,
+    plugins: plugins.map((plugin) => ({ plugin: plugin.name, folder: plugin.skillsFolder })),
   });
   return { found, offered: selectSkills(found.skills, options.skills) };
+}
+
+/** The run's plugins (`plugins`), less those the settings' `enabledPlugins` turn off. */
+async function runPlugins(options: QueryOptions, cwd: string, settings: Promise<LoadedSettings>): Promise<Plugin[]> {
+  if (!options.plugins?.length) return [];
+  const enabled = (await settings).merged.enabledPlugins;
+  return loadPlugins(options.plugins, {
+    cwd,
+    ...(typeof enabled === "object" && enabled !== null && { enabledPlugins: enabled as Record<string, unknown> }),
+  });
+}
+
+/** Plugins' MCP servers, named `plugin_<plugin>_<server>` (Claude Code's), their `${VAR}`s expanded. */
+function pluginServers(plugins: Plugin[], env: Record<string, string | undefined>): Record<string, McpServerConfig> {
+  const servers: Record<string, McpServerConfig> = {};
+  for (const plugin of plugins)
+    for (const [name, entry] of Object.entries(plugin.mcpServers)) {
+      const resolved = resolveServerEntry(entry, env, `MCP server "${name}" of plugin ${plugin.name}`);
+      if (resolved instanceof GyreError) throw resolved;
+      servers[`plugin_${plugin.name.replace(/[^\w-]/g, "_")}_${name}`] = resolved;
+    }
+  return servers;
 }
 
 /**
@@ -417,15 +459,17 @@ function connectMcp(
   signal: AbortSignal,
   settings: Promise<LoadedSettings>,
   sandbox: Promise<OsSandbox | undefined>,
+  plugins: Plugin[],
 ): Promise<RunMcpServers> {
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
   // No server can come from anywhere: skip copying the environment (a costly read per variable).
   const noFiles = options.strictMcpConfig === true || (options.settingSources ?? []).length === 0;
-  if (noFiles && Object.keys(options.mcpServers ?? {}).length === 0) return Promise.resolve({});
+  const noPluginServers = plugins.every((plugin) => Object.keys(plugin.mcpServers).length === 0);
+  if (noFiles && noPluginServers && Object.keys(options.mcpServers ?? {}).length === 0) return Promise.resolve({});
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
   const env = { ...process.env, ...options.env };
   return startRunMcpServers({
-    servers: options.mcpServers,
+    servers: { ...pluginServers(plugins, env), ...options.mcpServers },
     strict: options.strictMcpConfig,
     sources: options.settingSources ?? [],
     requireTrust: options.requireProjectTrust === true,
@@ -539,16 +583,18 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
 async function hookRunner(
   options: QueryOptions,
   settings: LoadedSettings,
+  plugins: Plugin[],
   cwd: string,
   sessionId: string,
   permissionMode: () => string,
   tracing: RunTracing | undefined,
 ): Promise<HookRunner | undefined> {
-  if (!options.hooks && settings.hooks.length === 0) return undefined;
+  const pluginHooks = plugins.flatMap((plugin) => (plugin.hooks === undefined ? [] : [plugin.hooks]));
+  if (!options.hooks && settings.hooks.length === 0 && pluginHooks.length === 0) return undefined;
   const { HookRunner } = await import("../hooks/index.js");
   return new HookRunner({
     callbacks: options.hooks,
-    settings: settings.hooks.map((source) => source.hooks),
+    settings: [...settings.hooks.map((source) => source.hooks), ...pluginHooks],
     cwd,
     sessionId,
     permissionMode,
