@@ -28,7 +28,11 @@ describe("query() options are checked before anything runs", () => {
       1024,
       /`maxThinkingTokens` is a Claude Agent SDK option Gyre does not support; use `thinking/,
     ],
-    ["managedSettings", {}, /`managedSettings` is a Claude Agent SDK option Gyre does not support; use `settingSources`/],
+    [
+      "managedSettings",
+      {},
+      /`managedSettings` is a Claude Agent SDK option Gyre does not support; use `settingSources`/,
+    ],
     ["stderr", () => {}, /`stderr` is a Claude Agent SDK option Gyre does not support/],
   ])("names the Claude Agent SDK option %s that Gyre lacks, and what to use", async (key, value, message) => {
     const error = await rejected({ [key]: value });
