@@ -186,7 +186,7 @@ describe("Agent Skills", () => {
     });
   });
 
-  it("has no Skill tool with skills: [], nor when a tools list leaves it out", async () => {
+  it("has no Skill tool with skills: [], with disallowedTools: [Skill], nor when a tools list leaves it out", async () => {
     writeSkill(project, ".claude", "alpha", "description: Alpha skill.");
     await withMock({ turns: [mockTurn.text("ok")] }, async (server) => {
       const none = initOf(
@@ -194,6 +194,11 @@ describe("Agent Skills", () => {
       );
       expect(none.skills).toEqual([]);
       expect(none.tools).not.toContain("Skill");
+      const disallowed = initOf(
+        await runQuery(server, anthropic, "hi", { cwd: project, settingSources: sources, disallowedTools: ["Skill"] }),
+      );
+      expect(disallowed.skills).toEqual([]);
+      expect(disallowed.tools).not.toContain("Skill");
       const listed = initOf(
         await runQuery(server, anthropic, "hi", { cwd: project, settingSources: sources, tools: ["Read"] }),
       );

@@ -292,7 +292,13 @@ async function runSkills(
   plugins: Plugin[],
 ): Promise<{ found: DiscoveredSkills; offered: Skill[] }> {
   const scopes = options.settingSources ?? [];
-  if ((scopes.length === 0 && plugins.length === 0) || (Array.isArray(options.skills) && options.skills.length === 0))
+  // `disallowedTools: ["Skill"]` takes the tool away: no skill is listed that could not be loaded.
+  const noTool = options.disallowedTools?.includes("Skill") === true;
+  if (
+    (scopes.length === 0 && plugins.length === 0) ||
+    (Array.isArray(options.skills) && options.skills.length === 0) ||
+    noTool
+  )
     return { found: { skills: [], invalid: [] }, offered: [] };
   const found = await discoverSkills({
     cwd,
