@@ -142,6 +142,9 @@ export {
 // ── Subagents: agents the model starts with the `Agent` tool (`agents`), or hands off to ──
 export type { AgentDefinition, AgentMcpServerSpec } from "./run/index.js";
 
+// ── Plugins (`plugins`): folders of commands, agents, skills, hooks and MCP servers ──────
+export type { PluginConfig, PluginConfig as SdkPluginConfig } from "./plugins/index.js";
+
 // ── Permissions: `canUseTool` answers and the updates they may carry ──────────────────
 export {
   PermissionRuleValue,

@@ -30,6 +30,8 @@ const FLOORS: Readonly<Record<string, number>> = {
   sessions: 2,
   sandbox: 2,
   mcp: 2,
+  skills: 2,
+  plugins: 2,
   loop: 3,
   telemetry: 3,
   run: 4,

@@ -28,7 +28,11 @@ describe("query() options are checked before anything runs", () => {
       1024,
       /`maxThinkingTokens` is a Claude Agent SDK option Gyre does not support; use `thinking/,
     ],
-    ["plugins", [], /`plugins` is a Claude Agent SDK option Gyre does not support; plugins are not supported/],
+    [
+      "managedSettings",
+      {},
+      /`managedSettings` is a Claude Agent SDK option Gyre does not support; use `settingSources`/,
+    ],
     ["stderr", () => {}, /`stderr` is a Claude Agent SDK option Gyre does not support/],
   ])("names the Claude Agent SDK option %s that Gyre lacks, and what to use", async (key, value, message) => {
     const error = await rejected({ [key]: value });
@@ -133,6 +137,8 @@ describe("query() options are checked before anything runs", () => {
         permissionMode: "default",
         additionalDirectories: [],
         settingSources: [],
+        skills: "all",
+        plugins: [],
         settings: { permissions: { deny: ["Bash(rm:*)"] } },
         requireProjectTrust: false,
         sandbox: { enabled: false },

@@ -169,14 +169,18 @@ describe("recorded stream-json runs type-check as the Claude Agent SDK's SDKMess
     // over Gyre's built ones. Each line builds or reads a message as the SDK declares it.
     const program = (from: string) =>
       [
-        `import type { SDKMessage, SDKUserMessage } from ${JSON.stringify(from)};`,
+        `import type { Options, SDKMessage, SDKUserMessage, SdkPluginConfig } from ${JSON.stringify(from)};`,
+        // Skills and plugins as the SDK's options take them, and a subagent's preloaded skills.
+        'export const plugins: SdkPluginConfig[] = [{ type: "local", path: "./kit", skipMcpDiscovery: false }];',
+        'export const options: Options = { skills: ["pdf", "kit:lint"], plugins, agents: { r: { description: "d", prompt: "p", skills: ["pdf"] } } };',
+        'export const all: Options = { skills: "all" };',
         // A message streamed in as the prompt may leave out its uuid.
         'export const streamed: SDKUserMessage = { type: "user", message: { role: "user", content: "hi" }, parent_tool_use_id: null, session_id: "" };',
         "export function describe(message: SDKMessage): string {",
         // An error result always carries errors: string[].
         '  if (message.type === "result" && message.subtype !== "success") return message.errors.join("; ");',
         // system/init may list the agents.
-        '  if (message.type === "system" && message.subtype === "init") return (message.agents ?? []).join(", ");',
+        '  if (message.type === "system" && message.subtype === "init") return [...(message.agents ?? []), ...message.skills, ...message.plugins.map((p) => p.name + p.path)].join(", ");',
         '  return "";',
         "}",
       ].join("\n");

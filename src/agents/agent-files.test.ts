@@ -47,6 +47,11 @@ describe("agent files", () => {
     ]);
   });
 
+  it("takes the skills it starts with, as a list or a comma-separated string", () => {
+    expect(read("---\ndescription: d\nskills: [pdf, kit:lint]\n---\np").definition.skills).toEqual(["pdf", "kit:lint"]);
+    expect(read("---\ndescription: d\nskills: pdf, docs\n---\np").definition.skills).toEqual(["pdf", "docs"]);
+  });
+
   it("takes mcpServers: a parent's server by name, or a map of its own servers as .mcp.json has them", () => {
     const agent = read(
       "---\ndescription: d\nmcpServers:\n  - github\n  - local:\n      command: node\n      args: [srv.js, '${ROOT}']\n" +

@@ -43,6 +43,25 @@ export async function loadAgentFiles(sources: AgentFileSources): Promise<Map<str
 }
 
 /**
+ * The agents of plugins (`agents/*.md` of each, and the folders its manifest names), each
+ * named `plugin:agent` as Claude Code names them. A malformed file is a `config_error` naming it.
+ */
+export async function loadPluginAgentFiles(
+  plugins: ReadonlyArray<{ name: string; agentFolders: readonly string[] }>,
+): Promise<Map<string, AgentFile>> {
+  const agents = new Map<string, AgentFile>();
+  for (const plugin of plugins)
+    for (const folder of plugin.agentFolders)
+      for (const file of await markdownFiles(folder)) {
+        const { parse } = await import("yaml");
+        const agent = parseAgentFile(await readFile(file, "utf8"), file, parse);
+        const name = `${plugin.name}:${agent.name}`;
+        agents.set(name, { ...agent, name });
+      }
+  return agents;
+}
+
+/**
  * The agent files of the project in `cwd` (`.claude/agents/*.md`, `.gyre/agents/*.md`), unread:
  * what a run leaves out while the folder is not trusted. None when cwd is home (its agents are the user's).
  */
@@ -114,6 +133,8 @@ export function parseAgentFile(text: string, file: string, parseYaml: (yaml: str
       return fail("has a `maxTurns` that is not a positive whole number.");
     definition.maxTurns = record.maxTurns as number;
   }
+  const skills = nameList(record.skills, "skills", fail);
+  if (skills) definition.skills = skills;
   const handoffs = nameList(record.handoffs, "handoffs", fail);
   if (handoffs) definition.handoffs = handoffs;
   if (record.permissionMode !== undefined) {

@@ -10,6 +10,7 @@ import { backgroundAgentsOf } from "./background-agents.js";
 import { withSubagentHandoffs } from "./handoffs.js";
 import { openAgentMcp, type SubagentMcpSettings } from "./subagent-mcp.js";
 import type { SubagentSessions } from "./subagent-session.js";
+import { loadSkill, selectSkills, type Skill } from "../skills/index.js";
 
 /** What every subagent of a run shares, from the run's options. */
 export interface SubagentSettings {
@@ -26,6 +27,8 @@ export interface SubagentSettings {
   mcp?: SubagentMcpSettings;
   /** Where subagents keep their own sessions; none when the run keeps no session. */
   sessions?: SubagentSessions;
+  /** The run's skills, for definitions that name some. */
+  skills?: () => Promise<readonly Skill[]>;
 }
 
 /** A run (the top one or a subagent) that can start subagents. */
@@ -102,7 +105,7 @@ async function runSubagent(
   const depth = parent.depth + 1;
   const agent = { id: parent.context.newUuid(), type: call.subagentType };
   const { hooks } = parent.context;
-  const prompt = [call.prompt];
+  const prompt = [...(await preloadedSkills(settings, definition)), call.prompt];
   if (hooks?.has("SubagentStart")) {
     const outcome = await hooks.run(
       "SubagentStart",
@@ -237,6 +240,25 @@ function subagentResult(result: SDKResultMessage | undefined, call: SubagentCall
 function subagentPrompt(definition: AgentDefinition, parentPrompt: string): string {
   const env = /<env>[\s\S]*?<\/env>/.exec(parentPrompt)?.[0];
   return env ? `${definition.prompt}\n\n${env}` : definition.prompt;
+}
+
+/**
+ * The instructions of the skills a definition names, each as the Skill tool would return it,
+ * ahead of the task; a name that matches no skill of the run is said so, not fatal.
+ */
+async function preloadedSkills(settings: SubagentSettings, definition: AgentDefinition): Promise<string[]> {
+  if (!definition.skills || definition.skills.length === 0) return [];
+  const all = (await settings.skills?.()) ?? [];
+  const texts: string[] = [];
+  for (const name of definition.skills) {
+    const [skill] = selectSkills(all, [name]);
+    if (!skill) texts.push(`(The skill "${name}" this agent names was not found.)`);
+    else
+      texts.push(
+        await loadSkill(skill).catch((error: Error) => `(The skill "${name}" cannot be read: ${error.message})`),
+      );
+  }
+  return texts;
 }
 
 /** `inherit` or nothing: the parent's current model; an alias or full string: resolved. */

@@ -3,7 +3,8 @@ import { activeContext, RunChannel } from "../loop/index.js";
 import { mcpCallLimits } from "../mcp/index.js";
 import type { AgentDefinition, AgentWiring, AgentWiringInput, QueryOptions } from "../run/index.js";
 import { findTrustedFolder, type IgnoredProjectSettings, realOrResolved } from "../settings/index.js";
-import { type AgentFile, loadAgentFiles, projectAgentFiles } from "./agent-files.js";
+import type { Plugin } from "../plugins/index.js";
+import { type AgentFile, loadAgentFiles, loadPluginAgentFiles, projectAgentFiles } from "./agent-files.js";
 import { BackgroundAgents } from "./background-agents.js";
 import { checkAgents, DEFAULT_MAX_HANDOFFS, Handoffs, subagentParentContext } from "./handoffs.js";
 import { SubagentSessions } from "./subagent-session.js";
@@ -18,7 +19,7 @@ export async function wireAgents(input: AgentWiringInput): Promise<AgentWiring> 
   const { options, startAs, run } = input;
   const agentTool = wantsAgentTool(options);
   if (!agentTool && startAs === undefined) return { tools: [] };
-  const { agents, fromFiles, ignored } = await runAgentDefinitions(options, input.cwd);
+  const { agents, fromFiles, ignored } = await runAgentDefinitions(options, input.cwd, await input.plugins());
   checkAgents(agents, startAs);
   const handoffs = new Handoffs({
     agents,
@@ -67,6 +68,7 @@ function subagentSettings(
   return {
     agents,
     resolveModel: input.resolveModel,
+    skills: input.skills,
     maxConcurrent: options.maxConcurrentSubagents ?? 4,
     maxDepth: options.maxSubagentDepth ?? 1,
     doomLoopThreshold: options.doomLoopThreshold ?? 3,
@@ -89,6 +91,7 @@ function subagentSettings(
 async function runAgentDefinitions(
   options: QueryOptions,
   cwd: string,
+  plugins: readonly Plugin[],
 ): Promise<{
   agents: Map<string, AgentDefinition>;
   fromFiles: Set<AgentDefinition>;
@@ -102,8 +105,10 @@ async function runAgentDefinitions(
     if (files.length > 0)
       ignored = { folder: await realOrResolved(cwd), files: files.map((file) => ({ path: file, ignored: ["agent"] })) };
   }
-  const files: Map<string, AgentFile> =
-    scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map();
+  const files: Map<string, AgentFile> = new Map([
+    ...(await loadPluginAgentFiles(plugins)),
+    ...(scopes.length > 0 ? await loadAgentFiles({ cwd, home: homedir(), scopes }) : new Map<string, AgentFile>()),
+  ]);
   const fromFiles = Object.fromEntries([...files].map(([name, file]) => [name, file.definition]));
   // Which definitions came from files: their MCP servers expand `${VAR}` as config files' do.
   return {

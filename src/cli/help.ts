@@ -83,6 +83,8 @@ Permissions and settings:
   --trust-project                         trust this folder's settings for this run only (CI)
   --mcp-config FILE_OR_JSON               MCP servers ({"mcpServers": {...}}) besides the config
                                           files' (repeatable); --strict-mcp-config: only these
+  --plugin-dir DIR                        load a plugin folder (.claude-plugin/plugin.json; repeatable):
+                                          its commands, agents, skills, hooks and MCP servers
   --sandbox                               run Bash inside the OS sandbox (bubblewrap): writes only in
                                           the workspace, no network but sandbox.network.allowedDomains
   --defer-permissions                     a call that needs permission pauses the run (exit code 3)

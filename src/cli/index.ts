@@ -8,4 +8,4 @@ export { PromptQueue } from "./prompt-queue.js";
 export { providerEnvironment, takeProviderKeys } from "./provider-keys.js";
 export { takeBareResume } from "./resume-flag.js";
 export { runEntry } from "./run-entry.js";
-export { list, mcpServersOf, permissionMode } from "./run-options.js";
+export { list, mcpServersOf, permissionMode, pluginDirs } from "./run-options.js";

@@ -4,7 +4,7 @@ import type { ServeConfig } from "../mcp-server/index.js";
 import { asksForHelp } from "./interactive.js";
 import { parseCommandArgs } from "./parse-command-args.js";
 import { cliPermissionHint } from "./permission-hint.js";
-import { AGENT_SETUP_OPTIONS, list, mcpServersOf, number, permissionMode } from "./run-options.js";
+import { AGENT_SETUP_OPTIONS, list, mcpServersOf, number, permissionMode, pluginDirs } from "./run-options.js";
 import { providerEnvironment } from "./provider-keys.js";
 
 const USAGE = `Usage: gyre mcp serve [--http PORT] [--tools] [options of gyre run: --model, --max-turns,
@@ -61,6 +61,7 @@ export async function mcpServeCommand(args: string[]): Promise<number> {
       persistSession: !values["no-session-persistence"],
       ...(values["mcp-config"] && { mcpServers: await mcpServersOf(values["mcp-config"]) }),
       strictMcpConfig: values["strict-mcp-config"],
+      ...(values["plugin-dir"] && { plugins: pluginDirs(values["plugin-dir"]) }),
       systemPrompt: values["system-prompt"] ?? {
         type: "preset",
         preset: "gyre",

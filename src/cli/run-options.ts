@@ -26,6 +26,7 @@ export const AGENT_SETUP_OPTIONS = {
   "no-session-persistence": { type: "boolean", default: false },
   "mcp-config": { type: "string", multiple: true },
   "strict-mcp-config": { type: "boolean", default: false },
+  "plugin-dir": { type: "string", multiple: true },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
 /** The options of `gyre run` (and `gyre -p`), as node:util's parseArgs reads them. */
@@ -114,6 +115,7 @@ export async function queryOptionsOf(
     requireProjectTrust: !flag("trust-project"),
     ...(many("mcp-config") && { mcpServers: await mcpServersOf(many("mcp-config") ?? []) }),
     strictMcpConfig: flag("strict-mcp-config"),
+    ...(many("plugin-dir") && { plugins: pluginDirs(many("plugin-dir") ?? []) }),
     // On top of the settings files' sandbox block, which still sets domains, paths, exclusions.
     ...(flag("sandbox") && { sandbox: { enabled: true } }),
     resume: text("resume"),
@@ -128,6 +130,11 @@ export async function queryOptionsOf(
       append: text("append-system-prompt"),
     },
   };
+}
+
+/** `--plugin-dir DIR` (repeatable): plugin folders, relative to where gyre was started (not `--cwd`), as claude's. */
+export function pluginDirs(dirs: readonly string[]): NonNullable<QueryOptions["plugins"]> {
+  return dirs.map((dir) => ({ type: "local" as const, path: path.resolve(dir) }));
 }
 
 /** `--model sonnet|opus|haiku`: Claude Code's aliases, to the current models (as agent files take them). */

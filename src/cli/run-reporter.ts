@@ -53,6 +53,8 @@ export class RunReporter {
     if (message.type === "system" && message.subtype === "init" && message.ignored_settings) {
       this.line(describeIgnoredSettings(message.ignored_settings));
     }
+    if (message.type === "system" && message.subtype === "init")
+      for (const skill of message.invalid_skills ?? []) this.line(`skill left out: ${skill.error}`);
     if (this.#options.format === "stream-json") return;
     if (message.type === "system" && message.subtype === "hook_response" && message.outcome !== "success") {
       this.line(describeHookFailure(message));

@@ -18,6 +18,7 @@ export {
   type SystemPromptBuilderOptions,
 } from "./prompt-builder.js";
 export type { SystemPromptSpec } from "./system-prompt.js";
+export type { SkillSummary } from "./skills-section.js";
 export {
   type AnthropicServerCompactionOptions,
   isServerCompactionBlock,

@@ -4,6 +4,7 @@ import { errorMessage, GyreError } from "../errors/index.js";
 import { readGitInfo } from "./git-info.js";
 import { findInstructionFiles, projectInstructionsSection } from "./project-instructions.js";
 import { DEFAULT_SYSTEM_PROMPT, environmentSection, type SystemPromptSpec } from "./system-prompt.js";
+import { type SkillSummary, skillsSection } from "./skills-section.js";
 import { type TodoItem, todosSection } from "./todos-section.js";
 
 /** Dynamic sections of the preset prompt; each is on unless set to `false`. */
@@ -36,6 +37,8 @@ export interface SystemPromptBuilderOptions {
   home?: string | null;
   sections?: PromptSections;
   retrieveContext?: RetrieveContext;
+  /** The skills the model may load with the Skill tool: listed by name and description after the instructions. */
+  skills?: readonly SkillSummary[];
 }
 
 /** What changes between builds: the plan, and the signal a retrieval should stop with. */
@@ -52,7 +55,7 @@ export interface PromptBuilder {
 
 /**
  * The default `PromptBuilder`. A literal string spec is returned exactly. The preset is, in
- * order: Gyre's prompt, environment (cwd, git, platform, date), project instructions,
+ * order: Gyre's prompt, environment (cwd, git, platform, date), project instructions, skills,
  * `append`, retrieved context, todos — the parts that change most come last, so the
  * start of the prompt stays cacheable. Environment and instruction files are read once per
  * builder (the first `build`); retrieved context and todos on every call.
@@ -69,6 +72,8 @@ export class SystemPromptBuilder implements PromptBuilder {
     if (typeof spec === "string") return spec;
     this.#stable ??= this.#stableSections();
     const sections = [DEFAULT_SYSTEM_PROMPT, ...(await this.#stable)];
+    const skills = skillsSection(this.#options.skills ?? []);
+    if (skills) sections.push(skills);
     if (spec?.append) sections.push(spec.append);
     const todos = input.todos ?? [];
     const retrieved = this.#enabled("retrievedContext") ? await this.#retrieve(todos, input.signal) : undefined;

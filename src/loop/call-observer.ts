@@ -40,7 +40,7 @@ export function callObserver(
       else if (event.type === "sandbox_violation") {
         const { violations } = event;
         send(stamp.stamp({ type: "system", subtype: "sandbox_violation", tool_use_id: call.id, violations }));
-      } else send(stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
+      } else if (event.type === "todos") send(stamp.stamp({ type: "system", subtype: "todos", todos: event.todos }));
     },
     stop: () => progress.stop(),
   };

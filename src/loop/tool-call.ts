@@ -1,4 +1,5 @@
 import type { HookRunner } from "../hooks/index.js";
+import type { PermissionPolicy } from "../permissions/index.js";
 import type { SDKMessage, SDKToolProgressMessage } from "../protocol/index.js";
 import {
   type AnyTool,
@@ -165,6 +166,7 @@ export class ToolCallRun {
             reportProgress: report,
             emit: (event) => {
               if (event.type === "progress") return report(event.data);
+              if (event.type === "allow_tools") return allowRules(env.state.permissions, event.rules);
               if (event.type === "sandbox_violation") this.#span?.sandboxViolation(event.violations);
               observer?.event(event);
             },
@@ -245,4 +247,15 @@ export async function* runToolCall(env: ToolCallEnv, call: ToolCall): AsyncGener
     return run.refuse(`Permission to use ${call.name} is required (${decision.reason}), and no one can be asked.`);
   }
   return (yield* run.execute(decision)).result;
+}
+
+/** Adds `rules` (Claude Code syntax) to the session's allow rules; a malformed one is ignored with a warning, as a settings file's is. */
+function allowRules(permissions: PermissionPolicy, rules: readonly string[]): void {
+  const values = rules.map((rule) => {
+    const open = rule.indexOf("(");
+    return open < 0 || !rule.endsWith(")")
+      ? { toolName: rule }
+      : { toolName: rule.slice(0, open).trim(), ruleContent: rule.slice(open + 1, -1) };
+  });
+  permissions.applyUpdate({ type: "addRules", rules: values, behavior: "allow", destination: "session" });
 }

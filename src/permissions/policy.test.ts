@@ -404,6 +404,15 @@ describe("other rule kinds", () => {
     expect(call(p, "Task", { subagent_type: "Explore" }).behavior).toBe("ask");
   });
 
+  it("matches Skill rules on the skill's name, or a prefix with :* or a space and *", () => {
+    const p = policy({ deny: ["Skill(pdf)", "Skill(kit:*)"] });
+    expect(call(p, "Skill", { skill: "pdf" }).behavior).toBe("deny");
+    expect(call(p, "Skill", { skill: "/pdf" }).behavior).toBe("deny");
+    expect(call(p, "Skill", { skill: "kit:lint" }).behavior).toBe("deny");
+    expect(call(p, "Skill", { skill: "pdf-forms" }).behavior).not.toBe("deny");
+    expect(call(p, "Skill", { skill: "kitchen" }).behavior).not.toBe("deny");
+  });
+
   it("ignores malformed rules with a warning naming the source", () => {
     const p = policy({ deny: [{ rule: "Bash(rm -rf", source: "/s.json" }], allow: ["Bash(ls)"] });
     expect(p.warnings).toEqual([

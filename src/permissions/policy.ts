@@ -398,6 +398,7 @@ export class PermissionPolicy {
     if (rule.toolName === "Task" || rule.toolName === "Agent") {
       return inputString(request.input, "subagent_type") === rule.content;
     }
+    if (rule.toolName === "Skill") return matchesSkill(rule.content, inputString(request.input, "skill"));
     return false;
   }
 
@@ -468,4 +469,14 @@ function processStateReason(subject: Subject): string | undefined {
   if (subject.kind === "file" && subject.files.some((file) => readsProcessState(file)))
     return `${subject.real} is another process's state in /proc, outside the workspace`;
   return undefined;
+}
+
+/** `Skill(pdf)` matches the skill `pdf`; `Skill(kit:*)` or `Skill(kit *)` every name that starts so (Claude Code's). */
+function matchesSkill(content: string, skill: string | undefined): boolean {
+  if (skill === undefined) return false;
+  const name = skill.trim().replace(/^\//, "");
+  const prefix = /^(.*?)(?::\*| \*)$/.exec(content)?.[1];
+  return prefix === undefined
+    ? name === content
+    : name === prefix || name.startsWith(content.endsWith(":*") ? `${prefix}:` : prefix);
 }

@@ -58,8 +58,9 @@ export const SDKSystemInitMessage = z.object({
   permissionMode: PermissionMode,
   slash_commands: z.array(z.string()),
   output_style: z.string(),
-  /** Skills and plugins: Gyre has neither; empty, as the SDK's type requires them. */
+  /** The Agent Skills the model is offered (the Skill tool loads them), by name (`plugin:name` for a plugin's). */
   skills: z.array(z.string()),
+  /** The plugins loaded (`plugins`, `--plugin-dir`), by name and folder. */
   plugins: z.array(z.object({ name: z.string(), path: z.string() })),
   gyre_version: z.string(),
   /** The agents the Agent tool can start (subagent types), as the Claude Agent SDK lists them; absent without the Agent tool. */
@@ -71,6 +72,8 @@ export const SDKSystemInitMessage = z.object({
       files: z.array(z.object({ path: z.string(), ignored: z.array(z.string()) })),
     })
     .optional(),
+  /** Gyre: `SKILL.md` files that are not valid skills (left out), each with why. */
+  invalid_skills: z.array(z.object({ path: z.string(), error: z.string() })).optional(),
 });
 export type SDKSystemInitMessage = z.infer<typeof SDKSystemInitMessage>;
 

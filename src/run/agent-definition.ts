@@ -47,6 +47,12 @@ export interface AgentDefinition {
    * the agent's only). Without it the agent's MCP tools are the parent's, narrowed by `tools`.
    */
   mcpServers?: AgentMcpServerSpec[];
+  /**
+   * Skills the agent starts with (the Claude Agent SDK's `skills`): each one's instructions are
+   * loaded into its first message, by name as the `skills` option takes them. The run's skills
+   * only (those of `settingSources`' folders); a name that matches none is reported to the agent.
+   */
+  skills?: string[];
 }
 
 /** Claude Code's model aliases, as Anthropic model strings: each the newest model of its tier. */
@@ -80,6 +86,7 @@ const Definition = z.strictObject({
   permissionMode: PermissionMode.optional(),
   handoffs: z.array(z.string().min(1)).optional(),
   mcpServers: z.array(z.union([z.string().min(1), McpServersOption])).optional(),
+  skills: z.array(z.string().min(1)).optional(),
 });
 
 /** `agents` as `query()` checks it: agent name to definition. */

@@ -7,6 +7,8 @@ import type { IgnoredProjectSettings } from "../settings/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { AnyTool } from "../tools/index.js";
+import type { Plugin } from "../plugins/index.js";
+import type { Skill } from "../skills/index.js";
 import type { QueryOptions } from "./options.js";
 
 // Agents (src/agents/) stand above the run: they drive runs, and a run reaches them only
@@ -70,6 +72,10 @@ export interface AgentWiringInput {
   /** Tools the run needs to end as asked (loop control, StructuredOutput): every agent keeps them. */
   kept: ReadonlySet<string>;
   run: BuiltRun;
+  /** Every skill the run found (not only those it offers): what agents' `skills` name. */
+  skills: () => Promise<readonly Skill[]>;
+  /** The run's plugins: their agents are the run's too, as `plugin:agent`. */
+  plugins: () => Promise<readonly Plugin[]>;
 }
 
 /** What the agents add to a run. */

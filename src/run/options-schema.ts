@@ -27,10 +27,8 @@ const CLAUDE_AGENT_SDK_ONLY: Record<string, string> = {
   allowDangerouslySkipPermissions: '`permissionMode: "bypassPermissions"` needs no second switch in Gyre',
   betas: "pass provider headers or options with `providers` and `providerOptions`",
   enableFileCheckpointing: "Write and Edit always keep checkpoints; use `query.rewindFiles(uuid)`",
-  plugins: "plugins are not supported",
   settings: "use `settingSources` to read settings files",
   managedSettings: "use `settingSources` to read settings files",
-  skills: "skills are not supported",
   debug: "Gyre has no debug log; every step is a message",
   debugFile: "Gyre has no debug log; every step is a message",
   title: "rename a session with `renameSession`",
@@ -192,6 +190,13 @@ const shape = {
   permissionMode: () => PermissionMode.optional(),
   additionalDirectories: () => stringList().optional(),
   settingSources: () => z.array(z.enum(["user", "project", "local"])).optional(),
+  skills: () => z.union([z.literal("all"), stringList()]).optional(),
+  plugins: () =>
+    z
+      .array(
+        z.strictObject({ type: z.literal("local"), path: z.string().min(1), skipMcpDiscovery: z.boolean().optional() }),
+      )
+      .optional(),
   settings: () => z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
   requireProjectTrust: () => z.boolean().optional(),
   sandbox: () => SandboxSettings.optional(),

@@ -1,4 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { PluginConfig } from "../plugins/index.js";
 import type { Meter, Tracer } from "@opentelemetry/api";
 import type { Compactor, CompactorOptions, ContextOption, SystemPromptFunction } from "../context/index.js";
 import type { HookCallbacks } from "../hooks/index.js";
@@ -153,6 +154,22 @@ export interface QueryOptions {
    * not influenced by files on the machine; the CLI reads all three.
    */
   settingSources?: Array<"user" | "project" | "local">;
+  /**
+   * Which Agent Skills the model is offered (the Claude Agent SDK's `skills`): omitted or
+   * `"all"`, every skill found — `.claude/skills/<name>/SKILL.md` and `.gyre/skills/` in the
+   * home folder and the project, by `settingSources` — and a list, only those it names (`pdf`,
+   * `my-plugin:pdf`). The system prompt lists each offered skill's name and description and the
+   * `Skill` tool loads one. A filter of what the model sees, not a sandbox. `[]`: no skills.
+   */
+  skills?: string[] | "all";
+  /**
+   * Plugins to load (the Claude Agent SDK's `plugins`): `{ type: "local", path }` folders in
+   * Claude Code's plugin layout (`.claude-plugin/plugin.json`, `commands/`, `agents/`,
+   * `skills/`, `hooks/hooks.json`, `.mcp.json`). Their skills are `plugin:skill`, their agents
+   * `plugin:agent`, their MCP servers `plugin_<plugin>_<server>`; their hooks run as settings
+   * hooks do. A plugin that settings' `enabledPlugins` set to `false` is left out.
+   */
+  plugins?: PluginConfig[];
   /**
    * Settings over those of the files (Claude Code's `--settings`): the path of a JSON settings
    * file (relative to `cwd`), or the settings object. They win over every file, are trusted

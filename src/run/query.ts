@@ -354,13 +354,14 @@ function initMessage(setup: RunSetup, options: QueryOptions, cwd: string): SDKMe
     model: state.model.id,
     // A mode set before the run started is the one it starts in.
     permissionMode: state.permissions.mode,
-    slash_commands: [],
+    slash_commands: setup.plugins.flatMap((plugin) => plugin.commands.map((command) => command.name)),
     output_style: "default",
-    skills: [],
-    plugins: [],
+    skills: setup.skills,
+    plugins: setup.plugins.map((plugin) => ({ name: plugin.name, path: plugin.path })),
     gyre_version: GYRE_VERSION,
     ...(setup.agentNames && { agents: setup.agentNames }),
     ...(setup.ignoredSettings && { ignored_settings: setup.ignoredSettings }),
+    ...(setup.invalidSkills.length > 0 && { invalid_skills: setup.invalidSkills }),
   });
 }
 

@@ -6,7 +6,9 @@ import type { HookOutcome, HookRunner } from "../hooks/index.js";
 import {
   mcpCallLimits,
   type McpServers,
+  type McpServerConfig,
   type McpServerStatus,
+  resolveServerEntry,
   type RunMcpServers,
   startRunMcpServers,
 } from "../mcp/index.js";
@@ -61,6 +63,15 @@ import { startRunSandbox } from "./sandbox-setup.js";
 import { turnPrompt } from "./turn-prompt.js";
 import { webFetchOptions, webSearchOptions } from "./web-tools.js";
 import type { RunTracing, TracedHook } from "../telemetry/index.js";
+import { loadPlugins, type Plugin } from "../plugins/index.js";
+import {
+  type DiscoveredSkills,
+  discoverSkills,
+  type InvalidSkill,
+  selectSkills,
+  type Skill,
+  skillTool,
+} from "../skills/index.js";
 
 /** The model of a run that names none (and has no `GYRE_MODEL`): the newest generally available Sonnet. */
 export const DEFAULT_MODEL = `anthropic/${LATEST_SONNET}`;
@@ -82,6 +93,12 @@ export interface RunSetup {
   sandboxClosing: SandboxViolation[];
   /** The agents the Agent tool can start, when the run has it. */
   agentNames?: string[];
+  /** The skills the model is offered (`system/init`'s `skills`). */
+  skills: string[];
+  /** `SKILL.md` files that are not valid skills. */
+  invalidSkills: InvalidSkill[];
+  /** The plugins loaded (`plugins`, less those `enabledPlugins` turns off). */
+  plugins: Plugin[];
 }
 
 export interface SetupInput {
@@ -129,11 +146,13 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const settings = await pending.settings;
   const sandbox = await pending.sandbox;
   const agents = await pending.agents;
+  const skills = await pending.skills;
   const tools = [
     ...resolveTools(options, cwd, sandbox, {
       webFetch: webFetchOptions(options, settings, model, resolveOptions(options)),
       webSearch: webSearchOptions(options, settings, model),
     }).map((tool) => persistence.withCheckpoints(tool)),
+    ...skillTools(options, skills.offered),
     ...agents.tools,
     ...pending.endingTools,
   ];
@@ -141,7 +160,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const registry = toolRegistry(options, tools, mcp);
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   const policy = permissionPolicy(options, settings, cwd, permissionMode, sandbox);
-  const hooks = await hookRunner(options, settings, cwd, input.sessionId, () => policy.mode, input.tracing);
+  const plugins = await pending.plugins;
+  const hooks = await hookRunner(options, settings, plugins, cwd, input.sessionId, () => policy.mode, input.tracing);
   const context = runContext(input, {
     systemPrompt: await pending.systemPrompt,
     registry,
@@ -162,7 +182,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     if (!agents.handoffs) throw new GyreError("config_error", "The agent option needs a run started by query().");
     await agents.handoffs.switchTo(state, pending.startAs.name);
   }
-  const ignoredSettings = mergeIgnoredSettings(mergeIgnoredSettings(settings.ignored, ignoredMcp), agents.ignored);
+  const ignoredSettings = [ignoredMcp, agents.ignored, skills.found.ignored].reduce(
+    mergeIgnoredSettings,
+    settings.ignored,
+  );
   const switchModel = async (spec: string | undefined) => {
     const next = await resolveModel(spec ?? modelSpec(options), resolveOptions(options));
     assertBudgetPriced(options, next);
@@ -178,6 +201,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     sandboxClosing: pending.sandboxClosing,
     ...(ignoredSettings && { ignoredSettings }),
     ...(agents.agentNames && { agentNames: agents.agentNames }),
+    skills: skills.offered.map((skill) => skill.name),
+    invalidSkills: skills.found.invalid,
+    plugins,
   };
 }
 
@@ -193,12 +219,16 @@ function startResolving(input: SetupInput) {
       ? undefined
       : quiet(resolveModel(options.fallbackModel, resolveOptions(options)));
   const settings = quiet(readSettings(cwd, options));
+  const plugins = quiet(runPlugins(options, cwd, settings));
+  const skills = quiet(plugins.then((loaded) => runSkills(options, cwd, loaded)));
   const systemPrompt = quiet(
     // A function builds on the preset (its `defaultPrompt`), rebuilt for each model call.
-    new SystemPromptBuilder({ cwd }).build(
-      typeof options.systemPrompt === "function" || options.systemPrompt === undefined
-        ? { type: "preset", preset: "gyre" }
-        : options.systemPrompt,
+    skills.then(({ offered }) =>
+      new SystemPromptBuilder({ cwd, skills: offered }).build(
+        typeof options.systemPrompt === "function" || options.systemPrompt === undefined
+          ? { type: "preset", preset: "gyre" }
+          : options.systemPrompt,
+      ),
     ),
   );
   // Started once the settings are read; stdio MCP servers with `sandbox: true` wait for it.
@@ -209,7 +239,12 @@ function startResolving(input: SetupInput) {
   session.onDispose(async () => {
     sandboxClosing.push(...((await (await sandbox.catch(() => undefined))?.close()) ?? []));
   });
-  const mcp = quiet(connectMcp(options, cwd, signal, settings, sandbox));
+  // Plugins' servers are known once the plugins are read; without plugins nothing waits for them.
+  const mcp = quiet(
+    (options.plugins?.length ? plugins : Promise.resolve([])).then((loaded) =>
+      connectMcp(options, cwd, signal, settings, sandbox, loaded),
+    ),
+  );
   // Registered at once, so the servers close when the run ends even if setup fails further on.
   session.onDispose(async () => (await mcp.catch(() => undefined))?.servers?.close());
   const endingTools = runEndingTools(options);
@@ -235,12 +270,16 @@ function startResolving(input: SetupInput) {
       },
       kept: new Set(endingTools.map((tool) => tool.name)),
       run,
+      skills: () => skills.then(({ found }) => found.skills),
+      plugins: () => plugins,
     }),
   );
   return {
     model,
     fallbackModel,
     settings,
+    plugins,
+    skills,
     systemPrompt,
     sandbox,
     sandboxClosing,
@@ -250,6 +289,66 @@ function startResolving(input: SetupInput) {
     run,
     agents,
   };
+}
+
+/**
+ * The run's skills: those of the folders `settingSources` reads (a project's only once it is
+ * trusted, with `requireProjectTrust`), and of those the ones the `skills` option offers.
+ */
+async function runSkills(
+  options: QueryOptions,
+  cwd: string,
+  plugins: Plugin[],
+): Promise<{ found: DiscoveredSkills; offered: Skill[] }> {
+  const scopes = options.settingSources ?? [];
+  // `disallowedTools: ["Skill"]` takes the tool away: no skill is listed that could not be loaded.
+  const noTool = options.disallowedTools?.includes("Skill") === true;
+  if (
+    (scopes.length === 0 && plugins.length === 0) ||
+    (Array.isArray(options.skills) && options.skills.length === 0) ||
+    noTool
+  )
+    return { found: { skills: [], invalid: [] }, offered: [] };
+  const found = await discoverSkills({
+    cwd,
+    home: homedir(),
+    scopes,
+    requireTrust: options.requireProjectTrust === true,
+    plugins: plugins.map((plugin) => ({ plugin: plugin.name, folder: plugin.skillsFolder })),
+  });
+  return { found, offered: selectSkills(found.skills, options.skills) };
+}
+
+/** The run's plugins (`plugins`), less those the settings' `enabledPlugins` turn off. */
+async function runPlugins(options: QueryOptions, cwd: string, settings: Promise<LoadedSettings>): Promise<Plugin[]> {
+  if (!options.plugins?.length) return [];
+  const enabled = (await settings).merged.enabledPlugins;
+  return loadPlugins(options.plugins, {
+    cwd,
+    ...(typeof enabled === "object" && enabled !== null && { enabledPlugins: enabled as Record<string, unknown> }),
+  });
+}
+
+/** Plugins' MCP servers, named `plugin_<plugin>_<server>` (Claude Code's), their `${VAR}`s expanded. */
+function pluginServers(plugins: Plugin[], env: Record<string, string | undefined>): Record<string, McpServerConfig> {
+  const servers: Record<string, McpServerConfig> = {};
+  for (const plugin of plugins)
+    for (const [name, entry] of Object.entries(plugin.mcpServers)) {
+      const resolved = resolveServerEntry(entry, env, `MCP server "${name}" of plugin ${plugin.name}`);
+      if (resolved instanceof GyreError) throw resolved;
+      servers[`plugin_${plugin.name.replace(/[^\w-]/g, "_")}_${name}`] = resolved;
+    }
+  return servers;
+}
+
+/**
+ * The Skill tool, when some skill is offered: with the built-in tools (no `tools` list), when
+ * `tools` names it, or when the `skills` option asks for skills (as the SDK's: no need to list the tool).
+ */
+function skillTools(options: QueryOptions, offered: Skill[]): AnyTool[] {
+  if (offered.length === 0) return [];
+  const wanted = options.tools === undefined || options.tools.includes("Skill") || options.skills !== undefined;
+  return wanted ? [skillTool(offered, { listed: typeof options.systemPrompt === "string" })] : [];
 }
 
 /** A run set up without agents' wiring: no Agent tool, no handoffs. */
@@ -400,15 +499,17 @@ function connectMcp(
   signal: AbortSignal,
   settings: Promise<LoadedSettings>,
   sandbox: Promise<OsSandbox | undefined>,
+  plugins: Plugin[],
 ): Promise<RunMcpServers> {
   // The caller's own tools keep their names; an MCP tool that would clash gets a suffix.
   // No server can come from anywhere: skip copying the environment (a costly read per variable).
   const noFiles = options.strictMcpConfig === true || (options.settingSources ?? []).length === 0;
-  if (noFiles && Object.keys(options.mcpServers ?? {}).length === 0) return Promise.resolve({});
+  const noPluginServers = plugins.every((plugin) => Object.keys(plugin.mcpServers).length === 0);
+  if (noFiles && noPluginServers && Object.keys(options.mcpServers ?? {}).length === 0) return Promise.resolve({});
   const takenNames = (options.tools ?? []).flatMap((tool) => (typeof tool === "string" ? [] : [tool.name]));
   const env = { ...process.env, ...options.env };
   return startRunMcpServers({
-    servers: options.mcpServers,
+    servers: { ...pluginServers(plugins, env), ...options.mcpServers },
     strict: options.strictMcpConfig,
     sources: options.settingSources ?? [],
     requireTrust: options.requireProjectTrust === true,
@@ -523,16 +624,18 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
 async function hookRunner(
   options: QueryOptions,
   settings: LoadedSettings,
+  plugins: Plugin[],
   cwd: string,
   sessionId: string,
   permissionMode: () => string,
   tracing: RunTracing | undefined,
 ): Promise<HookRunner | undefined> {
-  if (!options.hooks && settings.hooks.length === 0) return undefined;
+  const pluginHooks = plugins.flatMap((plugin) => (plugin.hooks === undefined ? [] : [plugin.hooks]));
+  if (!options.hooks && settings.hooks.length === 0 && pluginHooks.length === 0) return undefined;
   const { HookRunner } = await import("../hooks/index.js");
   return new HookRunner({
     callbacks: options.hooks,
-    settings: settings.hooks.map((source) => source.hooks),
+    settings: [...settings.hooks.map((source) => source.hooks), ...pluginHooks],
     cwd,
     sessionId,
     permissionMode,
@@ -581,7 +684,7 @@ function resolveTools(
   if (tools === undefined) return builtins;
   return tools.flatMap((tool) => {
     if (typeof tool !== "string") return [tool];
-    if (tool === "Agent" || tool === "Task") return []; // added by setupRun, which knows the run
+    if (tool === "Agent" || tool === "Task" || tool === "Skill") return []; // added by setupRun, which knows the run
     const found = builtins.find((candidate) => candidate.name === tool);
     if (!found) {
       throw new GyreError(

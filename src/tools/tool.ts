@@ -19,6 +19,12 @@ export type ToolEvent =
       type: "sandbox_violation";
       violations: Array<{ kind: "write" | "read" | "network"; target: string; message: string }>;
     }
+  /**
+   * Permission rules (`Bash(git:*)`, `Read`) the run allows from now on: a skill's
+   * `allowed-tools`, granted when the Skill tool loads it. The pipeline adds them to the
+   * running agent's session rules; deny and ask rules still come first.
+   */
+  | { type: "allow_tools"; rules: string[] }
   | {
       type: "todos";
       todos: Array<{ content: string; status: "pending" | "in_progress" | "completed"; activeForm: string }>;

@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorMessage } from "../errors/index.js";
 import { defaultExportName } from "./export-markdown.js";
-import { describeHooks, describeMcp, describePermissions } from "./info-commands.js";
+import { describeHooks, describeMcp, describePermissions, describePlugins } from "./info-commands.js";
 import { INIT_PROMPT } from "./init-prompt.js";
 import { PICKER_SIZE } from "./session-picker.js";
 import { helpText } from "./slash-commands.js";
@@ -69,6 +69,11 @@ export async function runBuiltinCommand(controller: CommandHost, name: string, a
       const servers = live ?? init?.mcp_servers;
       if (!servers) return controller.notice("MCP servers connect with your first prompt; ask again after it.");
       return controller.notice(describeMcp(servers, init?.tools ?? []));
+    }
+    case "plugins": {
+      const init = controller.lastInit;
+      if (!init) return controller.notice("Plugins load with your first prompt; ask again after it.");
+      return controller.notice(describePlugins(init));
     }
     case "export":
       return exportConversation(controller, args);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SDKMessage } from "../protocol/index.js";
 import { mergeSettings } from "../settings/index.js";
 import { conversationMarkdown, defaultExportName } from "./export-markdown.js";
-import { describeHooks, describeMcp, describePermissions } from "./info-commands.js";
+import { describeHooks, describeMcp, describePermissions, describePlugins } from "./info-commands.js";
 
 describe("/permissions, /hooks, /mcp", () => {
   it("shows each rule with its source, and says when none is set", () => {
@@ -71,5 +71,37 @@ describe("/export", () => {
       ].join("\n\n"),
     );
     expect(defaultExportName("0123456789abcdef", new Date("2026-11-27T10:00:00Z"))).toBe("gyre-2026-11-27-01234567.md");
+  });
+});
+
+describe("/plugins", () => {
+  it("lists each plugin with its folder and what it brought, by namespace", () => {
+    const text = describePlugins({
+      plugins: [
+        { name: "kit", path: "/p/kit" },
+        { name: "bare", path: "/p/bare" },
+      ],
+      slash_commands: ["kit:hello", "other"],
+      skills: ["kit:lint", "mine"],
+      agents: ["general-purpose", "kit:reviewer"],
+      mcp_servers: [
+        { name: "plugin_kit_calc", status: "connected" },
+        { name: "fs", status: "connected" },
+      ],
+    });
+    expect(text).toBe(
+      [
+        "Plugins:",
+        "  kit: /p/kit",
+        "    commands: /kit:hello",
+        "    skills: kit:lint",
+        "    agents: kit:reviewer",
+        "    MCP servers: plugin_kit_calc (connected)",
+        "  bare: /p/bare",
+      ].join("\n"),
+    );
+    expect(describePlugins({ plugins: [], slash_commands: [], skills: [], mcp_servers: [] })).toContain(
+      "No plugins are loaded",
+    );
   });
 });

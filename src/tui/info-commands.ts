@@ -1,3 +1,4 @@
+import type { SDKMessage } from "../protocol/index.js";
 import type { LoadedSettings } from "../settings/index.js";
 
 /** A rule list as /permissions shows it: each rule with the file (or option) it comes from. */
@@ -71,6 +72,34 @@ export function describeMcp(
       .map((tool) => tool.slice(`mcp__${server.name}__`.length));
     lines.push(`  ${server.name}: ${server.status}${server.error ? ` (${server.error})` : ""}`);
     if (own.length > 0) lines.push(`    tools: ${own.join(", ")}`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * `/plugins`: each plugin the run loaded with its folder and what it brought, found by its
+ * namespace in the run's `init` (commands `/kit:x`, skills and agents `kit:x`, servers `plugin_kit_x`).
+ */
+export function describePlugins(
+  init: Pick<
+    Extract<SDKMessage, { type: "system"; subtype: "init" }>,
+    "plugins" | "slash_commands" | "skills" | "agents" | "mcp_servers"
+  >,
+): string {
+  if (init.plugins.length === 0) return "No plugins are loaded (--plugin-dir DIR loads one).";
+  const lines = ["Plugins:"];
+  for (const plugin of init.plugins) {
+    const prefix = `${plugin.name}:`;
+    const own = (names: readonly string[]) => names.filter((name) => name.startsWith(prefix));
+    const server = `plugin_${plugin.name.replace(/[^\w-]/g, "_")}_`;
+    const parts: Array<[string, string[]]> = [
+      ["commands", own(init.slash_commands).map((name) => `/${name}`)],
+      ["skills", own(init.skills)],
+      ["agents", own(init.agents ?? [])],
+      ["MCP servers", init.mcp_servers.filter((s) => s.name.startsWith(server)).map((s) => `${s.name} (${s.status})`)],
+    ];
+    lines.push(`  ${plugin.name}: ${plugin.path}`);
+    for (const [what, names] of parts) if (names.length > 0) lines.push(`    ${what}: ${names.join(", ")}`);
   }
   return lines.join("\n");
 }

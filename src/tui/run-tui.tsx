@@ -8,7 +8,8 @@ import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from "./paste.js";
 import { PromptHistory } from "./prompt-history.js";
 import { TuiController } from "./tui-controller.js";
 import { parseTuiArgs } from "./tui-args.js";
-import { loadUserCommands } from "./user-commands.js";
+import { loadPlugins } from "../plugins/index.js";
+import { loadPluginCommands, loadUserCommands } from "./user-commands.js";
 
 /**
  * `gyre [prompt] [options]` on a terminal: the interactive agent. Resolves with the exit
@@ -19,6 +20,11 @@ export async function runTui(args: string[]): Promise<number> {
   const history = new PromptHistory(start.cwd);
   await history.load();
   const own = await loadUserCommands({ cwd: start.cwd, home: homedir() });
+  // Plugins' commands (`/kit:hello`); a plugin that cannot be read fails the run with its error at the first prompt.
+  const plugins = await loadPlugins(start.options.plugins ?? [], { cwd: start.cwd }).catch(() => []);
+  const fromPlugins = await loadPluginCommands(plugins);
+  for (const [name, command] of fromPlugins.commands) if (!own.commands.has(name)) own.commands.set(name, command);
+  own.problems.push(...fromPlugins.problems);
   let exit = () => {};
   const controller = new TuiController({
     options: start.options,

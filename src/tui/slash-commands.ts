@@ -17,6 +17,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   permissions: "the allow, ask and deny rules in effect, and the files they come from",
   hooks: "the hooks configured, by event",
   mcp: "the MCP servers, their status and tools",
+  plugins: "the plugins loaded (--plugin-dir) and what each brings",
   export: "write the conversation as Markdown: /export [file]",
   init: "ask the agent to write AGENTS.md from a look at this project",
   exit: "quit (also Ctrl+D on an empty prompt, or Ctrl+C twice)",
@@ -63,7 +64,7 @@ export function helpText(userCommands: Iterable<UserCommand> = []): string {
   return [
     "Commands:",
     ...builtin.map(line),
-    ...(own.length > 0 ? ["Your commands (.claude/commands, .gyre/commands):", ...own.map(line)] : []),
+    ...(own.length > 0 ? ["Your commands (.claude/commands, .gyre/commands, plugins):", ...own.map(line)] : []),
     "Keys: Enter sends · \\ then Enter or Shift+Enter: new line · Up/Down: history · Esc: interrupt",
     "      Tab: complete /commands and @files · Shift+Tab: permission mode · Ctrl+C twice or Ctrl+D: quit",
     "      @path attaches a file · !command runs a shell command and adds its output to the next prompt",

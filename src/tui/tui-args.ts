@@ -4,6 +4,7 @@ import {
   mcpServersOf,
   parseCommandArgs,
   permissionMode,
+  pluginDirs,
   providerEnvironment,
   takeBareResume,
 } from "../cli/index.js";
@@ -42,6 +43,7 @@ export async function parseTuiArgs(args: string[]): Promise<TuiStart> {
       "trust-project": { type: "boolean", default: false },
       "mcp-config": { type: "string", multiple: true },
       "strict-mcp-config": { type: "boolean", default: false },
+      "plugin-dir": { type: "string", multiple: true },
       sandbox: { type: "boolean", default: false },
       "no-session-persistence": { type: "boolean", default: false },
     },
@@ -65,6 +67,7 @@ export async function parseTuiArgs(args: string[]): Promise<TuiStart> {
     requireProjectTrust: !values["trust-project"],
     ...(values["mcp-config"] && { mcpServers: await mcpServersOf(values["mcp-config"]) }),
     strictMcpConfig: values["strict-mcp-config"],
+    ...(values["plugin-dir"] && { plugins: pluginDirs(values["plugin-dir"]) }),
     ...(values.sandbox && { sandbox: { enabled: true } }),
     persistSession: !values["no-session-persistence"],
     systemPrompt: values["system-prompt"] ?? { type: "preset", preset: "gyre", append: values["append-system-prompt"] },

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { helpText, parseSlashCommand } from "./slash-commands.js";
-import { expandCommand, loadUserCommands, parseUserCommand } from "./user-commands.js";
+import { loadPlugins } from "../plugins/index.js";
+import { expandCommand, loadPluginCommands, loadUserCommands, parseUserCommand } from "./user-commands.js";
 
 function write(root: string, file: string, text: string): void {
   mkdirSync(join(root, file, ".."), { recursive: true });
@@ -75,6 +76,27 @@ describe("user slash commands", () => {
     const help = helpText(commands.values());
     expect(help).toMatch(/\/frontend:component\s+A component \(project\)/);
     expect(help).toMatch(/\/mine\s+Only in home\. \(user\)/);
+  });
+
+  it("loads a plugin's commands as plugin:name, from the plugin's folder in Claude Code's layout", async () => {
+    const plugin = mkdtempSync(join(tmpdir(), "gyre-cmd-plugin-"));
+    write(plugin, ".claude-plugin/plugin.json", JSON.stringify({ name: "kit" }));
+    write(
+      plugin,
+      "commands/hello.md",
+      "---\ndescription: Say hello\nargument-hint: [name]\n---\nSay hello to $ARGUMENTS.",
+    );
+    write(plugin, "commands/git/sync.md", "Sync the branch.");
+    const plugins = await loadPlugins([{ type: "local", path: plugin }], { cwd: plugin });
+    const { commands, problems } = await loadPluginCommands(plugins);
+    expect(problems).toEqual([]);
+    expect([...commands.keys()]).toEqual(["kit:git:sync", "kit:hello"]);
+    expect(commands.get("kit:hello")).toMatchObject({ scope: "plugin", body: "Say hello to $ARGUMENTS." });
+    expect(parseSlashCommand("/kit:hello Ada", (name) => commands.has(name))).toEqual({
+      name: "kit:hello",
+      args: "Ada",
+    });
+    expect(helpText(commands.values())).toMatch(/\/kit:hello\s+Say hello \[name\] \(plugin\)/);
   });
 
   it("finds nothing, and no problem, when there are no command folders", async () => {

@@ -15,8 +15,8 @@ export interface UserCommand {
   allowedTools: string[];
   body: string;
   file: string;
-  /** `user` (home folder) or `project` (cwd). */
-  scope: "user" | "project";
+  /** `user` (home folder), `project` (cwd) or `plugin`. */
+  scope: "user" | "project" | "plugin";
 }
 
 export interface UserCommandSources {
@@ -58,6 +58,26 @@ export async function loadUserCommands(sources: UserCommandSources): Promise<Loa
       } catch (error) {
         problems.push(`${file}: ${errorMessage(error)}`);
       }
+    }
+  }
+  return { commands, problems };
+}
+
+/**
+ * The commands of plugins (`kit:hello`), read as the person's own are; a file that cannot be
+ * read or parsed is skipped and named in `problems`.
+ */
+export async function loadPluginCommands(
+  plugins: ReadonlyArray<{ commands: ReadonlyArray<{ name: string; file: string }> }>,
+): Promise<LoadedUserCommands> {
+  const commands = new Map<string, UserCommand>();
+  const problems: string[] = [];
+  for (const { name, file } of plugins.flatMap((plugin) => plugin.commands)) {
+    try {
+      const { parse } = await import("yaml");
+      commands.set(name, parseUserCommand(await readFile(file, "utf8"), { name, file, scope: "plugin" }, parse));
+    } catch (error) {
+      problems.push(`${file}: ${errorMessage(error)}`);
     }
   }
   return { commands, problems };

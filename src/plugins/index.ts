@@ -1,0 +1,1 @@
+export { loadPlugins, type Plugin, type PluginConfig } from "./load-plugins.js";
