@@ -265,6 +265,7 @@ export {
   SummaryCompactor,
   type SystemPromptBuilderOptions,
   SystemPromptBuilder,
+  type SkillSummary,
   type SystemPromptContext,
   type SystemPromptFunction,
   type SystemPromptSpec,
