@@ -109,3 +109,18 @@ describe("ExitPlanMode through canUseTool", () => {
     });
   });
 });
+
+describe("ExitPlanMode against a hostile model", () => {
+  it("with nobody to approve, a plan leaves plan mode neither by itself nor by an allow rule: the edit stays refused", async () => {
+    const file = join(dir, "unapproved.txt");
+    await withMock(script(file), async (server) => {
+      const messages = await runQuery(server, anthropic, "Summarize into notes", {
+        cwd: dir,
+        permissionMode: "plan",
+        allowedTools: ["ExitPlanMode"],
+      });
+      expect(toolResults(messages).map((result) => result.is_error)).toEqual([true, true]);
+      expect(existsSync(file)).toBe(false);
+    });
+  });
+});

@@ -200,6 +200,26 @@ describe("WebFetch through the loop", () => {
     });
   });
 
+  it("refuses loopback however a hostile model spells it: decimal, short, IPv4-mapped IPv6, 0.0.0.0", async () => {
+    const spellings = [
+      `http://2130706433:${web.port}/page?spelled`,
+      `http://127.1:${web.port}/page?spelled`,
+      `http://[::ffff:127.0.0.1]:${web.port}/page?spelled`,
+      `http://[::1]:${web.port}/page?spelled`,
+      `http://0.0.0.0:${web.port}/page?spelled`,
+    ];
+    const script = { turns: [mockTurn.of(spellings.map((url) => fetchCall(url))), mockTurn.text("done")] };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "fetch", {
+        tools: ["WebFetch"],
+        permissionMode: "bypassPermissions",
+        webFetch: { smallModel: false },
+      });
+      expect(toolResults(messages).map((r) => r.is_error)).toEqual(spellings.map(() => true));
+      expect(web.hits.get("/page?spelled")).toBeUndefined();
+    });
+  });
+
   it("honours WebFetch(domain:…) rules: a deny rule stops the fetch, an allow rule lets it run without asking", async () => {
     const denied = { turns: [mockTurn.of([fetchCall(`${web.origin}/page?rules`)]), mockTurn.text("done")] };
     await withMock(denied, async (server) => {
