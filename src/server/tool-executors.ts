@@ -131,28 +131,30 @@ export function selfRunningExecutor(kind: string, tools: readonly AnyTool[]): To
  */
 export class ResponseExecutors {
   readonly #executors: ToolExecutor[] = [];
-  readonly #kinds = new Map<string, (name: string) => CallKind | undefined>();
+  /** What each executor's calls are to the output, where not server-run (`builtin`). */
+  readonly #kinds = new Map<ToolExecutor, (name: string) => CallKind | undefined>();
   /** Gyre's built-in tools, offered by name: the run's set-up makes them (sandboxed as configured). */
-  #builtin: readonly string[] = [];
+  readonly #named = new Map<ToolExecutor, readonly string[]>();
 
   /** Adds an executor; `kindOf` says what its calls are to the response's output (default: server-run, `builtin`). */
   add(executor: ToolExecutor, kindOf?: (name: string) => CallKind | undefined): void {
     this.#executors.push(executor);
-    if (kindOf) this.#kinds.set(executor.kind, kindOf);
+    if (kindOf) this.#kinds.set(executor, kindOf);
   }
 
   /** Gyre's built-in tools the operator enabled, by name (the `builtin` kind). */
   addBuiltin(names: readonly string[]): void {
-    this.#builtin = names;
     const own = new Set(names);
-    this.add({ kind: "builtin", tools: () => [], canExecute: (call) => own.has(call.name) });
+    const executor: ToolExecutor = { kind: "builtin", tools: () => [], canExecute: (call) => own.has(call.name) };
+    this.#named.set(executor, names);
+    this.add(executor);
   }
 
   /** What a call of `name` is: its executor's kind, else refused. */
   kindOf(name: string): CallKind {
     const executor = this.#executors.find((candidate) => candidate.canExecute({ name }));
     if (!executor) return { kind: "refused" };
-    return this.#kinds.get(executor.kind)?.(name) ?? { kind: "builtin" };
+    return this.#kinds.get(executor)?.(name) ?? { kind: "builtin" };
   }
 
   /** Every executor's tools for the response, each operator executor's calls run by its `execute`. */
@@ -160,7 +162,7 @@ export class ResponseExecutors {
     const tools: (AnyTool | string)[] = [];
     const operatorTools: string[] = [];
     for (const executor of this.#executors) {
-      if (executor.kind === "builtin") tools.push(...this.#builtin);
+      tools.push(...(this.#named.get(executor) ?? []));
       const own = await executor.tools(context);
       for (const tool of own) {
         if (!executor.execute) {
