@@ -1,4 +1,4 @@
-import { fetch as undiciFetch } from "undici";
+import type { fetch as undiciFetch } from "undici";
 import { guardedAgent, RefusedHostError } from "./guarded-agent.js";
 
 /** Same-host redirects followed before giving up, as Claude Code does. */
@@ -38,11 +38,13 @@ export async function fetchPage(url: URL, options: FetchPageOptions): Promise<Fe
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([options.signal, timeout]);
   let current = url;
+  // undici (its fetch and its agents) is loaded by the first fetch, not with the tools.
+  const undici = await import("undici");
   try {
     for (let hop = 0; ; hop++) {
-      const agent = guardedAgent(current, options.allowedLocalHosts);
+      const agent = guardedAgent(undici.Agent, current, options.allowedLocalHosts);
       try {
-        const response = await undiciFetch(current, {
+        const response = await undici.fetch(current, {
           redirect: "manual",
           signal,
           dispatcher: agent,

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { isIP } from "node:net";
-import { Agent } from "undici";
+import type { Agent } from "undici";
 import { isRefusedAddress } from "../../../net/index.js";
 import { isAllowedHost } from "../../../net/index.js";
 
@@ -16,13 +16,13 @@ export class RefusedHostError extends Error {}
  * this machine's own addresses are refused unless `allowedLocalHosts` names the host (as
  * written in the URL: a name, or the address itself).
  */
-export function guardedAgent(url: URL, allowedLocalHosts: readonly string[]): Agent {
+export function guardedAgent(AgentClass: typeof Agent, url: URL, allowedLocalHosts: readonly string[]): Agent {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const named = isAllowedHost(host, port, allowedLocalHosts);
   // Node connects to an IP literal without a lookup: it is checked here instead.
   if (isIP(host) && !named && isRefusedAddress(host)) throw refused(url);
-  return new Agent({
+  return new AgentClass({
     connect: {
       lookup: (hostname: string, options: LookupOptions, callback: LookupCallback) => {
         dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {

@@ -1,4 +1,4 @@
-import { fetch as undiciFetch } from "undici";
+import type { fetch as UndiciFetch } from "undici";
 import type { WebSearchSettings } from "./web-search-settings.js";
 
 /** One result of a search. */
@@ -99,7 +99,7 @@ async function getJson(url: URL, headers: Record<string, string>, signal: AbortS
   return jsonOf(await undiciFetch(url, { headers, signal }));
 }
 
-async function jsonOf(response: Awaited<ReturnType<typeof undiciFetch>>): Promise<unknown> {
+async function jsonOf(response: Awaited<ReturnType<typeof UndiciFetch>>): Promise<unknown> {
   if (!response.ok) {
     const text = (await response.text()).slice(0, 300);
     throw new SearchFailed(`The search API answered ${response.status} ${response.statusText}: ${text}`);
@@ -141,4 +141,10 @@ function filterDomains(hits: SearchHit[], request: SearchRequest): SearchHit[] {
     if (request.blockedDomains.some((domain) => within(name, domain))) return false;
     return request.allowedDomains.length === 0 || request.allowedDomains.some((domain) => within(name, domain));
   });
+}
+
+/** undici's fetch, loaded by the first search, not with the tools. */
+async function undiciFetch(...args: Parameters<typeof UndiciFetch>): ReturnType<typeof UndiciFetch> {
+  const { fetch } = await import("undici");
+  return fetch(...args);
 }
