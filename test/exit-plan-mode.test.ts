@@ -56,6 +56,9 @@ describe("ExitPlanMode through canUseTool", () => {
       expect(resultOf(messages)).toMatchObject({ terminal_reason: "completed", result: "Done." });
       expect(lastToolOutput(server.requests[1])).toContain("User has approved your plan. You can now start coding.");
       expect(readFileSync(file, "utf8")).toBe("summary\n");
+      // The model is told it is planning while it is, and no longer once the plan is approved.
+      expect(JSON.stringify(server.requests[0]?.body)).toContain("Plan mode is active");
+      expect(JSON.stringify(server.requests[1]?.body)).not.toContain("Plan mode is active");
     });
   });
 
@@ -92,6 +95,7 @@ describe("ExitPlanMode through canUseTool", () => {
       expect(lastToolOutput(server.requests[1])).toContain(feedback);
       expect(lastToolOutput(server.requests[2])).toContain("not available in plan mode");
       expect(existsSync(file)).toBe(false);
+      expect(JSON.stringify(server.requests[2]?.body)).toContain("Plan mode is active");
     });
   });
 

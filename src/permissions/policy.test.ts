@@ -102,7 +102,8 @@ describe("modes × tool kinds (no rules)", () => {
     [
       "WebFetch",
       () => ["WebFetch", { url: "https://example.com", prompt: "x" }],
-      { default: "ask", acceptEdits: "ask", plan: "deny", bypassPermissions: "allow", dontAsk: "deny" },
+      // Reading the web is research: plan mode lets it through to the rules, as Claude Code does.
+      { default: "ask", acceptEdits: "ask", plan: "ask", bypassPermissions: "allow", dontAsk: "deny" },
     ],
     [
       "TodoWrite (no side effect)",
@@ -389,6 +390,16 @@ describe("other rule kinds", () => {
     expect(fetch("https://evil-example.com/a")).toBe("ask");
     expect(fetch("https://api.docs.dev/")).toBe("allow");
     expect(fetch("not a url")).toBe("ask");
+  });
+
+  it("in plan mode, WebFetch goes by its rules: a domain allowed runs, a domain denied is refused, others are asked", () => {
+    const p = policy({ mode: "plan", allow: ["WebFetch(domain:example.com)"], deny: ["WebFetch(domain:evil.dev)"] });
+    const fetch = (url: string) => call(p, "WebFetch", { url, prompt: "x" }).behavior;
+    expect(fetch("https://example.com/a")).toBe("allow");
+    expect(fetch("https://evil.dev/")).toBe("deny");
+    expect(fetch("https://other.dev/")).toBe("ask");
+    // Only the network tools: any other kind of call with a side effect stays refused while planning.
+    expect(call(p, "mcp__web__post", { url: "https://example.com" }).behavior).toBe("deny");
   });
 
   it("matches MCP servers and tools", () => {

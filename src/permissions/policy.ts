@@ -245,7 +245,7 @@ export class PermissionPolicy {
     }
     const unsureDeny = this.#uncertain("deny", request, subject);
     if (unsureDeny) return unsureDeny;
-    if (this.#mode === "plan" && !isReadOnly(request.sideEffect)) {
+    if (this.#mode === "plan" && !runsWhilePlanning(request.sideEffect)) {
       return {
         behavior: "deny",
         message: `${request.toolName} is not available in plan mode: only read-only tools may run while planning.`,
@@ -455,8 +455,13 @@ const PERMISSIVENESS: Record<PermissionMode, number> = {
   bypassPermissions: 4,
 };
 
-function isReadOnly(sideEffect: SideEffect): boolean {
-  return sideEffect === "none" || sideEffect === "read-only";
+/**
+ * Whether a call may run in plan mode: tools that change nothing, and, as in Claude Code, the
+ * network tools that only read the web (WebFetch, WebSearch). Those still go through the rules
+ * and are asked about as in default mode.
+ */
+function runsWhilePlanning(sideEffect: SideEffect): boolean {
+  return sideEffect === "none" || sideEffect === "read-only" || sideEffect === "network";
 }
 
 /**

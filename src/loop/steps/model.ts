@@ -1,4 +1,4 @@
-import { isServerCompactionBlock, messageWindow } from "../../context/index.js";
+import { isServerCompactionBlock, messageWindow, withPlanMode } from "../../context/index.js";
 import { errorMessage, GyreError } from "../../errors/index.js";
 import type { Model, ModelTool } from "../../model/index.js";
 import type { SDKMessage } from "../../protocol/index.js";
@@ -120,13 +120,15 @@ async function* callModel(
 }
 
 /**
- * This call's system prompt, built afresh (the plan and retrieved context as they are now);
+ * This call's system prompt, built afresh (the plan and retrieved context as they are now), and
+ * in plan mode the reminder of it (a literal prompt too: the mode is the run's, not the prompt's);
  * a prompt function that throws ends the run (`model_error`) before the call.
  */
 async function systemPrompt(context: RunContext, state: RunState): Promise<string | GyreError> {
-  if (!context.turnPrompt) return context.systemPrompt;
+  const mode = state.permissions.mode;
+  if (!context.turnPrompt) return withPlanMode(context.systemPrompt, mode);
   try {
-    return await context.turnPrompt(context, { turn: state.turns + 1 });
+    return withPlanMode(await context.turnPrompt(context, { turn: state.turns + 1 }), mode);
   } catch (error) {
     return new GyreError("hook_error", `Building the system prompt failed: ${errorMessage(error)}`, { cause: error });
   }
