@@ -32,6 +32,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   mcp: 2,
   skills: 2,
   plugins: 2,
+  commands: 2,
   loop: 3,
   telemetry: 3,
   run: 4,

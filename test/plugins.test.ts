@@ -95,6 +95,38 @@ describe("plugins", () => {
     });
   });
 
+  it("a prompt naming a slash command is the command's prompt: the plugin's, the project's; others go as typed", async () => {
+    mkdirSync(path.join(root, ".claude", "commands"), { recursive: true });
+    writeFileSync(
+      path.join(root, ".claude", "commands", "review.md"),
+      "---\ndescription: Review.\n---\nReview $1 with care.\n",
+    );
+    const firstUserText = (server: { requests: Array<{ body: unknown }> }, index: number) =>
+      JSON.stringify(
+        (server.requests[index]?.body as { messages: Array<{ content: unknown }> }).messages.at(-1)?.content,
+      );
+    const prompts = ["/kit:hello Ada", "/review src/a.ts", "/nope here", "/kit:hello"];
+    await withMock({ mode: "sequential", turns: prompts.map(() => mockTurn.text("ok")) }, async (server) => {
+      for (const prompt of prompts) {
+        await runQuery(server, anthropic, prompt, {
+          cwd: root,
+          settingSources: ["project"],
+          plugins: [{ type: "local", path: "kit-plugin" }],
+        });
+      }
+      expect(firstUserText(server, 0)).toContain("Say hello to Ada.");
+      expect(firstUserText(server, 1)).toContain("Review src/a.ts with care.");
+      expect(firstUserText(server, 2)).toContain("/nope here");
+      expect(firstUserText(server, 3)).toContain("Say hello to .");
+    });
+    // Without the project among the settings sources, its commands are not read: the prompt goes as typed.
+    await withMock({ turns: [mockTurn.text("ok")] }, async (server) => {
+      await runQuery(server, anthropic, "/review src/a.ts", { cwd: root });
+      expect(firstUserText(server, 0)).toContain("/review src/a.ts");
+      expect(firstUserText(server, 0)).not.toContain("with care");
+    });
+  });
+
   it("leaves out a plugin that enabledPlugins turns off", async () => {
     await withMock({ turns: [mockTurn.text("ok")] }, async (server) => {
       const messages = await runQuery(server, anthropic, "hi", {

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { expandSlashCommand, SlashCommandExpander } from "../commands/index.js";
 import { GyreError } from "../errors/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import { apiKeySource, type Model } from "../model/index.js";
@@ -261,7 +263,14 @@ async function* runSession(
     tracing.setRequestModel(state.model.modelId);
     state.pending = [...persistence.pending];
     query.live.state = state;
-    const prompts = new Prompts(query.prompt, state, options);
+    const commands = new SlashCommandExpander({
+      cwd,
+      home: homedir(),
+      settingSources: options.settingSources ?? [],
+      requireTrust: options.requireProjectTrust === true,
+      plugins: setup.plugins,
+    });
+    const prompts = new Prompts(query.prompt, state, options, commands);
     await prompts.readPendingAnswers();
     query.mcp.attach(setup.mcp);
     await query.controls.attach({
@@ -307,6 +316,7 @@ class Prompts {
     prompt: QueryPrompt,
     private readonly state: RunState,
     private readonly options: QueryOptions,
+    private readonly commands: SlashCommandExpander,
   ) {
     this.#turns = userTurns(prompt)[Symbol.asyncIterator]();
   }
@@ -328,7 +338,9 @@ class Prompts {
   async next(): Promise<QueryPromptContent | undefined> {
     const next = this.#first ?? (await this.#turns.next());
     this.#first = undefined;
-    return next.done ? undefined : next.value;
+    if (next.done) return undefined;
+    // A prompt naming a slash command (`/kit:hello Ada`) is the command's prompt.
+    return typeof next.value === "string" ? await expandSlashCommand(this.commands, next.value) : next.value;
   }
 
   /** How `content` answers the calls the run waits on (the first prompt's, read already). */

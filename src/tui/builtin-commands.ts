@@ -10,7 +10,7 @@ import type { QueryOptions } from "../run/index.js";
 import type { SDKMessage } from "../protocol/index.js";
 import type { AgentSession } from "./agent-session.js";
 import type { TuiStore } from "./tui-store.js";
-import type { UserCommand } from "./user-commands.js";
+import type { UserCommand } from "../commands/index.js";
 
 /** What a built-in command reaches of the terminal agent: the parts of `TuiController` it uses. */
 export interface CommandHost {

@@ -9,7 +9,7 @@ import { PromptHistory } from "./prompt-history.js";
 import { TuiController } from "./tui-controller.js";
 import { parseTuiArgs } from "./tui-args.js";
 import { loadPlugins } from "../plugins/index.js";
-import { loadPluginCommands, loadUserCommands } from "./user-commands.js";
+import { loadPluginCommands, loadUserCommands } from "../commands/index.js";
 
 /**
  * `gyre [prompt] [options]` on a terminal: the interactive agent. Resolves with the exit

@@ -1,4 +1,4 @@
-import type { UserCommand } from "./user-commands.js";
+import type { UserCommand } from "../commands/index.js";
 
 /** A prompt that starts with `/name`: the command and the rest of the line. */
 export interface SlashCommand {

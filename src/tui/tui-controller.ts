@@ -16,7 +16,7 @@ import type { PromptHistory } from "./prompt-history.js";
 import { runShellEscape, shellContext, shellSummary } from "./shell-escape.js";
 import { commandEntries, parseSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
 import { TuiStore } from "./tui-store.js";
-import { expandCommand, type UserCommand } from "./user-commands.js";
+import { expandCommand, type UserCommand } from "../commands/index.js";
 
 /** The modes Shift+Tab cycles through, in order. */
 export const MODE_CYCLE: readonly PermissionMode[] = ["default", "acceptEdits", "plan"];

@@ -5,7 +5,7 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { helpText, parseSlashCommand } from "./slash-commands.js";
 import { loadPlugins } from "../plugins/index.js";
-import { expandCommand, loadPluginCommands, loadUserCommands, parseUserCommand } from "./user-commands.js";
+import { expandCommand, loadPluginCommands, loadUserCommands, parseUserCommand } from "../commands/index.js";
 
 function write(root: string, file: string, text: string): void {
   mkdirSync(join(root, file, ".."), { recursive: true });

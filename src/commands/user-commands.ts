@@ -22,6 +22,8 @@ export interface UserCommand {
 export interface UserCommandSources {
   cwd: string;
   home: string;
+  /** Whose folders are read: the user's (home folder), the project's (cwd). Default both. */
+  scopes?: ReadonlyArray<"user" | "project">;
 }
 
 /** The result of loading: the commands by name, and what was wrong with the files that were skipped. */
@@ -41,8 +43,10 @@ export async function loadUserCommands(sources: UserCommandSources): Promise<Loa
   const add = (root: string, scope: UserCommand["scope"]) => {
     for (const dir of [".claude", ".gyre"]) roots.push({ folder: path.join(root, dir, "commands"), scope });
   };
-  add(sources.home, "user");
-  if (path.resolve(sources.cwd) !== path.resolve(sources.home)) add(sources.cwd, "project");
+  const scopes = sources.scopes ?? ["user", "project"];
+  if (scopes.includes("user")) add(sources.home, "user");
+  if (scopes.includes("project") && path.resolve(sources.cwd) !== path.resolve(sources.home))
+    add(sources.cwd, "project");
   const commands = new Map<string, UserCommand>();
   const problems: string[] = [];
   for (const { folder, scope } of roots) {
