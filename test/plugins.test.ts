@@ -101,7 +101,7 @@ describe("plugins", () => {
       path.join(root, ".claude", "commands", "review.md"),
       "---\ndescription: Review.\n---\nReview $1 with care.\n",
     );
-    const firstUserText = (server: { requests: Array<{ body: unknown }> }, index: number) =>
+    const firstUserText = (server: { requests: ReadonlyArray<{ body: unknown }> }, index: number) =>
       JSON.stringify(
         (server.requests[index]?.body as { messages: Array<{ content: unknown }> }).messages.at(-1)?.content,
       );

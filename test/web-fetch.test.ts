@@ -96,7 +96,17 @@ describe("WebFetch through the loop", () => {
   it("turns an HTML page into Markdown and answers the prompt with the provider's small model", async () => {
     const script = {
       turns: [mockTurn.of([fetchCall(`${web.origin}/page?small`)]), mockTurn.text("High water is at 06:12.")],
-      routes: [{ system: SMALL_MODEL_SYSTEM, turns: [mockTurn.text("The page says high water is at 06:12.")] }],
+      routes: [
+        {
+          system: SMALL_MODEL_SYSTEM,
+          turns: [
+            {
+              ...mockTurn.text("The page says high water is at 06:12."),
+              usage: { input_tokens: 1200, output_tokens: 30 },
+            },
+          ],
+        },
+      ],
     };
     await withMock(script, async (server) => {
       const messages = await runQuery(server, anthropic, "tides?", {
@@ -124,6 +134,17 @@ describe("WebFetch through the loop", () => {
         bytes: Buffer.byteLength(PAGE),
       });
       expect(resultOf(messages).subtype).toBe("success");
+      // The small model's tokens and cost count in the run's, under its own model.
+      const result = resultOf(messages);
+      const smallUsage = result.modelUsage["anthropic/claude-haiku-5-5"];
+      expect(smallUsage).toMatchObject({ inputTokens: 1200, outputTokens: 30 });
+      expect(smallUsage?.costUSD).toBeGreaterThan(0);
+      const costs = Object.values(result.modelUsage).map((usage) => usage.costUSD);
+      expect(costs).toHaveLength(2);
+      expect(result.total_cost_usd).toBeCloseTo(
+        costs.reduce((a, b) => a + b, 0),
+        9,
+      );
     });
   });
 

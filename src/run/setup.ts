@@ -147,9 +147,11 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const sandbox = await pending.sandbox;
   const agents = await pending.agents;
   const skills = await pending.skills;
+  // The run's spend: its model calls, and those its tools make (WebFetch's small model).
+  const costs = new CostTracker();
   const tools = [
     ...resolveTools(options, cwd, sandbox, {
-      webFetch: webFetchOptions(options, settings, model, resolveOptions(options)),
+      webFetch: webFetchOptions(options, settings, model, resolveOptions(options), costs),
       webSearch: webSearchOptions(options, settings, model),
     }).map((tool) => persistence.withCheckpoints(tool)),
     ...skillTools(options, skills.offered),
@@ -173,7 +175,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     model,
     permissions: policy,
     doomLoop: new DoomLoopDetector(options.doomLoopThreshold ?? 3),
-    costs: new CostTracker(),
+    costs,
     history: [...persistence.history],
     startedAt: input.startedAt,
   });

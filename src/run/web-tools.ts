@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { GyreError } from "../errors/index.js";
-import { BUILTIN_PROVIDERS, type Model, resolveModel, type ResolveModelOptions } from "../model/index.js";
+import { BUILTIN_PROVIDERS, type CostTracker, type Model, resolveModel, type ResolveModelOptions } from "../model/index.js";
 import type { LoadedSettings } from "../settings/index.js";
 import {
   type PageAnswerer,
@@ -14,13 +14,15 @@ import type { QueryOptions } from "./options.js";
 
 /**
  * WebFetch's options for a run: the `webFetch` option over the settings files' `webFetch`
- * key, and the small model that answers about a page (resolved at the first fetch).
+ * key, and the small model that answers about a page (resolved at the first fetch), whose
+ * tokens and cost count in the run's `costs` as any model call of the run does.
  */
 export function webFetchOptions(
   options: QueryOptions,
   settings: LoadedSettings,
   model: Model,
   resolveOptions: ResolveModelOptions,
+  costs: CostTracker,
 ): WebFetchToolOptions {
   const merged = webFetchSettings(options, settings);
   const spec = smallModelSpec(merged, model, options);
@@ -28,7 +30,7 @@ export function webFetchOptions(
   let small: Promise<Model> | undefined;
   const answer: PageAnswerer = async ({ url, prompt, content, signal }) => {
     small ??= resolveModel(spec, resolveOptions);
-    return answerAbout(await small, { url, prompt, content, signal });
+    return answerAbout(await small, costs, { url, prompt, content, signal });
   };
   return { settings: merged, answer };
 }
@@ -89,6 +91,7 @@ export const SMALL_MODEL_SYSTEM = "You answer a question about one web page from
 
 async function answerAbout(
   model: Model,
+  costs: CostTracker,
   request: { url: string; prompt: string; content: string; signal: AbortSignal },
 ): Promise<string> {
   const text =
@@ -103,6 +106,7 @@ async function answerAbout(
   });
   let step = await stream.next();
   while (!step.done) step = await stream.next();
+  costs.add(model.id, step.value.message.usage, model.info);
   const answer = step.value.message.content
     .flatMap((block) => (block.type === "text" ? [block.text] : []))
     .join("")
