@@ -125,6 +125,24 @@ describe("Agent Skills", () => {
     });
   });
 
+  it("a prompt /name loads the skill as the Skill tool would, with its arguments", async () => {
+    const folder = writeSkill(
+      project,
+      ".claude",
+      "greeter",
+      "name: greeter\ndescription: Greets people.",
+      "Greet them.",
+    );
+    await withMock({ turns: [mockTurn.text("Hello, Ada!")] }, async (server) => {
+      await runQuery(server, anthropic, "/greeter Ada", { cwd: project, settingSources: sources });
+      const sent = JSON.stringify((server.requests[0]?.body as { messages: unknown[] }).messages.at(-1));
+      expect(sent).toContain("Launching skill: greeter");
+      expect(sent).toContain(`Base directory for this skill: ${folder}`);
+      expect(sent).toContain("Greet them.");
+      expect(sent).toContain("ARGUMENTS: Ada");
+    });
+  });
+
   it("finds the user's and the project's skills: the user's win a clash, .gyre over .claude, and an invalid SKILL.md is reported", async () => {
     writeSkill(home, ".claude", "shared", "name: shared\ndescription: The user's shared skill.");
     writeSkill(project, ".claude", "shared", "name: shared\ndescription: The project's shared skill.");

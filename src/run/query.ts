@@ -269,6 +269,7 @@ async function* runSession(
       settingSources: options.settingSources ?? [],
       requireTrust: options.requireProjectTrust === true,
       plugins: setup.plugins,
+      skills: setup.offeredSkills,
     });
     const prompts = new Prompts(query.prompt, state, options, commands);
     await prompts.readPendingAnswers();

@@ -95,6 +95,8 @@ export interface RunSetup {
   agentNames?: string[];
   /** The skills the model is offered (`system/init`'s `skills`). */
   skills: string[];
+  /** Those skills' files: a prompt `/name` loads one as the Skill tool does. */
+  offeredSkills: Skill[];
   /** `SKILL.md` files that are not valid skills. */
   invalidSkills: InvalidSkill[];
   /** The plugins loaded (`plugins`, less those `enabledPlugins` turns off). */
@@ -204,6 +206,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     ...(ignoredSettings && { ignoredSettings }),
     ...(agents.agentNames && { agentNames: agents.agentNames }),
     skills: skills.offered.map((skill) => skill.name),
+    offeredSkills: skills.offered,
     invalidSkills: skills.found.invalid,
     plugins,
   };
