@@ -13,7 +13,7 @@ const getWeather = defineTool({
   inputSchema: z.object({ city: z.string() }),
   // No `execute`: the caller answers the calls.
 });
-const options = { model: "anthropic/claude-sonnet-4-5", tools: [getWeather], maxTurns: 5 };
+const options = { model: "anthropic/claude-sonnet-5-5", tools: [getWeather], maxTurns: 5 };
 
 /** Runs one query to its result message. */
 async function resultOf(run: AsyncIterable<SDKMessage>): Promise<SDKResultMessage> {

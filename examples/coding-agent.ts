@@ -23,7 +23,7 @@ writeFileSync(join(project, "package.json"), '{ "type": "module" }\n');
 const run = query({
   prompt: "The tests (node test.js) fail. Find the bug and fix it.",
   options: {
-    model: "anthropic/claude-sonnet-4-5",
+    model: "anthropic/claude-sonnet-5-5",
     cwd: project,
     permissionMode: "acceptEdits", // file edits inside the project run without asking
     allowedTools: ["Bash(node test.js)"], // and so does this one command; anything else is denied

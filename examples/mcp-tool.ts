@@ -19,7 +19,7 @@ const calc = createSdkMcpServer({
 const run = query({
   prompt: "What is 2+3? Use the calculator.",
   options: {
-    model: "anthropic/claude-sonnet-4-5",
+    model: "anthropic/claude-sonnet-5-5",
     mcpServers: { calc },
     tools: [], // no built-in tools: only the server's
     allowedTools: ["mcp__calc"],

@@ -11,7 +11,7 @@ import { serve } from "gyre/server";
 const server = await serve({ port: 0 });
 try {
   const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "unused-on-loopback" });
-  const model = "anthropic/claude-sonnet-4-5";
+  const model = "anthropic/claude-sonnet-5-5";
   const tools: OpenAI.Responses.Tool[] = [
     {
       type: "function",

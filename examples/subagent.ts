@@ -15,7 +15,7 @@ writeFileSync(join(project, "src", "math.js"), "export function add(a, b) {\n  r
 const run = query({
   prompt: "Have the reviewer check src/ for bugs, then tell me what it found.",
   options: {
-    model: "anthropic/claude-sonnet-4-5",
+    model: "anthropic/claude-sonnet-5-5",
     cwd: project,
     agents: {
       reviewer: {

@@ -139,10 +139,10 @@ describe("examples/", () => {
       // The config's deny rule keeps .env from the model.
       expect(JSON.stringify(outputs[1])).not.toContain("hunter2");
       expect(JSON.stringify(outputs[1])).toMatch(/denied/i);
-      expect(mock.requests[0]?.body.model).toBe("claude-sonnet-4-5");
+      expect(mock.requests[0]?.body.model).toBe("claude-sonnet-5-5");
 
       // Only the listed name is served.
-      const refused = await client.responses.create({ model: "anthropic/claude-sonnet-4-5", input: "hi" }).then(
+      const refused = await client.responses.create({ model: "anthropic/claude-sonnet-5-5", input: "hi" }).then(
         () => undefined,
         (error: unknown) => error,
       );
