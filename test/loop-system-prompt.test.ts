@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Compactor, SystemPromptContext } from "../src/index.js";
+import { openSqliteSessionStore } from "../src/sessions/index.js";
 import { mockTurn } from "../src/testing/index.js";
 import { FORMATS, resultOf, runQuery, withMock } from "./helpers.js";
 
@@ -42,6 +43,34 @@ describe("every model call's system prompt follows the run (issue 32, row 2)", (
       expect(third).toContain("[x] Write the parser\n[~] Test the parser");
       expect(third).not.toContain("[~] Write the parser");
     });
+  });
+
+  it("a resumed session's first call carries the plan as its last successful TodoWrite left it", async () => {
+    const store = openSqliteSessionStore({ path: ":memory:" });
+    const script = {
+      mode: "sequential" as const,
+      turns: [
+        mockTurn.toolUse("TodoWrite", plan("completed", "in_progress")),
+        // A later call that fails (blank content) changes nothing: the plan stays the one above.
+        mockTurn.toolUse("TodoWrite", { todos: [{ content: " ", status: "pending", activeForm: "x" }] }),
+        mockTurn.text("Stopping here."),
+        mockTurn.text("Resumed."),
+      ],
+    };
+    try {
+      await withMock(script, async (server) => {
+        const options = { tools: ["TodoWrite"], sessionStore: store, persistSession: true };
+        const first = await runQuery(server, anthropic, "Write a parser", options);
+        const sessionId = resultOf(first).session_id;
+        await runQuery(server, anthropic, "Go on", { ...options, resume: sessionId });
+        const resumed = systems(server.requests)[3];
+        expect(resumed).toContain("<todos>");
+        expect(resumed).toContain("[x] Write the parser");
+        expect(resumed).toContain("[~] Test the parser");
+      });
+    } finally {
+      await store.close();
+    }
   });
 
   it("carries each call's retrieved context from the context option", async () => {

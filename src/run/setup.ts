@@ -38,6 +38,7 @@ import {
   type SandboxViolation,
   loopControlTools,
   preloadBuiltinTools,
+  restoreTodos,
   structuredOutputTool,
   type WebFetchToolOptions,
   type WebSearchToolOptions,
@@ -181,6 +182,8 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
     history: [...persistence.history],
     startedAt: input.startedAt,
   });
+  // A resumed session's plan, as its last TodoWrite left it, is in the prompt from the first call.
+  restoreTodos(input.session, state.history);
   pending.run.complete({ context, state, model, permissions: policy });
   if (pending.startAs) {
     if (!agents.handoffs) throw new GyreError("config_error", "The agent option needs a run started by query().");

@@ -74,7 +74,7 @@ export { ExitPlanModeInput, type ExitPlanModeOutput, exitPlanModeTool, PLAN_APPR
 export { LOOP_CONTROL_TOOLS, type LoopControlToolName, loopControlTools } from "./loop-control.js";
 export { readTool } from "./read.js";
 export { type OutputFormat, structuredOutputTool } from "./structured-output.js";
-export { readTodos } from "./todo-write.js";
+export { readTodos, restoreTodos } from "./todo-write.js";
 export {
   type PageAnswerer,
   WebFetchInput,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { HistoryEntry } from "../../protocol/index.js";
 import { defineTool } from "../define-tool.js";
 import type { Tool, ToolResult } from "../tool.js";
 import type { ToolSession } from "../tool-session.js";
@@ -54,6 +55,34 @@ const stateOf = (session: ToolSession) => session.get<TodoState>(KEY, () => ({ t
 /** The session's current todo list, as last written by TodoWrite (empty before the first write). */
 export function readTodos(session: ToolSession): TodoItem[] {
   return [...stateOf(session).todos];
+}
+
+/**
+ * A resumed session's todo list: the input of its last TodoWrite call that succeeded (a
+ * denied or failed call changed nothing), so the plan is in the system prompt from the first
+ * call of the resumed run, as it was when the session stopped.
+ */
+export function restoreTodos(session: ToolSession, history: readonly HistoryEntry[]): void {
+  const failed = new Set<string>();
+  for (let i = history.length - 1; i >= 0; i--) {
+    const entry = history[i];
+    if (entry?.role === "user") {
+      if (typeof entry.content === "string") continue;
+      for (const block of entry.content) {
+        if (block.type === "tool_result" && block.is_error === true) failed.add(block.tool_use_id);
+      }
+      continue;
+    }
+    const blocks = entry?.message.content ?? [];
+    for (let j = blocks.length - 1; j >= 0; j--) {
+      const block = blocks[j];
+      if (block?.type !== "tool_use" || block.name !== "TodoWrite" || failed.has(block.id)) continue;
+      const parsed = TodoWriteInput.safeParse(block.input);
+      if (!parsed.success) continue;
+      stateOf(session).todos = parsed.data.todos.map((todo) => ({ ...todo }));
+      return;
+    }
+  }
 }
 
 /**
