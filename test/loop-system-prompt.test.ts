@@ -73,6 +73,24 @@ describe("every model call's system prompt follows the run (issue 32, row 2)", (
     }
   });
 
+  it("has a loop section with the run's tools and limits, the same in every call", async () => {
+    await withMock(planScript, async (server) => {
+      await runQuery(server, anthropic, "Write a parser", {
+        tools: ["TodoWrite", "Read"],
+        maxTurns: 7,
+        maxBudgetUsd: 2,
+      });
+      const loops = systems(server.requests).map((system) => /<loop>[\s\S]*?<\/loop>/.exec(system)?.[0]);
+      expect(loops).toHaveLength(3);
+      expect(new Set(loops).size).toBe(1);
+      expect(loops[0]).toContain("Tools of this run (their schemas come with each request): TodoWrite, Read.");
+      expect(loops[0]).toContain("The run stops at 7 model calls or $2 of model spend");
+      // Before the plan, so a new plan changes only the end of the prompt.
+      const third = systems(server.requests)[2] ?? "";
+      expect(third.indexOf("<loop>")).toBeLessThan(third.indexOf("<todos>"));
+    });
+  });
+
   it("carries each call's retrieved context from the context option", async () => {
     await withMock(planScript, async (server) => {
       const asked: Array<{ turn: number; todos: number }> = [];

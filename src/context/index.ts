@@ -7,6 +7,7 @@ export {
   SummaryCompactor,
 } from "./compactor.js";
 export { historyProblems } from "./history-validity.js";
+export { type LoopSectionInput, loopSection } from "./loop-section.js";
 export { PLAN_MODE_SECTION, withPlanMode } from "./plan-mode-section.js";
 export { messageWindow } from "./message-window.js";
 export {

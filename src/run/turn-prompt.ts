@@ -1,6 +1,7 @@
 import {
   type ContextDocument,
   type ContextOption,
+  loopSection,
   retrievedContextSection,
   type SystemPromptFunction,
   todosSection,
@@ -26,7 +27,12 @@ export function turnPrompt(options: Pick<QueryOptions, "systemPrompt" | "context
   return async (context, { turn }) => {
     const todos = readTodos(context.session);
     const documents = await documentsFor(options.context, { turn, todos, cwd: context.cwd, signal: context.signal });
-    const sections = [context.systemPrompt, retrievedContextSection(documents), withPlan ? todosSection(todos) : ""];
+    const sections = [
+      context.systemPrompt,
+      withPlan ? loopSectionOf(context) : "",
+      retrievedContextSection(documents),
+      withPlan ? todosSection(todos) : "",
+    ];
     const defaultPrompt = sections.filter(Boolean).join("\n\n");
     if (!custom) return defaultPrompt;
     return await callCustom(custom, context, { defaultPrompt, todos, documents, turn });
@@ -62,4 +68,17 @@ async function callCustom(
   if (typeof prompt !== "string")
     throw new GyreError("config_error", `The systemPrompt function returned ${typeof prompt}, not a string.`);
   return prompt;
+}
+
+/** The loop section of a run: built once per set of tools (an MCP server's tools may change). */
+const loopSections = new WeakMap<RunContext, { tools: string; text: string }>();
+function loopSectionOf(context: RunContext): string {
+  const tools = context.registry.names();
+  const key = tools.join(",");
+  const cached = loopSections.get(context);
+  if (cached?.tools === key) return cached.text;
+  const { maxTurns, maxBudgetUsd, maxBudgetTokens } = context.limits;
+  const text = loopSection({ tools, maxTurns, maxBudgetUsd, maxBudgetTokens });
+  loopSections.set(context, { tools: key, text });
+  return text;
 }
