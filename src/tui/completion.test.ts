@@ -20,6 +20,26 @@ describe("completion", () => {
     expect(completionToken({ text: "plain", cursor: 5 })).toBeUndefined();
   });
 
+  it("offers the run's skills after the commands, a command of the same name first", () => {
+    const command = {
+      name: "pdf",
+      description: "Our pdf command",
+      argumentHint: undefined,
+      model: undefined,
+      allowedTools: [],
+      body: "",
+      file: "",
+      scope: "project" as const,
+    };
+    const entries = commandEntries([command], ["pdf", "kit:lint", "mcp"]);
+    expect(suggestCommands("pd", entries).map((s) => s.value)).toEqual(["/pdf"]);
+    expect(entries.filter((entry) => entry.name === "pdf")).toHaveLength(1);
+    expect(suggestCommands("kit", entries)).toMatchObject([{ value: "/kit:lint" }]);
+    expect(entries.find((entry) => entry.name === "kit:lint")?.description).toContain("skill");
+    // A built-in command's name is never taken by a skill.
+    expect(entries.filter((entry) => entry.name === "mcp")).toHaveLength(1);
+  });
+
   it("offers commands by prefix, built-in first, and none once a whole name is typed", () => {
     const entries = commandEntries([
       {

@@ -45,13 +45,18 @@ export interface CommandEntry {
 }
 
 /** Every command, built-in ones first, then the person's own (with their argument hint and origin). */
-export function commandEntries(userCommands: Iterable<UserCommand>): CommandEntry[] {
+export function commandEntries(userCommands: Iterable<UserCommand>, skills: Iterable<string> = []): CommandEntry[] {
   const entries = Object.entries(SLASH_COMMANDS).map(([name, description]) => ({ name, description }));
+  const taken = new Set(Object.keys(SLASH_COMMANDS));
   for (const command of userCommands) {
-    if (command.name in SLASH_COMMANDS) continue;
+    if (taken.has(command.name)) continue;
+    taken.add(command.name);
     const hint = command.argumentHint ? ` ${command.argumentHint}` : "";
     entries.push({ name: command.name, description: `${command.description}${hint} (${command.scope})` });
   }
+  // The run's skills (init's `skills`): `/name args` loads one, a command of the same name first.
+  for (const skill of skills)
+    if (!taken.has(skill)) entries.push({ name: skill, description: "load the skill (skill)" });
   return entries;
 }
 

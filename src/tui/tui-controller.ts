@@ -258,7 +258,9 @@ export class TuiController {
 
   /** Completions for the `/command` or `@path` being typed; the project's files load on the first `@`. */
   suggest(token: CompletionToken): Suggestion[] {
-    if (token.kind === "command") return suggestCommands(token.query, commandEntries(this.userCommands.values()));
+    if (token.kind === "command") {
+      return suggestCommands(token.query, commandEntries(this.userCommands.values(), this.lastInit?.skills ?? []));
+    }
     if (!this.#paths) {
       this.#loadPaths();
       return [];
