@@ -2,6 +2,7 @@ import { metrics, trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { GyreError, type QueryOptions, query, type SDKUserMessageInput } from "../src/index.js";
 import { FORMATS, mockEnv, runQuery, withMock } from "./helpers.js";
+import { nodeFetch } from "../src/net/index.js";
 
 const answer = { turns: [{ content: [{ type: "text" as const, text: "ok" }] }] };
 
@@ -165,6 +166,7 @@ describe("query() options are checked before anything runs", () => {
         passEnv: [],
         env: mockEnv(server),
         providers: {},
+        fetch: nodeFetch,
         pricing: {},
         maxOutputTokens: 1000,
         providerOptions: {},

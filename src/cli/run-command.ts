@@ -1,6 +1,7 @@
 import { constants } from "node:os";
 import { errorMessage, GyreError } from "../errors/index.js";
 import { query } from "../agents/index.js";
+import { nodeFetch } from "../net/index.js";
 import type { QueryOptions } from "../run/index.js";
 import type { PendingToolCall, SDKMessage, SDKResultMessage } from "../protocol/index.js";
 import { elicitationAsker } from "./ask-elicitation.js";
@@ -47,6 +48,8 @@ export async function runCommand(args: string[]): Promise<number> {
     );
   const options: QueryOptions = {
     ...(await queryOptionsOf(values)),
+    // Model requests over node:http: a run does not pay for loading undici (src/net/node-fetch.ts).
+    fetch: nodeFetch,
     includePartialMessages: format === "stream-json" && values["include-partial-messages"],
     // A call nobody can answer here is denied with what to do about it: these flags, the settings, gyre trust.
     permissionHint: cliPermissionHint("gyre run"),

@@ -2,3 +2,4 @@
 // network (the server's MCP guard and WebFetch refuse them unless allowed), and host:port patterns.
 export { canonicalAddress, isRefusedAddress } from "./refused-addresses.js";
 export { isAllowedHost, parseTarget } from "./host-patterns.js";
+export { nodeFetch } from "./node-fetch.js";

@@ -236,6 +236,7 @@ const shape = {
   passEnv: () => stringList().optional(),
   env: () => z.record(z.string(), z.string().optional()).optional(),
   providers: () => z.record(z.string(), ProviderConfig).optional(),
+  fetch: () => fn<NonNullable<QueryOptions["fetch"]>>("input, init").optional(),
   pricing: () => PricingOption().optional() as z.ZodType<QueryOptions["pricing"]>,
   maxOutputTokens: () => positiveInt().optional(),
   providerOptions: () =>

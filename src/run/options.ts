@@ -251,6 +251,11 @@ export interface QueryOptions {
   /** Environment for API keys and base URLs. Default: `process.env`. */
   env?: Record<string, string | undefined>;
   providers?: Record<string, ProviderConfig>;
+  /**
+   * The `fetch` model requests go through (the run's, its subagents' and WebFetch's small model's).
+   * Default: the global `fetch`. The CLI passes Gyre's `node:http` one, which starts faster.
+   */
+  fetch?: typeof globalThis.fetch;
   /** Price overrides and additions, by model id. */
   pricing?: PricingTable;
   maxOutputTokens?: number;

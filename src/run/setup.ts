@@ -599,7 +599,7 @@ function maxToolInputBytes(options: QueryOptions): number {
 }
 
 function resolveOptions(options: QueryOptions) {
-  return { env: options.env, providers: options.providers, pricing: options.pricing };
+  return { env: options.env, providers: options.providers, pricing: options.pricing, fetch: options.fetch };
 }
 
 /** The model a run asks for: the option, else `GYRE_MODEL`, else the default. */

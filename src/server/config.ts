@@ -121,6 +121,8 @@ export interface ServerConfig extends Omit<ServerConfigFile, "toolExecutors"> {
   env?: Env;
   /** Resolve `model` yourself (tests, custom providers); default: Gyre's resolution with `env`. */
   resolveModel?: (spec: string) => Promise<Model>;
+  /** The `fetch` upstream model requests go through, as `query()`'s `fetch`. Default: the global `fetch`; `gyre serve` and `gyre worker` pass Gyre's `node:http` one. */
+  fetch?: typeof globalThis.fetch;
   /**
    * How requests' `mcp` tools' host names are resolved (a custom resolver, tests); default: the
    * system's (`dns.lookup`). Each name is resolved once per response, and its connections go

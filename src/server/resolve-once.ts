@@ -11,7 +11,7 @@ const KEPT_MODELS = 64;
 
 export function resolveOnce(
   env: Env,
-  config: Pick<ServerConfig, "providers" | "pricing">,
+  config: Pick<ServerConfig, "providers" | "pricing" | "fetch">,
 ): (spec: string) => Promise<Model> {
   const resolved = new Map<string, Promise<Model>>();
   return (spec) => {
@@ -24,6 +24,7 @@ export function resolveOnce(
         env,
         ...(config.providers && { providers: config.providers }),
         ...(config.pricing && { pricing: config.pricing }),
+        ...(config.fetch && { fetch: config.fetch }),
       });
       resolved.set(spec, model);
       if (resolved.size > KEPT_MODELS) resolved.delete(resolved.keys().next().value as string);

@@ -8,6 +8,7 @@ import {
   providerEnvironment,
   takeBareResume,
 } from "../cli/index.js";
+import { nodeFetch } from "../net/index.js";
 import type { QueryOptions } from "../run/index.js";
 import { GyreError } from "../errors/index.js";
 
@@ -51,6 +52,8 @@ export async function parseTuiArgs(args: string[]): Promise<TuiStart> {
   const cwd = values.cwd ?? process.cwd();
   const options: QueryOptions = {
     env: providerEnvironment(),
+    // Model requests over node:http: the agent does not pay for loading undici (src/net/node-fetch.ts).
+    fetch: nodeFetch,
     model: values.model,
     permissionMode: permissionMode(values["permission-mode"]),
     // The person is asked, but not in dontAsk mode: its denials say what to do instead.
