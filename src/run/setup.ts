@@ -58,6 +58,7 @@ import { type AgentWiring, BuiltRun, type WireAgents } from "./agent-wiring.js";
 import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
 import { WorkspaceSnapshots } from "../sessions/index.js";
+import { bindToolSearch, parseToolSearch, type ToolSearchSetting } from "../tool-search/index.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import { turnPrompt } from "./turn-prompt.js";
@@ -158,6 +159,9 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   ];
   const { servers: mcp, ignored: ignoredMcp } = await pending.mcp;
   const registry = toolRegistry(options, tools, mcp);
+  const toolSearch = toolSearchSetting(options, settings);
+  // ToolSearch only ever reaches MCP tools: `tools` does not list it; `disallowedTools` can remove it.
+  if (toolSearch && mcp) bindToolSearch(registry);
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   const policy = permissionPolicy(options, settings, cwd, permissionMode, sandbox);
   const plugins = await pending.plugins;
@@ -165,6 +169,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const context = runContext(input, {
     systemPrompt: await pending.systemPrompt,
     registry,
+    toolSearch,
     hooks,
     fallbackModel,
     agents,
@@ -365,6 +370,18 @@ function runEndingTools(options: QueryOptions): AnyTool[] {
   ];
 }
 
+/**
+ * Tool search as asked for: the `toolSearch` option, else `ENABLE_TOOL_SEARCH` from the run's
+ * `env`, the settings files' `env` or the process's (Claude Code's variable), else `auto`.
+ */
+function toolSearchSetting(options: QueryOptions, settings: LoadedSettings): ToolSearchSetting | undefined {
+  if (options.toolSearch !== undefined) return parseToolSearch(options.toolSearch, "toolSearch");
+  const value = options.env?.[ENABLE_TOOL_SEARCH] ?? settings.env[ENABLE_TOOL_SEARCH] ?? process.env[ENABLE_TOOL_SEARCH];
+  return parseToolSearch(value, ENABLE_TOOL_SEARCH);
+}
+
+const ENABLE_TOOL_SEARCH = "ENABLE_TOOL_SEARCH";
+
 function toolRegistry(options: QueryOptions, tools: AnyTool[], mcp: McpServers | undefined): ToolRegistry {
   const wholeToolRules = (options.disallowedTools ?? []).filter((rule) => !rule.includes("("));
   const registry = new ToolRegistry(tools, { disallowed: wholeToolRules });
@@ -400,6 +417,7 @@ function runContext(
   resolved: {
     systemPrompt: string;
     registry: ToolRegistry;
+    toolSearch: ToolSearchSetting | undefined;
     hooks: HookRunner | undefined;
     fallbackModel: Model | undefined;
     agents: AgentWiring;
@@ -412,6 +430,7 @@ function runContext(
     systemPrompt,
     ...(prompt && { turnPrompt: prompt }),
     registry,
+    ...(resolved.toolSearch && { toolSearch: resolved.toolSearch }),
     session,
     cwd,
     signal,
