@@ -240,7 +240,10 @@ describe("when tool search is not in use", () => {
   const off: Array<[string, Record<string, unknown>]> = [
     ["toolSearch: false", { toolSearch: false }],
     ["ENABLE_TOOL_SEARCH=false", { envExtra: { ENABLE_TOOL_SEARCH: "false" } }],
-    ["ENABLE_TOOL_SEARCH=auto:50 (300 tools are under half the window)", { envExtra: { ENABLE_TOOL_SEARCH: "auto:50" } }],
+    [
+      "ENABLE_TOOL_SEARCH=auto:50 (300 tools are under half the window)",
+      { envExtra: { ENABLE_TOOL_SEARCH: "auto:50" } },
+    ],
     ["settings env ENABLE_TOOL_SEARCH=false", { settings: { env: { ENABLE_TOOL_SEARCH: "false" } } }],
     ['disallowedTools: ["ToolSearch"]', { disallowedTools: ["ToolSearch"] }],
   ];

@@ -376,7 +376,8 @@ function runEndingTools(options: QueryOptions): AnyTool[] {
  */
 function toolSearchSetting(options: QueryOptions, settings: LoadedSettings): ToolSearchSetting | undefined {
   if (options.toolSearch !== undefined) return parseToolSearch(options.toolSearch, "toolSearch");
-  const value = options.env?.[ENABLE_TOOL_SEARCH] ?? settings.env[ENABLE_TOOL_SEARCH] ?? process.env[ENABLE_TOOL_SEARCH];
+  const value =
+    options.env?.[ENABLE_TOOL_SEARCH] ?? settings.env[ENABLE_TOOL_SEARCH] ?? process.env[ENABLE_TOOL_SEARCH];
   return parseToolSearch(value, ENABLE_TOOL_SEARCH);
 }
 

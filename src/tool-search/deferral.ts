@@ -100,13 +100,18 @@ function isDeferrable(tool: AnyTool): boolean {
 
 function deferralOf(registry: ToolRegistry, setting: ToolSearchSetting, contextWindow: number): Deferral {
   const cached = deferrals.get(registry);
-  if (cached?.revision === registry.revision && cached.contextWindow === contextWindow && cached.setting === setting)
+  if (
+    cached?.revision === registry.revision &&
+    cached.contextWindow === contextWindow &&
+    sameSetting(cached.setting, setting)
+  )
     return cached;
   const definitions = registry.definitions();
   const offered = registry.offered();
   const candidates = offered.filter(isDeferrable).map((tool) => tool.name);
   const searchable = offered.some((tool) => tool.name === TOOL_SEARCH_TOOL_NAME);
-  const deferred = searchable && candidates.length > 0 && overThreshold(definitions, candidates, setting, contextWindow);
+  const deferred =
+    searchable && candidates.length > 0 && overThreshold(definitions, candidates, setting, contextWindow);
   const names = new Set(deferred ? candidates : []);
   const deferral: Deferral = {
     revision: registry.revision,
@@ -132,7 +137,8 @@ function overThreshold(
   let characters = 0;
   for (const definition of definitions)
     if (names.has(definition.name))
-      characters += definition.name.length + definition.description.length + JSON.stringify(definition.inputSchema).length;
+      characters +=
+        definition.name.length + definition.description.length + JSON.stringify(definition.inputSchema).length;
   return characters / 4 > (contextWindow * setting.percent) / 100;
 }
 
@@ -142,4 +148,8 @@ function listing(definitions: readonly ToolDefinition[], deferred: ReadonlySet<s
   const names = definitions.filter((definition) => deferred.has(definition.name)).map((definition) => definition.name);
   const description = `${TOOL_SEARCH_DESCRIPTION}\n\n<available-deferred-tools>\n${names.join("\n")}\n</available-deferred-tools>`;
   return { ...own, description };
+}
+
+function sameSetting(a: ToolSearchSetting, b: ToolSearchSetting): boolean {
+  return a.mode === b.mode && (a.mode === "always" || (b.mode === "auto" && a.percent === b.percent));
 }

@@ -7,9 +7,4 @@ export {
   type ToolSearchOption,
   type ToolSearchSetting,
 } from "./setting.js";
-export {
-  TOOL_SEARCH_DESCRIPTION,
-  ToolSearchInput,
-  type ToolSearchOutput,
-  toolSearchTool,
-} from "./tool-search-tool.js";
+export { TOOL_SEARCH_DESCRIPTION, ToolSearchInput, type ToolSearchOutput, toolSearchTool } from "./tool-search-tool.js";

@@ -23,7 +23,11 @@ const DESCRIPTION_SUBSTRING = 1;
  * description; a word with a leading `+` must be in the tool's name (`+slack send`). A query
  * that is a tool's exact name returns that tool.
  */
-export function searchTools<T extends SearchableTool>(tools: readonly T[], query: string, max = DEFAULT_MAX_RESULTS): T[] {
+export function searchTools<T extends SearchableTool>(
+  tools: readonly T[],
+  query: string,
+  max = DEFAULT_MAX_RESULTS,
+): T[] {
   const trimmed = query.trim();
   const select = /^select:(.*)$/is.exec(trimmed);
   if (select) return selectTools(tools, select[1] ?? "");

@@ -20,7 +20,10 @@ const FALSE = new Set(["false", "0", "no", "off"]);
  * always, `false` never (undefined), `"auto"` past 10% of the context window, `"auto:N"` past
  * N%. Unset: `auto`. Anything else is a `config_error` naming where it came from.
  */
-export function parseToolSearch(value: ToolSearchOption | string | undefined, from: string): ToolSearchSetting | undefined {
+export function parseToolSearch(
+  value: ToolSearchOption | string | undefined,
+  from: string,
+): ToolSearchSetting | undefined {
   if (value === undefined || value === "") return { mode: "auto", percent: DEFAULT_TOOL_SEARCH_PERCENT };
   if (value === true) return { mode: "always" };
   if (value === false) return undefined;

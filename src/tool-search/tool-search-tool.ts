@@ -41,7 +41,9 @@ Every tool a search returns is loaded: do not select a tool again that a search 
  * of name and description, and the loop sends their full definitions from the next model call
  * on (see `presentTools`). A `select:` of a tool that is not deferred returns it as well.
  */
-export function toolSearchTool(catalog: () => { deferred: readonly AnyTool[]; all: readonly AnyTool[] }): Tool<ToolSearchInput> {
+export function toolSearchTool(
+  catalog: () => { deferred: readonly AnyTool[]; all: readonly AnyTool[] },
+): Tool<ToolSearchInput> {
   return defineTool({
     name: TOOL_SEARCH_TOOL_NAME,
     description: TOOL_SEARCH_DESCRIPTION,
