@@ -246,6 +246,7 @@ describe("when tool search is not in use", () => {
     ],
     ["settings env ENABLE_TOOL_SEARCH=false", { settings: { env: { ENABLE_TOOL_SEARCH: "false" } } }],
     ['disallowedTools: ["ToolSearch"]', { disallowedTools: ["ToolSearch"] }],
+    ['a settings deny rule "ToolSearch"', { settings: { permissions: { deny: ["ToolSearch"] } } }],
   ];
   for (const [label, { envExtra, ...options }] of off) {
     it(`${label}: all 300 schemas on the first request`, async () => {

@@ -58,7 +58,12 @@ import { type AgentWiring, BuiltRun, type WireAgents } from "./agent-wiring.js";
 import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
 import { WorkspaceSnapshots } from "../sessions/index.js";
-import { bindToolSearch, parseToolSearch, type ToolSearchSetting } from "../tool-search/index.js";
+import {
+  bindToolSearch,
+  parseToolSearch,
+  TOOL_SEARCH_TOOL_NAME,
+  type ToolSearchSetting,
+} from "../tool-search/index.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import { turnPrompt } from "./turn-prompt.js";
@@ -160,8 +165,10 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const { servers: mcp, ignored: ignoredMcp } = await pending.mcp;
   const registry = toolRegistry(options, tools, mcp);
   const toolSearch = toolSearchSetting(options, settings);
-  // ToolSearch only ever reaches MCP tools: `tools` does not list it; `disallowedTools` can remove it.
-  if (toolSearch && mcp) bindToolSearch(registry);
+  // ToolSearch only ever reaches MCP tools: `tools` does not list it; a deny rule for it
+  // (`disallowedTools`, a settings file's) turns tool search off, as in Claude Code, rather than
+  // leaving the MCP tools deferred with no way to load them.
+  if (toolSearch && mcp && !toolSearchDenied(settings)) bindToolSearch(registry);
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   const policy = permissionPolicy(options, settings, cwd, permissionMode, sandbox);
   const plugins = await pending.plugins;
@@ -382,6 +389,11 @@ function toolSearchSetting(options: QueryOptions, settings: LoadedSettings): Too
 }
 
 const ENABLE_TOOL_SEARCH = "ENABLE_TOOL_SEARCH";
+
+/** A settings file denies ToolSearch as a whole (`"deny": ["ToolSearch"]`); `disallowedTools` hides it from the registry. */
+function toolSearchDenied(settings: LoadedSettings): boolean {
+  return settings.permissions.deny.some(({ rule }) => rule.trim() === TOOL_SEARCH_TOOL_NAME);
+}
 
 function toolRegistry(options: QueryOptions, tools: AnyTool[], mcp: McpServers | undefined): ToolRegistry {
   const wholeToolRules = (options.disallowedTools ?? []).filter((rule) => !rule.includes("("));

@@ -15,12 +15,16 @@ export const ToolSearchInput = z.object({
     .optional()
     .describe(`The most tools a keyword search returns (default ${DEFAULT_MAX_RESULTS})`),
 });
+/** ToolSearch's input: `query` (`select:` names or keywords) and `max_results`. */
 export type ToolSearchInput = z.infer<typeof ToolSearchInput>;
 
 /** What a call returns besides its text (`tool_use_result`), in Claude Code's shape. */
 export interface ToolSearchOutput {
+  /** The tools the call loaded, best first. */
   matches: string[];
+  /** The query as the model gave it. */
   query: string;
+  /** How many tools ToolSearch searched (the run's MCP tools). */
   total_deferred_tools: number;
 }
 
