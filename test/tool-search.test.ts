@@ -89,6 +89,7 @@ describe("tool search with 300 tools of a real MCP server", () => {
         expect(resultOf(messages).result).toBe("Refunded.");
         const offered = initOf(messages).tools.filter((name) => name.startsWith("mcp__"));
         expect(offered).toHaveLength(300);
+        expect(initOf(messages).tools).toContain("ToolSearch");
 
         // Request 1: built-in tools and ToolSearch, whose description lists the 300 names; no MCP schema.
         const first = requestTools(server, 0);
@@ -223,7 +224,8 @@ describe("when tool search is not in use", () => {
   it("below the threshold (10 tools) every schema is sent and there is no ToolSearch; toolSearch: true defers them", async () => {
     const server10 = manyTools(10);
     await withMock({ turns: [mockTurn.text("a"), mockTurn.text("b")] }, async (server) => {
-      await run(server, anthropic, server10.config);
+      const below = await run(server, anthropic, server10.config);
+      expect(initOf(below).tools).not.toContain("ToolSearch");
       const tools = requestTools(server, 0);
       expect(mcpNames(tools)).toHaveLength(10);
       expect(tools.find((tool) => tool.name === "mcp__many__create_invoice")?.schema).toMatchObject({

@@ -52,6 +52,11 @@ export function presentTools(
   return tools;
 }
 
+/** Whether tool search is in use for `registry` (see {@link presentTools}): some MCP tool is deferred. */
+export function toolSearchInUse(registry: ToolRegistry, setting: ToolSearchSetting, contextWindow: number): boolean {
+  return deferralOf(registry, setting, contextWindow).deferred.size > 0;
+}
+
 /**
  * The error a call of `toolName` gets when the tool is deferred and no ToolSearch call in the
  * history loaded it: the model never saw its schema, so the call is refused before it is checked

@@ -1,4 +1,11 @@
-export { bindToolSearch, notLoadedError, presentTools, rebindToolSearch, searchCatalog } from "./deferral.js";
+export {
+  bindToolSearch,
+  notLoadedError,
+  presentTools,
+  rebindToolSearch,
+  searchCatalog,
+  toolSearchInUse,
+} from "./deferral.js";
 export { functionLine, loadedToolNames, TOOL_SEARCH_TOOL_NAME } from "./loaded.js";
 export { DEFAULT_MAX_RESULTS, type SearchableTool, searchTools } from "./rank.js";
 export {
