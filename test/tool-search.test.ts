@@ -220,6 +220,43 @@ describe("tool search with 300 tools of a real MCP server", () => {
   });
 });
 
+describe("tool search in a subagent", () => {
+  it("a subagent gets the MCP tools deferred too; its ToolSearch loads them into its own requests", async () => {
+    const server300 = manyTools(300);
+    const script = {
+      turns: [
+        mockTurn.toolUse("Agent", { description: "refund", prompt: "Refund INV-7.", subagent_type: "billing" }),
+        mockTurn.text("Done."),
+      ],
+      routes: [
+        {
+          system: "You are billing.",
+          turns: [
+            mockTurn.toolUse("ToolSearch", { query: `select:${REFUND}` }),
+            mockTurn.toolUse(REFUND, { id: "INV-7", count: 1 }),
+            mockTurn.text("Refunded."),
+          ],
+        },
+      ],
+    };
+    await withMock(script, async (server) => {
+      const messages = await run(server, anthropic, server300.config, {
+        permissionMode: "bypassPermissions",
+        agents: { billing: { description: "Billing work.", prompt: "You are billing." } },
+      });
+      expect(resultOf(messages).result).toBe("Done.");
+      const own = server.requests.filter((request) => JSON.stringify(request.body).includes("You are billing."));
+      expect(own).toHaveLength(3);
+      expect(mcpNames(wireTools(own[0]?.body))).toEqual([]);
+      expect(wireTools(own[0]?.body).some((tool) => tool.name === "ToolSearch")).toBe(true);
+      expect(mcpNames(wireTools(own[1]?.body))).toEqual([REFUND]);
+      // The parent's next request loaded nothing: the subagent's history is its own.
+      expect(mcpNames(requestTools(server, server.requests.length - 1))).toEqual([]);
+      expect(server300.calls()).toHaveLength(1);
+    });
+  });
+});
+
 describe("when tool search is not in use", () => {
   it("below the threshold (10 tools) every schema is sent and there is no ToolSearch; toolSearch: true defers them", async () => {
     const server10 = manyTools(10);
