@@ -20,12 +20,12 @@ afterEach(() => {
 });
 
 /** The fixture server with `count` tools, logging the calls it runs to a file the test reads. */
-function manyTools(count: number): { config: McpStdioServerConfig; calls: () => string[] } {
+function manyTools(count: number, alwaysLoad: string[] = []): { config: McpStdioServerConfig; calls: () => string[] } {
   const dir = mkdtempSync(join(tmpdir(), "gyre-tool-search-"));
   dirs.push(dir);
   const file = join(dir, "calls.log");
   return {
-    config: { command: process.execPath, args: [MANY, String(count), file] },
+    config: { command: process.execPath, args: [MANY, String(count), file, alwaysLoad.join(",")] },
     calls: () => {
       try {
         return readFileSync(file, "utf8").split("\n").filter(Boolean);
@@ -217,6 +217,24 @@ describe("tool search with 300 tools of a real MCP server", () => {
       expect(mcpNames(requestTools(server, 1))).toEqual(["mcp__many__list_invoice", REFUND]);
       expect(mcpNames(requestTools(server, 2))).toEqual(["mcp__many__list_invoice", REFUND]);
     });
+  });
+});
+
+describe("a tool its server marks alwaysLoad", () => {
+  it('is sent whole from the first request while the others are deferred (_meta["anthropic/alwaysLoad"])', async () => {
+    const server300 = manyTools(300, ["get_invoice"]);
+    await withMock(
+      { turns: [mockTurn.toolUse("mcp__many__get_invoice", { id: "INV-1", count: 1 }), mockTurn.text("ok")] },
+      async (server) => {
+        const messages = await run(server, anthropic, server300.config, { permissionMode: "bypassPermissions" });
+        const first = requestTools(server, 0);
+        expect(mcpNames(first)).toEqual(["mcp__many__get_invoice"]);
+        const listed = first.find((tool) => tool.name === "ToolSearch")?.description ?? "";
+        expect(listed).not.toContain("mcp__many__get_invoice");
+        expect(listed).toContain(REFUND);
+        expect(text(toolResults(messages)[0]?.content)).toMatch(/^get_invoice ran in server pid \d+/);
+      },
+    );
   });
 });
 

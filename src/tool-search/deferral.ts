@@ -98,9 +98,12 @@ export function rebindToolSearch(registry: ToolRegistry): ToolRegistry {
   return registry;
 }
 
-/** MCP tools are deferred; built-in and caller tools always go whole (Claude Code's rule for MCP tools). */
+/**
+ * MCP tools are deferred, but for those their server marks `_meta["anthropic/alwaysLoad"]`;
+ * built-in and caller tools always go whole (Claude Code's rule for MCP tools).
+ */
 function isDeferrable(tool: AnyTool): boolean {
-  return tool.mcp !== undefined;
+  return tool.mcp !== undefined && tool.mcp.alwaysLoad !== true;
 }
 
 function deferralOf(registry: ToolRegistry, setting: ToolSearchSetting, contextWindow: number): Deferral {
