@@ -220,6 +220,20 @@ describe("tool search with 300 tools of a real MCP server", () => {
   });
 });
 
+describe("compaction", () => {
+  it("counts the tools as sent: deferred schemas do not make a fresh run compact", async () => {
+    // A 100k-token window: the 300 schemas (~63k tokens) would pass compaction's threshold alone.
+    const pricing = { "claude-sonnet-4-5": { input: 3, output: 15, contextWindow: 100_000, maxOutputTokens: 32_000 } };
+    const server300 = manyTools(300);
+    await withMock({ turns: [mockTurn.text("hello")] }, async (server) => {
+      const messages = await run(server, anthropic, server300.config, { pricing });
+      expect(messages.some((m) => m.type === "system" && m.subtype === "compact_boundary")).toBe(false);
+      expect(resultOf(messages).result).toBe("hello");
+      expect(mcpNames(requestTools(server, 0))).toEqual([]);
+    });
+  });
+});
+
 describe("a tool its server marks alwaysLoad", () => {
   it('is sent whole from the first request while the others are deferred (_meta["anthropic/alwaysLoad"])', async () => {
     const server300 = manyTools(300, ["get_invoice"]);

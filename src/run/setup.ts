@@ -1,6 +1,12 @@
 import { homedir } from "node:os";
 import { systemTimers } from "../async/index.js";
-import { type Compactor, mergeProviderOptions, SummaryCompactor, SystemPromptBuilder } from "../context/index.js";
+import {
+  type Compactor,
+  DEFAULT_CONTEXT_WINDOW,
+  mergeProviderOptions,
+  SummaryCompactor,
+  SystemPromptBuilder,
+} from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookOutcome, HookRunner } from "../hooks/index.js";
 import {
@@ -42,7 +48,7 @@ import {
   type WebFetchToolOptions,
   type WebSearchToolOptions,
 } from "../tools/builtin/index.js";
-import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
+import { type AnyTool, type ToolDefinition, ToolRegistry, type ToolSession } from "../tools/index.js";
 import {
   DEFAULT_RETRY,
   DoomLoopDetector,
@@ -61,6 +67,7 @@ import { WorkspaceSnapshots } from "../sessions/index.js";
 import {
   bindToolSearch,
   parseToolSearch,
+  presentTools,
   TOOL_SEARCH_TOOL_NAME,
   type ToolSearchSetting,
 } from "../tool-search/index.js";
@@ -463,7 +470,12 @@ function runContext(
     fallbackModel: resolved.fallbackModel,
     modelSettings: (forModel) => {
       // Compaction thresholds and server-side options depend on the model: built for each.
-      const compactor = compactorFor(options, forModel, systemPrompt, registry);
+      const compactor = compactorFor(
+        options,
+        forModel,
+        systemPrompt,
+        sentTools(registry, resolved.toolSearch, forModel),
+      );
       return {
         compactor,
         providerOptions: mergeProviderOptions(
@@ -595,18 +607,27 @@ function geminiThinking(thinking: NonNullable<QueryOptions["thinking"]>): JsonOb
   return { thinkingBudget: budget, includeThoughts: thinking.display !== "omitted" };
 }
 
+/**
+ * The tools a first model call sends, which compaction counts before the provider reports
+ * usage: with tool search in use, the deferred MCP tools' schemas are not among them.
+ */
+function sentTools(registry: ToolRegistry, toolSearch: ToolSearchSetting | undefined, model: Model): ToolDefinition[] {
+  if (!toolSearch) return registry.definitions();
+  return presentTools(registry, toolSearch, model.info?.contextWindow ?? DEFAULT_CONTEXT_WINDOW, []);
+}
+
 function compactorFor(
   options: QueryOptions,
   model: Model,
   systemPrompt: string,
-  registry: ToolRegistry,
+  tools: ToolDefinition[],
 ): Compactor | undefined {
   if (options.compaction === false) return undefined;
   if (options.compactor) return options.compactor;
   return new SummaryCompactor({
     model,
     systemPrompt,
-    tools: registry.definitions(),
+    tools,
     providerOptions: options.providerOptions,
     ...(typeof options.compaction === "object" ? options.compaction : {}),
   });
