@@ -114,6 +114,8 @@ export {
   WebSearchSettings,
   type WebSearchToolOptions,
 } from "./tools/builtin/index.js";
+// Tool search: MCP tools sent by name only and loaded with the ToolSearch tool (`toolSearch`).
+export type { ToolSearchInput, ToolSearchOption, ToolSearchOutput } from "./tool-search/index.js";
 
 // ── Sandbox: the `sandbox` option (as a settings file's `sandbox` block) ──────────────
 export { SandboxSettings } from "./sandbox/index.js";

@@ -267,6 +267,27 @@ describe("gyre run with MCP config files", () => {
     },
   );
 
+  it("ENABLE_TOOL_SEARCH from a settings file's env defers the MCP tools: ToolSearch loads one, which then runs", async () => {
+    writeJson(gyreJson(), { mcpServers: { calc: testServer } });
+    writeJson(path.join(home, ".claude", "settings.json"), { env: { ENABLE_TOOL_SEARCH: "true" } });
+    server = await startMockLLM({
+      script: {
+        turns: [
+          mockTurn.toolUse("ToolSearch", { query: "select:mcp__calc__add" }),
+          mockTurn.toolUse("mcp__calc__add", { a: 2, b: 3 }),
+          mockTurn.text("done"),
+        ],
+      },
+    });
+    const messages = messagesOf(await gyre(RUN));
+    const sent = (index: number) =>
+      ((server?.requests[index]?.body as { tools?: Array<{ name: string }> }).tools ?? []).map((tool) => tool.name);
+    expect(sent(0).filter((name) => name.startsWith("mcp__"))).toEqual([]);
+    expect(sent(0)).toContain("ToolSearch");
+    expect(sent(1).filter((name) => name.startsWith("mcp__"))).toEqual(["mcp__calc__add"]);
+    expect(toolResultTexts(messages).at(-1)).toBe("5");
+  });
+
   it("an untrusted project's .mcp.json server is not started, and stderr says so", async () => {
     const pwned = path.join(project, "pwned");
     writeJson(projectJson(), { mcpServers: { evil: processLeaving(pwned) } });

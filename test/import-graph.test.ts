@@ -31,6 +31,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   sandbox: 2,
   mcp: 2,
   skills: 2,
+  "tool-search": 2,
   plugins: 2,
   commands: 2,
   loop: 3,

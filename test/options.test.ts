@@ -118,6 +118,7 @@ describe("query() options are checked before anything runs", () => {
         tools: ["Read"],
         mcpServers: {},
         strictMcpConfig: true,
+        toolSearch: "auto:5",
         agents: { scout: { description: "Finds files.", prompt: "Find files.", tools: ["Read"] } },
         agent: "scout",
         maxHandoffs: 3,

@@ -5,6 +5,7 @@ import type { Model } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import { AGENT_TOOL_NAME } from "./agent-tool.js";
 import { type AnyTool, errorResult, ToolRegistry } from "../tools/index.js";
+import { rebindToolSearch } from "../tool-search/index.js";
 import {
   type AgentSwitchState,
   type HandoffState,
@@ -80,7 +81,7 @@ export class Handoffs implements RunHandoffs {
     return {
       ...base,
       systemPrompt: agentPrompt(definition, base.systemPrompt),
-      registry: new ToolRegistry([...tools, ...this.transferTools(definition)]),
+      registry: rebindToolSearch(new ToolRegistry([...tools, ...this.transferTools(definition)])),
       limits: {
         ...base.limits,
         maxTurns: definition.maxTurns === undefined ? maxTurns : Math.min(maxTurns, turns + definition.maxTurns),
@@ -174,7 +175,8 @@ export function checkAgents(
 export function subagentParentContext(context: RunContext): RunContext {
   const tools = context.registry.offered();
   if (!tools.some((tool) => handoffTarget(tool) !== undefined)) return context;
-  return { ...context, registry: new ToolRegistry(tools.filter((tool) => handoffTarget(tool) === undefined)) };
+  const registry = new ToolRegistry(tools.filter((tool) => handoffTarget(tool) === undefined));
+  return { ...context, registry: rebindToolSearch(registry) };
 }
 
 /**

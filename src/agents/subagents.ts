@@ -11,6 +11,7 @@ import { withSubagentHandoffs } from "./handoffs.js";
 import { openAgentMcp, type SubagentMcpSettings } from "./subagent-mcp.js";
 import type { SubagentSessions } from "./subagent-session.js";
 import { loadSkill, selectSkills, type Skill } from "../skills/index.js";
+import { rebindToolSearch } from "../tool-search/index.js";
 
 /** What every subagent of a run shares, from the run's options. */
 export interface SubagentSettings {
@@ -133,7 +134,7 @@ async function runSubagent(
     ...parent.context,
     stamp: childSession?.stamp ?? parent.context.stamp,
     systemPrompt: subagentPrompt(definition, parent.context.systemPrompt),
-    registry: new ToolRegistry(tools),
+    registry: rebindToolSearch(new ToolRegistry(tools)),
     signal: toolContext.signal,
     limits: { ...parent.context.limits, maxTurns: definition.maxTurns ?? parent.context.limits.maxTurns },
     stopAtTools: new Set(),

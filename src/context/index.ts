@@ -4,6 +4,7 @@ export {
   type CompactOptions,
   type Compactor,
   type CompactorOptions,
+  DEFAULT_CONTEXT_WINDOW,
   SummaryCompactor,
 } from "./compactor.js";
 export { historyProblems } from "./history-validity.js";

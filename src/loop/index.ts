@@ -33,6 +33,7 @@ export type {
 } from "./run-context.js";
 export { runLoop, type Step } from "./run-loop.js";
 export { activeContext, newRunState, type RunState, useModel } from "./run-state.js";
+export { reachableToolNames } from "./tool-search.js";
 export type { ToolBatch, ToolsOutcome } from "./run-tools.js";
 export {
   runToolCall,

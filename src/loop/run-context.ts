@@ -4,6 +4,7 @@ import type { HookRunner } from "../hooks/index.js";
 import type { CostTracker, Model, ProviderOptions } from "../model/index.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import type { ToolRegistry, ToolSession } from "../tools/index.js";
+import type { ToolSearchSetting } from "../tool-search/index.js";
 import type { MessageStamp } from "./messages.js";
 import type { NextStep } from "./next-step.js";
 import type { RunChannel } from "./run-channel.js";
@@ -118,6 +119,11 @@ export interface RunContext {
    */
   readonly turnPrompt?: TurnPrompt;
   readonly registry: ToolRegistry;
+  /**
+   * When MCP tools are deferred behind ToolSearch (the `toolSearch` option); none: every tool
+   * is sent whole. In use only while the registry offers ToolSearch (see `presentTools`).
+   */
+  readonly toolSearch?: ToolSearchSetting;
   readonly session: ToolSession;
   readonly cwd: string;
   readonly signal: AbortSignal;

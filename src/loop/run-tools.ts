@@ -8,6 +8,7 @@ import type { RunContext } from "./run-context.js";
 import { type ToolCallEnv, ToolCallRun } from "./tool-call.js";
 import type { ToolBatch, ToolsOutcome } from "./tool-batch.js";
 import type { GateDecision, GateState } from "./tool-gate.js";
+import { notLoaded, type SearchState } from "./tool-search.js";
 
 export type { ToolBatch, ToolsOutcome } from "./tool-batch.js";
 
@@ -36,7 +37,7 @@ const CONCURRENT = new Set(["none", "read-only"]);
  */
 export async function* runTools(
   context: RunContext,
-  state: GateState,
+  state: GateState & SearchState,
   batch: ToolBatch,
 ): AsyncGenerator<SDKMessage, ToolsOutcome> {
   const queue = new AsyncQueue<SDKMessage>();
@@ -151,9 +152,10 @@ async function runOne(
 }
 
 /** The tool-call pipeline's view of the run: its tools, gate, state and limits; what calls report goes to `queue`. */
-function callEnv(context: RunContext, state: GateState, queue: AsyncQueue<SDKMessage>): ToolCallEnv {
+function callEnv(context: RunContext, state: GateState & SearchState, queue: AsyncQueue<SDKMessage>): ToolCallEnv {
   return {
     registry: context.registry,
+    ...(context.toolSearch && { notLoaded: (toolName: string) => notLoaded(context, state, toolName) }),
     gate: context.gate,
     state,
     hooks: context.hooks,

@@ -22,6 +22,11 @@ import type { GateDecision, GateState, ToolGate } from "./tool-gate.js";
 /** What a call runs with: the tools, the gate and its state, and where the call runs. */
 export interface ToolCallEnv {
   readonly registry: ToolRegistry;
+  /**
+   * Why a call of a tool may not go on before anything checks it: a deferred tool no ToolSearch
+   * call loaded (see src/tool-search/). Absent: every tool the registry resolves may be called.
+   */
+  readonly notLoaded?: (toolName: string) => string | undefined;
   readonly gate: ToolGate;
   /** The rules, mode and repetition streak the gate reads and changes. */
   readonly state: GateState;
@@ -107,7 +112,7 @@ export class ToolCallRun {
 
   /** Resolve the tool and validate the input; a failure ends the call with a result the model can act on. */
   prepare(): PreparedCall {
-    const prepared = prepareCall(this.#env.registry, this.call);
+    const prepared = prepareCall(this.#env.registry, this.call, this.#env.notLoaded);
     if (prepared.ok) this.#prepared = prepared;
     else this.#end(prepared.result, "invalid_input");
     return prepared;

@@ -54,7 +54,7 @@ export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource):
     inputSchema: validatorFor(jsonSchema),
     jsonSchema,
     sideEffect: info.annotations?.readOnlyHint === true ? "read-only" : "mutating",
-    mcp: { server: source.server, tool: info.name },
+    mcp: { server: source.server, tool: info.name, ...(alwaysLoads(info) && { alwaysLoad: true }) },
     // The token limit below is the one that applies; the registry's character cut must not come first.
     maxOutputChars: maxOutputTokens * 4,
     async execute(input, context): Promise<ToolResult> {
@@ -85,6 +85,11 @@ export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource):
       return limitOutput(toToolResult(result), maxOutputTokens);
     },
   };
+}
+
+/** The server asks for the tool to be sent whole even while tool search defers MCP tools (Claude Code's `_meta` key). */
+function alwaysLoads(info: McpToolInfo): boolean {
+  return info._meta?.["anthropic/alwaysLoad"] === true;
 }
 
 /** Characters of a progress message passed on: the server's text must not flood the caller's stream. */

@@ -143,6 +143,17 @@ const shape = {
   tools: () => z.array(ToolOption()).optional(),
   mcpServers: () => McpServersOption.optional(),
   strictMcpConfig: () => z.boolean().optional(),
+  toolSearch: () =>
+    z
+      .union([
+        z.boolean(),
+        z.literal("auto"),
+        z.custom<`auto:${number}`>(
+          (value) => typeof value === "string" && /^auto:\d+(\.\d+)?$/.test(value) && Number(value.slice(5)) <= 100,
+          'must be true, false, "auto" or "auto:N" (N a percentage of the context window, 0 to 100)',
+        ),
+      ])
+      .optional(),
   agents: () => AgentsOption.optional(),
   agent: () => z.string().min(1).optional(),
   maxHandoffs: () => positiveInt().optional(),

@@ -12,6 +12,7 @@ import type { SandboxSettings } from "../sandbox/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import type { OutputFormat, WebFetchSettings, WebSearchSettings } from "../tools/builtin/index.js";
 import type { AnyTool } from "../tools/index.js";
+import type { ToolSearchOption } from "../tool-search/index.js";
 import type { EffortOption, ThinkingOption } from "./reasoning-options.js";
 import type { RetryPolicy } from "../loop/index.js";
 
@@ -68,6 +69,17 @@ export interface QueryOptions {
    * `~/.gyre/mcp.json`), which are otherwise read for the scopes in `settingSources`.
    */
   strictMcpConfig?: boolean;
+  /**
+   * Tool search, as Claude Code's `ENABLE_TOOL_SEARCH` (whose values it takes; the option wins
+   * over the variable, from `env`, the settings files' `env`, or the process's). While it is in
+   * use, MCP tools are sent by name only, listed in the `ToolSearch` tool's description, and the
+   * model loads the ones it needs with ToolSearch: their full definitions are sent from the next
+   * model call on. `"auto"` (the default): in use once the MCP tools' definitions would take
+   * more than 10% of the model's context window; `"auto:N"`: past N%; `true`: whenever the run
+   * has MCP tools; `false`: never (every schema on every request). `disallowedTools:
+   * ["ToolSearch"]` turns it off too. See docs/mcp.md.
+   */
+  toolSearch?: ToolSearchOption;
   /**
    * Subagents the model may start with the `Agent` tool, by name (the Claude Agent SDK's
    * `agents`). A built-in `general-purpose` agent is always there; a definition of that name

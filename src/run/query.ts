@@ -18,6 +18,7 @@ import { RunTracing } from "../telemetry/index.js";
 import { ToolSession } from "../tools/index.js";
 import {
   activeContext,
+  reachableToolNames,
   continueStep,
   hookReports,
   joinedText,
@@ -362,7 +363,7 @@ function initMessage(setup: RunSetup, options: QueryOptions, cwd: string): SDKMe
     claude_code_version: CLAUDE_CODE_TOOLS_VERSION,
     cwd,
     project: projectOf(cwd),
-    tools: activeContext(context, state).registry.names(),
+    tools: reachableToolNames(activeContext(context, state), state),
     mcp_servers: setup.mcpServers.map(({ name, status, error }) => ({ name, status, ...(error && { error }) })),
     model: state.model.id,
     // A mode set before the run started is the one it starts in.

@@ -1,6 +1,12 @@
 import { homedir } from "node:os";
 import { systemTimers } from "../async/index.js";
-import { type Compactor, mergeProviderOptions, SummaryCompactor, SystemPromptBuilder } from "../context/index.js";
+import {
+  type Compactor,
+  DEFAULT_CONTEXT_WINDOW,
+  mergeProviderOptions,
+  SummaryCompactor,
+  SystemPromptBuilder,
+} from "../context/index.js";
 import { GyreError } from "../errors/index.js";
 import type { HookOutcome, HookRunner } from "../hooks/index.js";
 import {
@@ -43,7 +49,7 @@ import {
   type WebFetchToolOptions,
   type WebSearchToolOptions,
 } from "../tools/builtin/index.js";
-import { type AnyTool, ToolRegistry, type ToolSession } from "../tools/index.js";
+import { type AnyTool, type ToolDefinition, ToolRegistry, type ToolSession } from "../tools/index.js";
 import {
   DEFAULT_RETRY,
   DoomLoopDetector,
@@ -59,6 +65,13 @@ import { type AgentWiring, BuiltRun, type WireAgents } from "./agent-wiring.js";
 import type { QueryOptions } from "./options.js";
 import type { Persistence } from "./persistence.js";
 import { WorkspaceSnapshots } from "../sessions/index.js";
+import {
+  bindToolSearch,
+  parseToolSearch,
+  presentTools,
+  TOOL_SEARCH_TOOL_NAME,
+  type ToolSearchSetting,
+} from "../tool-search/index.js";
 import type { OsSandbox } from "../sandbox/index.js";
 import { startRunSandbox } from "./sandbox-setup.js";
 import { turnPrompt } from "./turn-prompt.js";
@@ -163,6 +176,11 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   ];
   const { servers: mcp, ignored: ignoredMcp } = await pending.mcp;
   const registry = toolRegistry(options, tools, mcp);
+  const toolSearch = toolSearchSetting(options, settings);
+  // ToolSearch only ever reaches MCP tools: `tools` does not list it; a deny rule for it
+  // (`disallowedTools`, a settings file's) turns tool search off, as in Claude Code, rather than
+  // leaving the MCP tools deferred with no way to load them.
+  if (toolSearch && mcp && !toolSearchDenied(settings)) bindToolSearch(registry);
   const permissionMode = options.permissionMode ?? settings.permissions.defaultMode ?? "default";
   const policy = permissionPolicy(options, settings, cwd, permissionMode, sandbox);
   const plugins = await pending.plugins;
@@ -170,6 +188,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const context = runContext(input, {
     systemPrompt: await pending.systemPrompt,
     registry,
+    toolSearch,
     hooks,
     fallbackModel,
     agents,
@@ -373,6 +392,24 @@ function runEndingTools(options: QueryOptions): AnyTool[] {
   ];
 }
 
+/**
+ * Tool search as asked for: the `toolSearch` option, else `ENABLE_TOOL_SEARCH` from the run's
+ * `env`, the settings files' `env` or the process's (Claude Code's variable), else `auto`.
+ */
+function toolSearchSetting(options: QueryOptions, settings: LoadedSettings): ToolSearchSetting | undefined {
+  if (options.toolSearch !== undefined) return parseToolSearch(options.toolSearch, "toolSearch");
+  const value =
+    options.env?.[ENABLE_TOOL_SEARCH] ?? settings.env[ENABLE_TOOL_SEARCH] ?? process.env[ENABLE_TOOL_SEARCH];
+  return parseToolSearch(value, ENABLE_TOOL_SEARCH);
+}
+
+const ENABLE_TOOL_SEARCH = "ENABLE_TOOL_SEARCH";
+
+/** A settings file denies ToolSearch as a whole (`"deny": ["ToolSearch"]`); `disallowedTools` hides it from the registry. */
+function toolSearchDenied(settings: LoadedSettings): boolean {
+  return settings.permissions.deny.some(({ rule }) => rule.trim() === TOOL_SEARCH_TOOL_NAME);
+}
+
 function toolRegistry(options: QueryOptions, tools: AnyTool[], mcp: McpServers | undefined): ToolRegistry {
   const wholeToolRules = (options.disallowedTools ?? []).filter((rule) => !rule.includes("("));
   const registry = new ToolRegistry(tools, { disallowed: wholeToolRules });
@@ -408,6 +445,7 @@ function runContext(
   resolved: {
     systemPrompt: string;
     registry: ToolRegistry;
+    toolSearch: ToolSearchSetting | undefined;
     hooks: HookRunner | undefined;
     fallbackModel: Model | undefined;
     agents: AgentWiring;
@@ -420,6 +458,7 @@ function runContext(
     systemPrompt,
     ...(prompt && { turnPrompt: prompt }),
     registry,
+    ...(resolved.toolSearch && { toolSearch: resolved.toolSearch }),
     session,
     cwd,
     signal,
@@ -439,7 +478,12 @@ function runContext(
     fallbackModel: resolved.fallbackModel,
     modelSettings: (forModel) => {
       // Compaction thresholds and server-side options depend on the model: built for each.
-      const compactor = compactorFor(options, forModel, systemPrompt, registry);
+      const compactor = compactorFor(
+        options,
+        forModel,
+        systemPrompt,
+        sentTools(registry, resolved.toolSearch, forModel),
+      );
       return {
         compactor,
         providerOptions: mergeProviderOptions(
@@ -571,18 +615,27 @@ function geminiThinking(thinking: NonNullable<QueryOptions["thinking"]>): JsonOb
   return { thinkingBudget: budget, includeThoughts: thinking.display !== "omitted" };
 }
 
+/**
+ * The tools a first model call sends, which compaction counts before the provider reports
+ * usage: with tool search in use, the deferred MCP tools' schemas are not among them.
+ */
+function sentTools(registry: ToolRegistry, toolSearch: ToolSearchSetting | undefined, model: Model): ToolDefinition[] {
+  if (!toolSearch) return registry.definitions();
+  return presentTools(registry, toolSearch, model.info?.contextWindow ?? DEFAULT_CONTEXT_WINDOW, []);
+}
+
 function compactorFor(
   options: QueryOptions,
   model: Model,
   systemPrompt: string,
-  registry: ToolRegistry,
+  tools: ToolDefinition[],
 ): Compactor | undefined {
   if (options.compaction === false) return undefined;
   if (options.compactor) return options.compactor;
   return new SummaryCompactor({
     model,
     systemPrompt,
-    tools: registry.definitions(),
+    tools,
     providerOptions: options.providerOptions,
     ...(typeof options.compaction === "object" ? options.compaction : {}),
   });

@@ -23,12 +23,21 @@ export type PreparedCall =
       call: ToolCall;
       tool: AnyTool | undefined;
       result: ToolResult;
-      code: "tool_not_found" | "tool_input_invalid" | "tool_input_too_large";
+      code: "tool_not_found" | "tool_not_loaded" | "tool_input_invalid" | "tool_input_too_large";
     };
 
-/** Resolve the tool and validate the input; failures become results the model can act on. */
-export function prepareCall(registry: ToolRegistry, call: ToolCall): PreparedCall {
+/**
+ * Resolve the tool and validate the input; failures become results the model can act on.
+ * `notLoaded` refuses a tool the model may not call yet (a deferred tool it has not loaded).
+ */
+export function prepareCall(
+  registry: ToolRegistry,
+  call: ToolCall,
+  notLoaded?: (toolName: string) => string | undefined,
+): PreparedCall {
   const tool = registry.get(call.name);
+  const refusal = tool && notLoaded?.(tool.name);
+  if (refusal) return { ok: false, call, tool, code: "tool_not_loaded", result: errorResult(refusal) };
   if (!tool) {
     const available = registry.names().join(", ") || "(none)";
     return {

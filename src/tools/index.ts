@@ -1,7 +1,7 @@
 export { callTitle } from "./call-title.js";
 export { type DefineToolOptions, defineTool } from "./define-tool.js";
 export { errorResult, executeTool, type PreparedCall, prepareCall, type ToolCall } from "./execute.js";
-export { ToolRegistry, toJsonSchema } from "./registry.js";
+export { type ToolDefinition, ToolRegistry, toJsonSchema } from "./registry.js";
 export type {
   AnyTool,
   ClientTool,

@@ -135,8 +135,12 @@ export interface Tool<Input = unknown> {
   readonly maxOutputChars?: number;
   /** Per-call timeout in milliseconds (default: none beyond the tool's own). */
   readonly timeoutMs?: number;
-  /** For a tool of an MCP server: the server's name and the tool's own name there (text-protocol models call it so). */
-  readonly mcp?: { server: string; tool: string };
+  /**
+   * For a tool of an MCP server: the server's name and the tool's own name there (text-protocol
+   * models call it so); `alwaysLoad` when the server marks the tool `_meta["anthropic/alwaysLoad"]`
+   * (Claude Code's opt-out): it is sent whole even while tool search defers the MCP tools.
+   */
+  readonly mcp?: { server: string; tool: string; alwaysLoad?: boolean };
   /**
    * A freeform tool (OpenAI's `custom`): its input is `{ input: string }`, and a model with
    * freeform tools gets it as one (see `ModelTool.freeform`).

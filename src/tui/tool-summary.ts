@@ -62,6 +62,11 @@ export function describeOutcome(name: string, output: string, isError: boolean):
   // Write's diff shows its content as added: say whether it made the file or replaced one.
   if (name === "Write") return /created successfully/.test(output) ? "(new file)" : "(replaced the file)";
   if (name === "Grep") return `(${lines} ${lines === 1 ? "line" : "lines"})`;
+  if (name === "ToolSearch") {
+    // Each tool a search loaded is one `<function>` line of its result.
+    const loaded = output.match(/^<function>/gm)?.length ?? 0;
+    return loaded === 0 ? "(no match)" : `(loaded ${loaded} ${loaded === 1 ? "tool" : "tools"})`;
+  }
   return "";
 }
 

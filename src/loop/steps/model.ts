@@ -11,6 +11,7 @@ import { recordAssistant, recordUser, toolUses, unanswered } from "../record.js"
 import type { RunContext } from "../run-context.js";
 import { type RunState, type TurnAnswer, useModel } from "../run-state.js";
 import { uniqueToolUseIds } from "../tool-use-ids.js";
+import { searchedTools } from "../tool-search.js";
 
 /**
  * The model call: the history goes to the run's current model (retries inside). A prompt the
@@ -101,7 +102,7 @@ async function* callModel(
     request: {
       system,
       history: context.limits.maxMessages ? messageWindow(state.history, context.limits.maxMessages) : state.history,
-      tools: modelTools(context.registry),
+      tools: modelTools(context, state, model),
       maxOutputTokens: context.limits.maxOutputTokens,
       providerOptions: state.modelSettings.providerOptions,
       maxToolInputBytes: context.limits.maxToolInputBytes,
@@ -140,7 +141,13 @@ async function systemPrompt(context: RunContext, state: RunState): Promise<strin
  */
 const toolDefinitions = new WeakMap<ToolRegistry, { revision: number; tools: ModelTool[] }>();
 
-function modelTools(registry: ToolRegistry): ModelTool[] {
+/**
+ * The tools a model call offers: with tool search (`context.toolSearch`), the deferred MCP
+ * tools by name only but for those the history's ToolSearch calls loaded (see `presentTools`).
+ */
+function modelTools(context: RunContext, state: RunState, model: Model): ModelTool[] {
+  if (context.toolSearch) return searchedTools(context, state, model);
+  const { registry } = context;
   let cached = toolDefinitions.get(registry);
   if (cached?.revision !== registry.revision) {
     cached = { revision: registry.revision, tools: registry.definitions() };
