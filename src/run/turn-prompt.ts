@@ -70,10 +70,15 @@ async function callCustom(
   return prompt;
 }
 
-/** The loop section of a run: built once per set of tools (an MCP server's tools may change). */
+/**
+ * The loop section of a run: built once per set of tools. MCP tools are named as a kind, not one
+ * by one: there may be hundreds (tool search sends only their names, in ToolSearch's description).
+ */
 const loopSections = new WeakMap<RunContext, { tools: string; text: string }>();
 function loopSectionOf(context: RunContext): string {
-  const tools = context.registry.names();
+  const offered = context.registry.offered();
+  const tools = offered.filter((tool) => !tool.mcp).map((tool) => tool.name);
+  if (offered.some((tool) => tool.mcp)) tools.push("the MCP servers' tools (mcp__server__tool)");
   const key = tools.join(",");
   const cached = loopSections.get(context);
   if (cached?.tools === key) return cached.text;
