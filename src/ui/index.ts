@@ -3,5 +3,5 @@ export { createUiApp, type SessionList, type UiAppOptions } from "./app.js";
 export { defaultPageFolder, pageBuilt } from "./assets.js";
 export { loopbackHosts, sameToken, type UiGuard, uiGuard } from "./guard.js";
 export { SessionChanges } from "./live.js";
-export { type SessionView, sessionView, type WriteBefore } from "./session-view.js";
+export { type SessionView, sessionView, type TimelineEvent, type WriteBefore } from "./session-view.js";
 export { type RunningUi, startUi, type StartUiOptions } from "./start.js";

@@ -15,6 +15,13 @@ const SHOWN_SYSTEM = new Set([
   "permission_denied",
 ]);
 
+/** A stored message that is not a derived one, placed after the derived message it followed. */
+export interface TimelineEvent {
+  /** The `sdkUuid` of the derived message stored last before it (null: before all of them). */
+  after: string | null;
+  message: SDKMessage;
+}
+
 /** A file's content before a Write replaced it (from the session's checkpoints), for its diff. */
 export interface WriteBefore {
   callId: string;
@@ -29,7 +36,7 @@ export interface SessionView {
   session: SessionInfo;
   messages: StoredMessage[];
   /** Stored system messages (see SHOWN_SYSTEM) and results, in order. */
-  events: SDKMessage[];
+  events: TimelineEvent[];
   /** The subagents' sessions this one ran (their own subagents: ask for their views). */
   subagents: SessionInfo[];
   writes: WriteBefore[];
@@ -46,9 +53,14 @@ export async function sessionView(store: SessionStore, id: string): Promise<Sess
     store.getSessionMessages(id),
     store.listSessions({ parentId: id, subagents: "only" }),
   ]);
-  const events = raw.filter(
-    (message) => message.type === "result" || (message.type === "system" && SHOWN_SYSTEM.has(message.subtype)),
-  );
+  const derived = new Set(messages.map((message) => message.sdkUuid));
+  const events: TimelineEvent[] = [];
+  let after: string | null = null;
+  for (const message of raw) {
+    if (derived.has(message.uuid ?? "")) after = message.uuid ?? null;
+    else if (message.type === "result" || (message.type === "system" && SHOWN_SYSTEM.has(message.subtype)))
+      events.push({ after, message });
+  }
   return { session, messages, events, subagents, writes: await writesBefore(store, session, messages, raw) };
 }
 
