@@ -14,6 +14,8 @@ function useRoute(): string | undefined {
   useEffect(() => {
     const onHash = () => setId(read());
     addEventListener("hashchange", onHash);
+    // The address may have changed between the first render and this effect.
+    onHash();
     return () => removeEventListener("hashchange", onHash);
   }, []);
   return id;

@@ -104,7 +104,7 @@ function RunCharts({ view, timeline }: { view: SessionView; timeline: Timeline }
   return (
     <section class="charts" data-testid="charts">
       <Columns
-        caption="time per turn"
+        caption="model request time per turn"
         bars={turns.map((t) => ({
           label: String(t.turn),
           value: t.durationMs ?? 0,
