@@ -11,7 +11,7 @@ import { join } from "node:path";
  * the command that installs it, so no compatibility test is ever skipped.
  */
 export type CompatPeer =
-    | "codex"
+  | "codex"
   | "agents-sdk"
   | "claude-agent-sdk"
   | "openresponses-suite"

@@ -10,13 +10,12 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteSessionStore } from "../src/index.js";
 import { mockTurn, startMockLLM, type MockScript } from "../src/testing/index.js";
+import { largeSession, openLargeSession } from "../bench/ui-open.mjs";
 import { cliEnv } from "./helpers.js";
 import {
   type Browser,
   CLI,
-  largeSession,
   launchChromium,
-  measureScript,
   type Page,
   sessionIdOf,
   startUiProcess,
@@ -47,11 +46,6 @@ async function gyreRun(script: MockScript, prompt: string, ...args: string[]): P
   } finally {
     await server.close();
   }
-}
-
-/** The page's document, inside `page.waitForFunction` (this file is type-checked without the DOM's types). */
-function pageDocument(): { querySelectorAll(selector: string): { length: number } } {
-  return (globalThis as unknown as { document: ReturnType<typeof pageDocument> }).document;
 }
 
 /** The status of a GET with exactly these headers (Host included). */
@@ -111,7 +105,12 @@ beforeAll(async () => {
     "Bash(rm:*)",
   );
   ids.write = await gyreRun(
-    { turns: [mockTurn.toolUse("Write", { file_path: join(project, "notes.md"), content: "# Notes\n\nnew file\n" }), mockTurn.text("Wrote notes.md")] },
+    {
+      turns: [
+        mockTurn.toolUse("Write", { file_path: join(project, "notes.md"), content: "# Notes\n\nnew file\n" }),
+        mockTurn.text("Wrote notes.md"),
+      ],
+    },
     "Write some notes",
     "--permission-mode",
     "acceptEdits",
@@ -137,7 +136,9 @@ describe("gyre ui", () => {
     // (fetch cannot set Host, so node:http does).
     const bearer = { authorization: `Bearer ${ui.token}` };
     expect(await statusOf(`${ui.origin}/api/sessions`, { ...bearer, host: "evil.example" })).toBe(403);
-    expect(await statusOf(`${ui.origin}/api/sessions`, { ...bearer, host: `evil.example:${new URL(ui.origin).port}` })).toBe(403);
+    expect(
+      await statusOf(`${ui.origin}/api/sessions`, { ...bearer, host: `evil.example:${new URL(ui.origin).port}` }),
+    ).toBe(403);
     expect(await statusOf(`${ui.origin}/api/sessions`, bearer)).toBe(200);
     const first = await fetch(ui.url, { redirect: "manual" });
     expect(first.status).toBe(302);
@@ -246,7 +247,17 @@ describe("gyre ui", () => {
     });
     const child = spawn(
       process.execPath,
-      [CLI, "run", "Wait for the release", "--output-format", "json", "--cwd", project, "--permission-mode", "bypassPermissions"],
+      [
+        CLI,
+        "run",
+        "Wait for the release",
+        "--output-format",
+        "json",
+        "--cwd",
+        project,
+        "--permission-mode",
+        "bypassPermissions",
+      ],
       { env: { ...env, ...server.env() }, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stdout = "";
@@ -283,21 +294,7 @@ describe("gyre ui", () => {
       await store.close();
     }
     const page = await newPage();
-    const cdp = await page.context().newCDPSession(page);
-    let openedMs = 0;
-    const { scriptMs, mainThreadMs } = await measureScript(cdp, async () => {
-      const started = await page.evaluate(() => performance.now());
-      await page.evaluate(`location.hash = "#/s/${id}"`);
-      await page.waitForFunction(
-        () =>
-          (globalThis as unknown as { document: ReturnType<typeof pageDocument> }).document.querySelectorAll(
-            "[data-testid=turn]",
-          ).length === 1000,
-        undefined,
-        { timeout: 60_000 },
-      );
-      openedMs = (await page.evaluate(() => performance.now())) - started;
-    });
+    const { scriptMs, mainThreadMs, openedMs } = await openLargeSession(page, id, 1000);
     expect(await page.getByTestId("tool-call").count()).toBe(5000);
     console.log(
       `gyre ui: a session of 1,000 turns and 5,000 tool calls opened in ${Math.round(scriptMs)} ms of script time ` +

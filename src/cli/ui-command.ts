@@ -15,7 +15,8 @@ export async function uiCommand(args: string[]): Promise<number> {
     options: { port: { type: "string", default: "0" }, store: { type: "string" } },
   });
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new GyreError("config_error", "--port must be 0-65535");
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new GyreError("config_error", "--port must be 0-65535");
   const location = storeLocation(values.store === undefined ? {} : { store: values.store }, process.env);
   const store = await openServeStore(location);
   try {

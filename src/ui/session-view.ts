@@ -77,7 +77,11 @@ async function writesBefore(
       if (part.type !== "tool" || part.tool !== "Write") continue;
       const path = (part.state.input as { file_path?: unknown } | null)?.file_path;
       if (typeof path !== "string") continue;
-      calls.push({ callId: part.callId, messageUuid: message.sdkUuid, path: isAbsolute(path) ? path : resolve(session.cwd, path) });
+      calls.push({
+        callId: part.callId,
+        messageUuid: message.sdkUuid,
+        path: isAbsolute(path) ? path : resolve(session.cwd, path),
+      });
     }
   }
   const first = raw[0]?.uuid;

@@ -40,7 +40,13 @@ export function CostBars({ items, caption }: { items: [string, number][]; captio
       {items.length === 0 ? (
         <div class="muted">nothing spent</div>
       ) : (
-        <svg viewBox={`0 0 320 ${items.length * 18}`} width={320} height={items.length * 18} role="img" aria-label={caption}>
+        <svg
+          viewBox={`0 0 320 ${items.length * 18}`}
+          width={320}
+          height={items.length * 18}
+          role="img"
+          aria-label={caption}
+        >
           {items.map(([name, value], index) => (
             <g key={name} transform={`translate(0 ${index * 18})`}>
               <rect x={0} y={3} height={12} width={max > 0 ? Math.max(1, (value / max) * 150) : 1} />

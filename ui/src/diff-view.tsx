@@ -49,7 +49,7 @@ function fold(rows: Row[]): Row[] {
 /** Pairs deletions with the additions after them, for the side-by-side view. */
 function sideBySide(rows: Row[]): [Row | undefined, Row | undefined][] {
   const pairs: [Row | undefined, Row | undefined][] = [];
-  for (let i = 0; i < rows.length; ) {
+  for (let i = 0; i < rows.length;) {
     const row = rows[i]!;
     if (row.kind !== "del") {
       pairs.push(row.kind === "add" ? [undefined, row] : [row, row]);
@@ -68,7 +68,17 @@ function sideBySide(rows: Row[]): [Row | undefined, Row | undefined][] {
 const SIGN = { same: " ", add: "+", del: "-", gap: "" };
 
 /** A file change: unified or side by side (the choice is remembered for the page). */
-export function DiffView({ path, before, after, note }: { path: string; before: string; after: string; note?: string }) {
+export function DiffView({
+  path,
+  before,
+  after,
+  note,
+}: {
+  path: string;
+  before: string;
+  after: string;
+  note?: string;
+}) {
   const [split, setSplit] = useState(localStorage.getItem("gyre-ui-diff") === "split");
   const rows = diffRows(before, after);
   const toggle = () => {
@@ -90,9 +100,13 @@ export function DiffView({ path, before, after, note }: { path: string; before: 
             ? sideBySide(rows).map(([left, right], index) => (
                 <tr key={index} class={left?.kind === "gap" ? "gap" : ""}>
                   <td class="no">{left?.oldNo}</td>
-                  <td class={`code ${left && left !== right ? left.kind : left?.kind === "gap" ? "gap" : ""}`}>{left?.text}</td>
+                  <td class={`code ${left && left !== right ? left.kind : left?.kind === "gap" ? "gap" : ""}`}>
+                    {left?.text}
+                  </td>
                   <td class="no">{right?.newNo}</td>
-                  <td class={`code ${right && right !== left ? right.kind : ""}`}>{right?.kind === "gap" ? "" : right?.text}</td>
+                  <td class={`code ${right && right !== left ? right.kind : ""}`}>
+                    {right?.kind === "gap" ? "" : right?.text}
+                  </td>
                 </tr>
               ))
             : rows.map((row, index) => (

@@ -20,7 +20,8 @@ function blocks(text: string): ComponentChild[] {
     if (fence) {
       const body: string[] = [];
       i++;
-      while (i < lines.length && !(lines[i] ?? "").trimStart().startsWith(fence[1] ?? "```")) body.push(lines[i++] ?? "");
+      while (i < lines.length && !(lines[i] ?? "").trimStart().startsWith(fence[1] ?? "```"))
+        body.push(lines[i++] ?? "");
       i++;
       out.push(
         <pre key={out.length} data-lang={fence[2] || undefined}>
@@ -57,7 +58,11 @@ function blocks(text: string): ComponentChild[] {
       continue;
     }
     const paragraph: string[] = [];
-    while (i < lines.length && (lines[i] ?? "").trim() !== "" && !/^\s*(```|~~~|#{1,6}\s|>|[-*+]\s|\d+[.)]\s)/.test(lines[i] ?? ""))
+    while (
+      i < lines.length &&
+      (lines[i] ?? "").trim() !== "" &&
+      !/^\s*(```|~~~|#{1,6}\s|>|[-*+]\s|\d+[.)]\s)/.test(lines[i] ?? "")
+    )
       paragraph.push(lines[i++] ?? "");
     if (paragraph.length === 0) paragraph.push(lines[i++] ?? "");
     out.push(<p key={out.length}>{inline(paragraph.join("\n"))}</p>);
@@ -75,7 +80,8 @@ function inline(text: string): ComponentChild[] {
     if (start > last) out.push(text.slice(last, start));
     last = start + match[0].length;
     if (match[2] !== undefined) out.push(<code key={start}>{match[2]}</code>);
-    else if (match[3] !== undefined || match[4] !== undefined) out.push(<strong key={start}>{match[3] ?? match[4]}</strong>);
+    else if (match[3] !== undefined || match[4] !== undefined)
+      out.push(<strong key={start}>{match[3] ?? match[4]}</strong>);
     else if (match[5] !== undefined) out.push(<em key={start}>{match[5]}</em>);
     else if (match[6] !== undefined) out.push(link(match[6], match[7] ?? "", start));
   }

@@ -99,7 +99,10 @@ function RunCharts({ view, timeline }: { view: SessionView; timeline: Timeline }
       byModel.set(message.model, (byModel.get(message.model) ?? 0) + message.costUsd);
   const bySubagent = new Map<string, number>();
   for (const subtask of timeline.subtasks.values())
-    bySubagent.set(subtask.agent ?? "subagent", (bySubagent.get(subtask.agent ?? "subagent") ?? 0) + (subtask.costUsd ?? 0));
+    bySubagent.set(
+      subtask.agent ?? "subagent",
+      (bySubagent.get(subtask.agent ?? "subagent") ?? 0) + (subtask.costUsd ?? 0),
+    );
   const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
   return (
     <section class="charts" data-testid="charts">
@@ -168,8 +171,12 @@ function Turn({
         <span class="muted">{message.model}</span>
         {item.durationMs !== undefined && <span>{duration(item.durationMs)}</span>}
         <span>
-          {count(message.tokens.input_tokens + message.tokens.cache_read_input_tokens + message.tokens.cache_creation_input_tokens)} in ·{" "}
-          {count(message.tokens.output_tokens)} out
+          {count(
+            message.tokens.input_tokens +
+              message.tokens.cache_read_input_tokens +
+              message.tokens.cache_creation_input_tokens,
+          )}{" "}
+          in · {count(message.tokens.output_tokens)} out
         </span>
         <span>{money(message.costUsd)}</span>
         {message.agent && <span class="badge agent">{message.agent}</span>}
@@ -180,7 +187,17 @@ function Turn({
   );
 }
 
-function Parts({ message, view, timeline, depth }: { message: StoredMessage; view: SessionView; timeline: Timeline; depth: number }) {
+function Parts({
+  message,
+  view,
+  timeline,
+  depth,
+}: {
+  message: StoredMessage;
+  view: SessionView;
+  timeline: Timeline;
+  depth: number;
+}) {
   const tools = toolParts(message);
   return (
     <div class="parts">
@@ -204,7 +221,12 @@ function Parts({ message, view, timeline, depth }: { message: StoredMessage; vie
       {tools.map((part) => {
         const subtask = timeline.subtasks.get(part.callId);
         return (
-          <ToolCall key={part.id} part={part} notes={timeline.notes.get(part.callId)} {...(timeline.writes.has(part.callId) && { before: timeline.writes.get(part.callId)! })}>
+          <ToolCall
+            key={part.id}
+            part={part}
+            notes={timeline.notes.get(part.callId)}
+            {...(timeline.writes.has(part.callId) && { before: timeline.writes.get(part.callId)! })}
+          >
             {subtask && <Subagent subtask={subtask} view={view} depth={depth} />}
           </ToolCall>
         );
@@ -268,13 +290,16 @@ function EventLine({ event }: { event: SdkEvent }) {
       return (
         <div class={`result ${event.is_error ? "error" : ""} ${paused ? "paused" : ""}`} data-nav data-testid="result">
           <div>
-            <span class="who">{paused ? "paused" : "result"}</span> {field("subtype")} · {reason} · {Number(event.num_turns)} turns ·{" "}
-            {duration(Number(event.duration_ms))} · {money(Number(event.total_cost_usd))}
+            <span class="who">{paused ? "paused" : "result"}</span> {field("subtype")} · {reason} ·{" "}
+            {Number(event.num_turns)} turns · {duration(Number(event.duration_ms))} ·{" "}
+            {money(Number(event.total_cost_usd))}
           </div>
           {paused && Array.isArray(event.pending_tool_calls) && (
             <div class="muted">
               waiting on:{" "}
-              {(event.pending_tool_calls as { kind: string; name: string }[]).map((c) => `${c.name} (${c.kind})`).join(", ")}
+              {(event.pending_tool_calls as { kind: string; name: string }[])
+                .map((c) => `${c.name} (${c.kind})`)
+                .join(", ")}
             </div>
           )}
           {field("result") && <Markdown text={field("result")} />}
@@ -324,7 +349,10 @@ function EventLine({ event }: { event: SdkEvent }) {
     case "sandbox_violation":
       return (
         <div class="marker warn" data-nav>
-          sandbox: {((event.violations ?? []) as { kind: string; target: string }[]).map((v) => `${v.kind} ${v.target}`).join(", ")}
+          sandbox:{" "}
+          {((event.violations ?? []) as { kind: string; target: string }[])
+            .map((v) => `${v.kind} ${v.target}`)
+            .join(", ")}
         </div>
       );
     default:

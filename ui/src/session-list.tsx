@@ -79,7 +79,11 @@ export function SessionList() {
           value={query}
           onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
         />
-        <select aria-label="project" value={project} onChange={(e) => setProject((e.target as HTMLSelectElement).value)}>
+        <select
+          aria-label="project"
+          value={project}
+          onChange={(e) => setProject((e.target as HTMLSelectElement).value)}
+        >
           <option value="">all projects</option>
           {options(sessions.map((s) => s.project)).map((p) => (
             <option value={p} key={p}>
@@ -124,7 +128,14 @@ export function SessionList() {
           {shown.map((s) => {
             const state = sessionStatus(s);
             return (
-              <tr key={s.id} data-nav data-open data-testid="session-row" data-id={s.id} onClick={() => (location.hash = `#/s/${encodeURIComponent(s.id)}`)}>
+              <tr
+                key={s.id}
+                data-nav
+                data-open
+                data-testid="session-row"
+                data-id={s.id}
+                onClick={() => (location.hash = `#/s/${encodeURIComponent(s.id)}`)}
+              >
                 <td>
                   <span class={`badge ${state}`}>{state}</span>
                 </td>

@@ -23,7 +23,11 @@ export interface Timeline {
 
 /** Events shown on their tool call rather than in the timeline. */
 function callOf(event: SdkEvent): string | undefined {
-  if (event.subtype === "permission_denied" || event.subtype === "sandbox_violation" || event.subtype === "hook_response")
+  if (
+    event.subtype === "permission_denied" ||
+    event.subtype === "sandbox_violation" ||
+    event.subtype === "hook_response"
+  )
     return typeof event.tool_use_id === "string" ? event.tool_use_id : undefined;
   return undefined;
 }

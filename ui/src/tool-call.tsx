@@ -48,13 +48,21 @@ function FileChange({ part, before }: { part: ToolPart; before?: { before: strin
     return (
       <>
         {(input.edits as { old_string?: string; new_string?: string }[]).map((edit, index) => (
-          <DiffView key={index} path={path} before={edit.old_string ?? ""} after={edit.new_string ?? ""} note={`(edit ${index + 1})`} />
+          <DiffView
+            key={index}
+            path={path}
+            before={edit.old_string ?? ""}
+            after={edit.new_string ?? ""}
+            note={`(edit ${index + 1})`}
+          />
         ))}
       </>
     );
   if (part.tool === "Write" && typeof input.content === "string") {
-    if (!before) return <DiffView path={path} before="" after={input.content} note="(no checkpoint: all shown as new)" />;
-    const note = before.before === null ? "(new file)" : before.partial ? "(the file before was cut or not text)" : undefined;
+    if (!before)
+      return <DiffView path={path} before="" after={input.content} note="(no checkpoint: all shown as new)" />;
+    const note =
+      before.before === null ? "(new file)" : before.partial ? "(the file before was cut or not text)" : undefined;
     return <DiffView path={path} before={before.before ?? ""} after={input.content} {...(note && { note })} />;
   }
   return null;
@@ -99,7 +107,9 @@ export function ToolCall({
         <div class="tool-body">
           <h4>input</h4>
           <Clipped text={JSON.stringify(state.input, null, 2)} max={4000} />
-          {FILE_TOOLS.has(part.tool) && state.status !== "error" && !denied && <FileChange part={part} {...(before && { before })} />}
+          {FILE_TOOLS.has(part.tool) && state.status !== "error" && !denied && (
+            <FileChange part={part} {...(before && { before })} />
+          )}
           {state.status === "completed" && (
             <>
               <h4>output</h4>
