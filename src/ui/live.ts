@@ -15,6 +15,8 @@ export class SessionChanges {
   readonly #seen = new Map<string, string>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #polling = false;
+  /** The first poll of a round of listening: what it finds is the starting point, not a change. */
+  #started: Promise<void> = Promise.resolve();
 
   constructor(store: SessionStore) {
     this.#store = store;
@@ -24,13 +26,18 @@ export class SessionChanges {
   subscribe(listener: (session: SessionInfo) => void): () => void {
     this.#listeners.add(listener);
     if (this.#timer === undefined) {
-      void this.#poll(false);
+      this.#started = this.#poll(false);
       this.#timer = setInterval(() => void this.#poll(true), POLL_MS);
     }
     return () => {
       this.#listeners.delete(listener);
       if (this.#listeners.size === 0) this.close();
     };
+  }
+
+  /** Resolves once the store's state the listeners are told changes against has been read. */
+  started(): Promise<void> {
+    return this.#started;
   }
 
   close(): void {
