@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openSqliteSessionStore } from "../src/index.js";
+import { openSqliteSessionStore, query } from "../src/index.js";
 import { mockTurn, startMockLLM, type MockScript } from "../src/testing/index.js";
 import { largeSession, openLargeSession } from "../bench/ui-open.mjs";
 import { cliEnv } from "./helpers.js";
@@ -230,6 +230,46 @@ describe("gyre ui", () => {
     await diff.waitFor();
     expect(await diff.innerText()).toContain("(new file)");
     expect(await diff.locator("tr.add").count()).toBe(3);
+    await page.context().close();
+  });
+
+  it("shows what a step changed, from the snapshots option's parts", async () => {
+    const store = openSqliteSessionStore({ path: join(gyreHome, "sessions.db") });
+    const server = await startMockLLM({
+      script: {
+        turns: [
+          mockTurn.toolUse("Write", { file_path: join(project, "step.txt"), content: "made by a step\n" }),
+          mockTurn.text("Made it."),
+        ],
+      },
+    });
+    // Snapshots live in Gyre's data folder: gyre ui's, for it to find them.
+    const dataFolder = process.env.GYRE_HOME;
+    process.env.GYRE_HOME = gyreHome;
+    let id = "";
+    try {
+      const options = {
+        model: "anthropic/claude-sonnet-4-5",
+        env: server.env(),
+        cwd: project,
+        sessionStore: store,
+        snapshots: true,
+        permissionMode: "acceptEdits" as const,
+      };
+      for await (const message of query({ prompt: "Make step.txt", options })) id = message.session_id;
+    } finally {
+      process.env.GYRE_HOME = dataFolder;
+      await server.close();
+      await store.close();
+    }
+    const page = await newPage();
+    await page.goto(`${ui.origin}/#/s/${id}`);
+    const step = page.getByTestId("step-diff").first();
+    await step.locator("button").click();
+    const diff = step.locator(".diff");
+    await diff.waitFor();
+    expect(await diff.innerText()).toContain("step.txt");
+    expect(await diff.locator("tr.add").allInnerTexts()).toEqual(["+made by a step"]);
     await page.context().close();
   });
 

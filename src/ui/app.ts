@@ -6,6 +6,7 @@ import { type UiGuard, uiGuard } from "./guard.js";
 import { securityHeaders } from "./headers.js";
 import { SessionChanges } from "./live.js";
 import { sessionView } from "./session-view.js";
+import { stepDiff } from "./step-diff.js";
 
 export interface UiAppOptions {
   store: SessionStore;
@@ -25,6 +26,7 @@ export interface SessionList {
 
 /**
  * The page's HTTP side: `GET /api/sessions`, `GET /api/sessions/:id` (a {@link SessionView}),
+ * `GET /api/sessions/:id/step-diff?from=SNAPSHOT&to=SNAPSHOT` (what a step changed, see `stepDiff`),
  * `GET /api/events` (server-sent `session` events as sessions change) and the built page;
  * everything behind the token and Host check. Read only: nothing here changes the store.
  */
@@ -41,6 +43,12 @@ export function createUiApp(options: UiAppOptions): { app: Hono; close(): void }
   app.get("/api/sessions/:id", async (c) => {
     const view = await sessionView(store, c.req.param("id"));
     return view ? c.json(view) : c.json({ error: "session_not_found" }, 404);
+  });
+  app.get("/api/sessions/:id/step-diff", async (c) => {
+    const session = await store.getSession(c.req.param("id"));
+    if (!session) return c.json({ error: "session_not_found" }, 404);
+    const diff = await stepDiff(session.cwd, c.req.query("from") ?? "", c.req.query("to") ?? "");
+    return diff === undefined ? c.json({ error: "snapshots_not_found" }, 404) : c.json({ diff });
   });
   app.get("/api/events", (c) =>
     streamSSE(c, async (stream) => {

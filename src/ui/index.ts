@@ -4,4 +4,5 @@ export { defaultPageFolder, pageBuilt } from "./assets.js";
 export { loopbackHosts, sameToken, type UiGuard, uiGuard } from "./guard.js";
 export { SessionChanges } from "./live.js";
 export { type SessionView, sessionView, type TimelineEvent, type WriteBefore } from "./session-view.js";
+export { stepDiff } from "./step-diff.js";
 export { type RunningUi, startUi, type StartUiOptions } from "./start.js";

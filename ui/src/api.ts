@@ -33,3 +33,11 @@ export function onSessionChange(listener: Listener): () => void {
     listeners.delete(listener);
   };
 }
+
+/** What a step changed: the git diff between two snapshots of the session's folder. */
+export function fetchStepDiff(id: string, from: string, to: string): Promise<string> {
+  const query = new URLSearchParams({ from, to });
+  return getJson<{ diff: string }>(`/api/sessions/${encodeURIComponent(id)}/step-diff?${query}`).then(
+    (body) => body.diff,
+  );
+}

@@ -3,6 +3,7 @@ import { fetchSession, onSessionChange } from "./api.js";
 import { Columns, CostBars } from "./charts.js";
 import { baseName, count, duration, money, tokens, when } from "./format.js";
 import { Markdown } from "./markdown.js";
+import { StepDiff } from "./patch-view.js";
 import { buildTimeline, costWithSubagents, type Item, type Timeline, toolParts } from "./timeline.js";
 import { Clipped, ToolCall } from "./tool-call.js";
 import type { SdkEvent, SessionView, StoredMessage } from "./types.js";
@@ -183,6 +184,7 @@ function Turn({
         {message.error && <span class="badge error">{message.error}</span>}
       </div>
       <Parts message={message} view={view} timeline={timeline} depth={depth} />
+      {timeline.steps.has(message.id) && <StepDiff sessionId={view.session.id} {...timeline.steps.get(message.id)!} />}
     </div>
   );
 }

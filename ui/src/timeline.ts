@@ -17,6 +17,8 @@ export interface Timeline {
   notes: Map<string, CallNotes>;
   subtasks: Map<string, SubtaskPart>;
   writes: Map<string, { before: string | null; partial: boolean }>;
+  /** Each step's snapshots (the `snapshots` option): as it started and the next one, by assistant message id. */
+  steps: Map<string, { from: string; to: string }>;
   /** The run's permission mode, from its init message (the latest run's). */
   permissionMode: string | undefined;
 }
@@ -84,7 +86,7 @@ export function buildTimeline(view: SessionView): Timeline {
     pushEvents(message.sdkUuid);
   }
   const writes = new Map(view.writes.map((write) => [write.callId, write]));
-  return { items, notes, subtasks, writes, permissionMode };
+  return { items, notes, subtasks, writes, steps: stepSnapshots(view), permissionMode };
 }
 
 export function toolParts(message: StoredMessage): ToolPart[] {
@@ -96,4 +98,23 @@ export function costWithSubagents(view: SessionView, timeline: Timeline): number
   let total = view.session.costUsd;
   for (const subtask of timeline.subtasks.values()) total += subtask.costUsd ?? 0;
   return total;
+}
+
+/**
+ * A step changed what differs between its snapshot (on its assistant message, as it started)
+ * and the next one (the next step's, or the one on the run's last message, as it ended).
+ */
+function stepSnapshots(view: SessionView): Map<string, { from: string; to: string }> {
+  const snapshots: { messageId: string; assistant: boolean; snapshot: string }[] = [];
+  for (const message of view.messages)
+    for (const part of message.parts)
+      if (part.type === "snapshot")
+        snapshots.push({ messageId: message.id, assistant: message.role === "assistant", snapshot: part.snapshot });
+  const steps = new Map<string, { from: string; to: string }>();
+  snapshots.forEach((start, index) => {
+    const end = snapshots[index + 1];
+    if (start.assistant && end && !steps.has(start.messageId) && end.snapshot !== start.snapshot)
+      steps.set(start.messageId, { from: start.snapshot, to: end.snapshot });
+  });
+  return steps;
 }
