@@ -78,6 +78,7 @@ export function createUiApp(options: UiAppOptions): { app: Hono; close(): void }
       unsubscribe();
     }),
   );
+  app.all("/api/*", (c) => c.json({ error: "not_found" }, 404));
   app.get("*", async (c) => {
     // Paths the page routes itself (/s/ID) get index.html.
     const file = (await pageFile(options.pageFolder, c.req.path)) ?? (await pageFile(options.pageFolder, "/"));

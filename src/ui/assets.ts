@@ -27,7 +27,12 @@ export function pageBuilt(folder: string): boolean {
 
 /** A file of the built page (`/` is index.html), or undefined; never a path outside `folder`. */
 export async function pageFile(folder: string, path: string): Promise<{ body: Buffer; type: string } | undefined> {
-  const relative = path === "/" || path === "" ? "index.html" : decodeURIComponent(path).replace(/^\/+/, "");
+  let relative: string;
+  try {
+    relative = path === "/" || path === "" ? "index.html" : decodeURIComponent(path).replace(/^\/+/, "");
+  } catch {
+    return undefined;
+  }
   const file = normalize(join(folder, relative));
   if (!file.startsWith(normalize(folder.endsWith(sep) ? folder : folder + sep))) return undefined;
   const type = TYPES[extname(file)];
