@@ -156,6 +156,16 @@ describe("gyre ui", () => {
     await page.context().close();
   });
 
+  it("refuses a wrong --port and an unknown store scheme before listening", async () => {
+    const fails = (args: string[]) =>
+      run(process.execPath, [CLI, "ui", ...args], { env }).then(
+        () => "",
+        (error: { code: number; stderr: string }) => `${error.code} ${error.stderr}`,
+      );
+    expect(await fails(["--port", "70000"])).toMatch(/^1 .*--port must be 0-65535/);
+    expect(await fails(["--store", "mysql://x"])).toMatch(/^1 .*unknown store scheme "mysql:"/);
+  });
+
   it("lists the sessions newest first, with their project, model, cost and status", async () => {
     const page = await newPage();
     await page.getByTestId("session-row").nth(1).waitFor();
