@@ -27,6 +27,7 @@ const IMAGES = resolve("docs/images");
 
 let home: string;
 let gyreHome: string;
+let projectParent: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 let ui: UiProcess;
@@ -71,7 +72,10 @@ beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error("dist/bin/gyre.js is missing: run `npm run build` first (npm test does)");
   home = mkdtempSync(join(tmpdir(), "gyre-ui-home-"));
   gyreHome = mkdtempSync(join(tmpdir(), "gyre-ui-data-"));
-  project = mkdtempSync(join(tmpdir(), "gyre-ui-project-"));
+  // A project folder of a steady name: the screenshots show it.
+  projectParent = mkdtempSync(join(tmpdir(), "gyre-ui-project-"));
+  project = join(projectParent, "acme-app");
+  mkdirSync(project);
   env = cliEnv({ HOME: home, GYRE_HOME: gyreHome });
   mkdirSync(join(home, ".claude", "agents"), { recursive: true });
   writeFileSync(
@@ -123,7 +127,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await ui?.stop();
-  for (const dir of [home, gyreHome, project]) if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [home, gyreHome, projectParent]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("gyre ui", () => {
@@ -176,7 +180,7 @@ describe("gyre ui", () => {
     expect(rows[1]).toContain("claude-sonnet");
     expect(rows[1]).toMatch(/done/);
     expect(rows[1]).toMatch(/\$\d/);
-    await page.screenshot({ path: join(IMAGES, "ui-sessions.png") });
+    await page.locator("body").screenshot({ path: join(IMAGES, "ui-sessions.png") });
     await page.locator("#search").click();
     await page.keyboard.press("n");
     await page.keyboard.press("o");
