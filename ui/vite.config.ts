@@ -4,7 +4,8 @@ import { defineConfig } from "vite";
 
 export default defineConfig({
   root: import.meta.dirname,
-  base: "/",
+  // Relative: the page works wherever it is mounted (gyre ui serves it at /).
+  base: "./",
   logLevel: "warn",
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   build: {

@@ -80,9 +80,9 @@ export function createUiApp(options: UiAppOptions): { app: Hono; close(): void }
   );
   app.all("/api/*", (c) => c.json({ error: "not_found" }, 404));
   app.get("*", async (c) => {
-    // Paths the page routes itself (/s/ID) get index.html.
-    const file = (await pageFile(options.pageFolder, c.req.path)) ?? (await pageFile(options.pageFolder, "/"));
-    if (!file) return c.text("gyre ui: the page is not built (npm run build)\n", 500);
+    // The page routes itself in the address's fragment (#/s/ID): only its own files are here.
+    const file = await pageFile(options.pageFolder, c.req.path);
+    if (!file) return c.text("gyre ui: not found\n", 404);
     const immutable = c.req.path.startsWith("/assets/");
     return c.body(new Uint8Array(file.body), 200, {
       "content-type": file.type,

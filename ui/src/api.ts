@@ -8,11 +8,11 @@ async function getJson<T>(path: string): Promise<T> {
 }
 
 export function fetchSessions(): Promise<SessionInfo[]> {
-  return getJson<{ sessions: SessionInfo[] }>("/api/sessions").then((body) => body.sessions);
+  return getJson<{ sessions: SessionInfo[] }>("api/sessions").then((body) => body.sessions);
 }
 
 export function fetchSession(id: string): Promise<SessionView> {
-  return getJson<SessionView>(`/api/sessions/${encodeURIComponent(id)}`);
+  return getJson<SessionView>(`api/sessions/${encodeURIComponent(id)}`);
 }
 
 type Listener = (session: SessionInfo) => void;
@@ -23,7 +23,7 @@ let source: EventSource | undefined;
 export function onSessionChange(listener: Listener): () => void {
   listeners.add(listener);
   if (!source) {
-    source = new EventSource("/api/events");
+    source = new EventSource("api/events");
     source.addEventListener("session", (event) => {
       const session = JSON.parse((event as MessageEvent<string>).data) as SessionInfo;
       for (const each of listeners) each(session);
@@ -37,7 +37,7 @@ export function onSessionChange(listener: Listener): () => void {
 /** What a step changed: the git diff between two snapshots of the session's folder. */
 export function fetchStepDiff(id: string, from: string, to: string): Promise<string> {
   const query = new URLSearchParams({ from, to });
-  return getJson<{ diff: string }>(`/api/sessions/${encodeURIComponent(id)}/step-diff?${query}`).then(
+  return getJson<{ diff: string }>(`api/sessions/${encodeURIComponent(id)}/step-diff?${query}`).then(
     (body) => body.diff,
   );
 }
