@@ -3,7 +3,11 @@
 // and npm's own output has no such warning. Prints the install's time and size; the time is
 // reported, never asserted. .ci/run and scripts/test-node-versions.sh run it after `npm ci`.
 //
-// Usage: node scripts/check-install.mjs [--max-mb 300] [--npm-log FILE] [--seconds N]
+// The limit was 300 MB until issue 34: preact (the page of `gyre ui`, bundled into its assets at
+// build time) ships ~2 MB of builds in node_modules and took the install to 301 MB; 305 MB leaves
+// it that room and little more (playwright-core, the browser tests' driver, stays in test/compat).
+//
+// Usage: node scripts/check-install.mjs [--max-mb 305] [--npm-log FILE] [--seconds N]
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,7 +57,7 @@ export function engineProblems(lock, versions = SUPPORTED_NODE) {
 function main() {
   const { values } = parseArgs({
     options: {
-      "max-mb": { type: "string", default: "300" },
+      "max-mb": { type: "string", default: "305" },
       "npm-log": { type: "string" },
       seconds: { type: "string" },
     },

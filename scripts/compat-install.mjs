@@ -44,6 +44,13 @@ export const PEERS = {
   // The OpenTelemetry SDK and OTLP exporters the CLI loads when tracing is on: optional peers of
   // Gyre's, so the telemetry tests install them here.
   "otel-sdk": { title: "The OpenTelemetry SDK and OTLP exporters", main: "@opentelemetry/sdk-trace", npmFlags: [] },
+  // Playwright's driver (no browsers of its own: the tests drive Debian's chromium), for the
+  // browser tests of `gyre ui` (test/ui*.test.ts); ~9 MB kept out of node_modules.
+  "playwright-core": {
+    title: "Playwright's driver for the gyre ui browser tests",
+    main: "playwright-core",
+    npmFlags: [],
+  },
 };
 
 /** The cache folder every checkout shares. */

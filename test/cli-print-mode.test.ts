@@ -91,6 +91,7 @@ describe("help and wrong options", () => {
     [["trust", "-h"], "Usage: gyre trust"],
     [["mock-llm", "--help"], "Usage: gyre mock-llm"],
     [["serve", "--help"], "Usage: gyre serve"],
+    [["ui", "--help"], "Usage: gyre ui"],
     [["doctor", "--help"], "Usage: gyre doctor"],
     [["mcp", "add", "--help"], "usage:\n  gyre mcp list"],
     [["mcp", "serve", "--help"], "Usage: gyre mcp serve"],

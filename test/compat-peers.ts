@@ -11,7 +11,14 @@ import { join } from "node:path";
  * the command that installs it, so no compatibility test is ever skipped.
  */
 export type CompatPeer =
-  "codex" | "agents-sdk" | "claude-agent-sdk" | "openresponses-suite" | "mcp-filesystem" | "typedoc" | "otel-sdk";
+  | "codex"
+  | "agents-sdk"
+  | "claude-agent-sdk"
+  | "openresponses-suite"
+  | "mcp-filesystem"
+  | "typedoc"
+  | "otel-sdk"
+  | "playwright-core";
 
 interface CompatInstall {
   PEERS: Record<CompatPeer, { title: string }>;

@@ -42,6 +42,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   "mcp-server": 6,
   cli: 6,
   tui: 6,
+  ui: 6,
   testing: 6,
   // src/index.ts: the public API.
   "index.ts": 6,

@@ -30,6 +30,8 @@ Usage:
                                      --store sqlite:PATH (default) or postgres://… (or GYRE_STORE_URL);
                                      --queue redis://… (or GYRE_QUEUE_URL): responses as jobs of a
                                      cluster's queue, --concurrency N of them run here (default 50)
+  gyre ui [--port N] [--store URL]   a local web page to watch and replay runs (on 127.0.0.1,
+                                     with a token in the address it prints)
   gyre worker --queue URL [--store URL] [--config FILE] [--concurrency N] [--shutdown-grace S]
                                      run responses from the cluster's queue (see gyre serve --queue)
   gyre doctor [--json]               check what Gyre and its OS sandbox need (bubblewrap, user
@@ -150,6 +152,15 @@ events reach the client through Redis, and any instance can follow or cancel any
 worker lost mid-run has its runs taken over by another from their last committed step. On
 SIGTERM, running responses get --shutdown-grace seconds (default 10) to end; the rest are
 handed back to the queue. Redis that cannot be reached at start stops it with exit code 1.
+`,
+  ui: `Usage: gyre ui [--port N] [--store URL]
+
+Serves a web page to watch and replay runs: the sessions, each run's timeline (model requests,
+tool calls with their permission decisions, hooks, diffs, subagents, costs), live while runs
+run. It listens on 127.0.0.1 only (--port, default a free one) and prints the address to open,
+with a token that every request needs (the page keeps it in a cookie). The store is the one
+gyre run and gyre serve write: --store sqlite:PATH or postgres://… (else GYRE_STORE_URL, else
+Gyre's own database). It only reads the store. Stops on SIGINT/SIGTERM. See docs/ui.md.
 `,
   worker: `Usage: gyre worker --queue URL [--store URL] [--config FILE] [--concurrency N] [--shutdown-grace S]
 

@@ -39,6 +39,8 @@ async function main(argv: string[]): Promise<number> {
       const { serveCommand } = await import("./serve-command.js");
       return traced(() => serveCommand(rest));
     }
+    case "ui":
+      return (await import("./ui-command.js")).uiCommand(rest);
     case "worker": {
       const { workerCommand } = await import("./worker-command.js");
       return traced(() => workerCommand(rest));

@@ -1,0 +1,8 @@
+// `gyre ui`: a local page to watch and replay runs, over the session store (issue 34).
+export { createUiApp, type SessionList, type UiAppOptions } from "./app.js";
+export { defaultPageFolder, pageBuilt } from "./assets.js";
+export { loopbackHosts, sameToken, type UiGuard, uiGuard } from "./guard.js";
+export { SessionChanges } from "./live.js";
+export { type SessionView, sessionView, type TimelineEvent, type WriteBefore } from "./session-view.js";
+export { stepDiff } from "./step-diff.js";
+export { type RunningUi, startUi, type StartUiOptions } from "./start.js";

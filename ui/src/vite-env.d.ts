@@ -1,0 +1,2 @@
+// The page imports its stylesheet; Vite bundles it.
+declare module "*.css";
