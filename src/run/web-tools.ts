@@ -1,6 +1,12 @@
 import type { z } from "zod";
 import { GyreError } from "../errors/index.js";
-import { BUILTIN_PROVIDERS, type CostTracker, type Model, resolveModel, type ResolveModelOptions } from "../model/index.js";
+import {
+  BUILTIN_PROVIDERS,
+  type CostTracker,
+  type Model,
+  resolveModel,
+  type ResolveModelOptions,
+} from "../model/index.js";
 import type { LoadedSettings } from "../settings/index.js";
 import {
   type PageAnswerer,
