@@ -81,6 +81,23 @@ export interface ModelTool {
    * others get a function tool of `inputSchema` and `description`.
    */
   freeform?: FreeformTool;
+  /**
+   * The tool searches the web, and a model whose provider searches itself (Anthropic's
+   * `web_search` server tool, OpenAI Responses' `web_search`) gets the provider's search
+   * instead, with these options; the provider runs those calls, the loop never sees them as
+   * calls of this tool. Other models get it as a function tool.
+   */
+  serverSearch?: ServerSearchOptions;
+}
+
+/** The options of a provider's own web search, as WebSearch's settings give them. */
+export interface ServerSearchOptions {
+  /** Only results from these domains (and their subdomains). */
+  allowedDomains?: readonly string[];
+  /** No results from these domains. */
+  blockedDomains?: readonly string[];
+  /** Searches one answer may make (Anthropic's `max_uses`). */
+  maxUses?: number;
 }
 
 /** What a model with freeform tools is told of one: its own description, and the format of its input. */

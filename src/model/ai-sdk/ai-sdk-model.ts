@@ -53,10 +53,11 @@ export class AiSdkModel implements Model {
       request.messageId ?? newMessageId(),
       this.modelId,
       request.maxToolInputBytes,
+      this.api,
     );
     try {
-      const tools = callTools(request.tools, { freeformTools: this.#freeformTools });
-      const { stream } = await this.languageModel.doStream(toCallOptions(request, tools));
+      const tools = callTools(request.tools, { freeformTools: this.#freeformTools, api: this.api });
+      const { stream } = await this.languageModel.doStream(toCallOptions(request, tools, this.api));
       for await (const part of wrapFreeformCalls(stream, tools.freeform) as AsyncIterable<LanguageModelV3StreamPart>) {
         if (part.type === "error") throw part.error;
         for (const event of assembler.push(part)) yield event;
