@@ -40,7 +40,9 @@ export function webFetchSettings(options: Pick<QueryOptions, "webFetch">, settin
 
 /**
  * WebSearch's options for a run: the search API of the `webSearch` option, else of the settings
- * files' `webSearch` key; without one, why a call fails and how to configure one.
+ * files' `webSearch` key. Without one (or with `backend: "provider"`), the provider's own search
+ * stands in for the tool where the model's provider has one and the run lets it (the loop
+ * decides each turn); a call Gyre runs itself then fails saying why and how to configure a backend.
  */
 export function webSearchOptions(
   options: Pick<QueryOptions, "webSearch" | "env">,
@@ -52,13 +54,26 @@ export function webSearchOptions(
     (settings.merged.webSearch === undefined
       ? undefined
       : parseWith(WebSearchSettings, settings.merged.webSearch, "the webSearch key of the settings files"));
-  if (chosen) {
-    return { backend: searchBackend(chosen, (name) => options.env?.[name] ?? settings.env[name] ?? process.env[name]) };
+  if (chosen && chosen.backend !== "provider") {
+    const http = { ...chosen, backend: chosen.backend };
+    return { backend: searchBackend(http, (name) => options.env?.[name] ?? settings.env[name] ?? process.env[name]) };
   }
+  const serverSearch = {
+    ...(chosen?.allowedDomains && { allowedDomains: chosen.allowedDomains }),
+    ...(chosen?.blockedDomains && { blockedDomains: chosen.blockedDomains }),
+    ...(chosen?.maxUses !== undefined && { maxUses: chosen.maxUses }),
+  };
+  const why = chosen
+    ? "webSearch.backend is \"provider\", and the provider's own search is not in use"
+    : "no search backend is configured, and the provider's own search is not in use";
   return {
+    serverSearch,
     unavailable:
-      `WebSearch is not available: no search backend is configured${model ? ` for this run (model ${model.id})` : ""}. ` +
-      'Set webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
+      `WebSearch is not available: ${why}${model ? ` for this run (model ${model.id})` : ""}. ` +
+      "The provider's search (Anthropic's web search tool, OpenAI Responses' web_search) is offered only " +
+      "while WebSearch is allowed without asking (an allow rule \"WebSearch\", or bypassPermissions mode) " +
+      "and no PreToolUse or PostToolUse hook matches it. Otherwise set " +
+      'webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
       "(Brave and Tavily take an API key from BRAVE_API_KEY / TAVILY_API_KEY, SearXNG a url).",
   };
 }
