@@ -50,7 +50,15 @@ const claude = (
   [input, output, cacheWrite, cacheRead]: [number, number, number, number],
   maxOutputTokens: number,
   contextWindow = 200_000,
-): ModelInfo => ({ input, output, cacheWrite, cacheRead, webSearch: CLAUDE_WEB_SEARCH, contextWindow, maxOutputTokens });
+): ModelInfo => ({
+  input,
+  output,
+  cacheWrite,
+  cacheRead,
+  webSearch: CLAUDE_WEB_SEARCH,
+  contextWindow,
+  maxOutputTokens,
+});
 const CLAUDE_WEB_SEARCH = 0.01;
 /** Anthropic's models from Opus 4.6 and Sonnet 4.6 on: a 1M-token window, 128k tokens out. */
 const claude1m = (rates: [number, number, number, number]): ModelInfo => claude(rates, 128_000, 1_000_000);

@@ -64,14 +64,14 @@ export function webSearchOptions(
     ...(chosen?.maxUses !== undefined && { maxUses: chosen.maxUses }),
   };
   const why = chosen
-    ? "webSearch.backend is \"provider\", and the provider's own search is not in use"
+    ? 'webSearch.backend is "provider", and the provider\'s own search is not in use'
     : "no search backend is configured, and the provider's own search is not in use";
   return {
     serverSearch,
     unavailable:
       `WebSearch is not available: ${why}${model ? ` for this run (model ${model.id})` : ""}. ` +
       "The provider's search (Anthropic's web search tool, OpenAI Responses' web_search) is offered only " +
-      "while WebSearch is allowed without asking (an allow rule \"WebSearch\", or bypassPermissions mode) " +
+      'while WebSearch is allowed without asking (an allow rule "WebSearch", or bypassPermissions mode) ' +
       "and no PreToolUse or PostToolUse hook matches it. Otherwise set " +
       'webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
       "(Brave and Tavily take an API key from BRAVE_API_KEY / TAVILY_API_KEY, SearXNG a url).",

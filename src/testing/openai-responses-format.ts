@@ -88,7 +88,12 @@ function outputItem(answer: MockAnswer, block: AnswerBlock, index: number) {
         status: "completed",
         role: "assistant",
         content: [
-          { type: "output_text", text: block.text, annotations: annotations(block.text, block.citations), logprobs: [] },
+          {
+            type: "output_text",
+            text: block.text,
+            annotations: annotations(block.text, block.citations),
+            logprobs: [],
+          },
         ],
       };
     case "web_search": {

@@ -32,9 +32,7 @@ export const MockWebSearchContent = z.strictObject({
   /** The call's id (default `srvtoolu_mock_<turn>_<i>` for Anthropic, `ws_mock_<turn>_<i>` for Responses). */
   id: z.string().optional(),
   query: z.string(),
-  results: z
-    .array(z.strictObject({ url: z.string(), title: z.string(), page_age: z.string().optional() }))
-    .optional(),
+  results: z.array(z.strictObject({ url: z.string(), title: z.string(), page_age: z.string().optional() })).optional(),
   /** The search failed with this error code (Anthropic's `max_uses_exceeded`, `unavailable`, ...; Responses: status `failed`). */
   error: z.string().optional(),
 });

@@ -159,7 +159,8 @@ export class MessageAssembler {
         this.#finishToolCall(part, events);
         break;
       case "tool-result":
-        if (part.toolName === WEB_SEARCH_TOOL_NAME && !this.#ignored.has(part.toolCallId)) this.#searchResult(part, events);
+        if (part.toolName === WEB_SEARCH_TOOL_NAME && !this.#ignored.has(part.toolCallId))
+          this.#searchResult(part, events);
         break;
       case "finish":
         this.#closeAll(events);

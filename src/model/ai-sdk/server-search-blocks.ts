@@ -44,7 +44,11 @@ function anthropicPage(page: Record<string, JSONValue | undefined>): WebSearchRe
 }
 
 /** OpenAI's result: `{ action: { type: "search", query }, sources: [{ type: "url", url }] }`, or `{ status }` when it failed. */
-function openaiResult(id: string, result: JSONValue, isError: boolean): { block: WebSearchToolResultBlock; query?: string } {
+function openaiResult(
+  id: string,
+  result: JSONValue,
+  isError: boolean,
+): { block: WebSearchToolResultBlock; query?: string } {
   // The item id, which OpenAI's package sends back as an `item_reference` on the next request.
   const provider_metadata = { openai: { itemId: id } };
   const record = isRecord(result) ? result : {};
@@ -60,7 +64,12 @@ function openaiResult(id: string, result: JSONValue, isError: boolean): { block:
       ? [{ type: "web_search_result", url: source.url, title: source.url, page_age: null, encrypted_content: "" }]
       : [],
   );
-  const block: WebSearchToolResultBlock = { type: "web_search_tool_result", tool_use_id: id, content, provider_metadata };
+  const block: WebSearchToolResultBlock = {
+    type: "web_search_tool_result",
+    tool_use_id: id,
+    content,
+    provider_metadata,
+  };
   const query = typeof action.query === "string" ? action.query : undefined;
   return query === undefined ? { block } : { block, query };
 }

@@ -1,4 +1,8 @@
-import type { LanguageModelV3Message, LanguageModelV3ToolResultOutput, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3Message,
+  LanguageModelV3ToolResultOutput,
+  SharedV3ProviderOptions,
+} from "@ai-sdk/provider";
 import {
   type AssistantContentBlock,
   describeWebSearchResult,
@@ -70,7 +74,10 @@ export function searchOrigins(content: readonly AssistantContentBlock[]): Map<st
   const origins = new Map<string, ModelApi>();
   for (const block of content) {
     if (block.type !== "web_search_tool_result") continue;
-    origins.set(block.tool_use_id, block.provider_metadata?.openai?.itemId === undefined ? "anthropic" : "openai-responses");
+    origins.set(
+      block.tool_use_id,
+      block.provider_metadata?.openai?.itemId === undefined ? "anthropic" : "openai-responses",
+    );
   }
   return origins;
 }
