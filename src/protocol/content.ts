@@ -43,7 +43,7 @@ export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
 /**
  * A call of a tool the provider runs itself (Anthropic's `server_tool_use`): Gyre offers only
  * web search (`name: "web_search"`, `input: { query }`). It is never executed by the loop; its
- * result follows in the same message as a {@link WebSearchToolResultBlock}.
+ * result follows in the same message as a `web_search_tool_result` block.
  */
 export const ServerToolUseBlock = z.object({
   type: z.literal("server_tool_use"),
