@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SDKMessage } from "../src/index.js";
+import { openSqliteSessionStore } from "../src/sessions/index.js";
 import { type MockContent, type MockLLMServer, mockTurn } from "../src/testing/index.js";
 import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
@@ -145,6 +149,59 @@ describe("WebSearch through Anthropic's server-side web search", () => {
       });
       expect(Object.values(resultOf(messages).modelUsage)[0]?.webSearchRequests).toBe(0);
     });
+  });
+});
+
+describe("a provider's search in a stored session", () => {
+  it.each([anthropic, responses])("is stored in SQLite and replayed on resume to $name as it came", async (format) => {
+    const dir = mkdtempSync(join(tmpdir(), "gyre-search-resume-"));
+    const store = openSqliteSessionStore({ path: join(dir, "sessions.db") });
+    const script = {
+      turns: [
+        mockTurn.of([
+          { type: "web_search", query: "tide times", results: PAGES },
+          { type: "text", text: "06:12." },
+        ]),
+        mockTurn.text("You asked about tides."),
+      ],
+    };
+    try {
+      await withMock(script, async (server) => {
+        const first = await runQuery(server, format, "when is high water?", {
+          ...ALLOWED,
+          sessionStore: store,
+          cwd: dir,
+        });
+        const sessionId = first[0]!.session_id;
+        const stored = (await store.getSessionMessages(sessionId)).flatMap((m) =>
+          m.type === "assistant" ? m.message.content : [],
+        );
+        expect(stored.map((block) => block.type)).toEqual(["server_tool_use", "web_search_tool_result", "text"]);
+        await runQuery(server, format, "what did I ask?", {
+          ...ALLOWED,
+          sessionStore: store,
+          cwd: dir,
+          resume: sessionId,
+        });
+        const body = server.requests[1]!.body;
+        if (format === anthropic) {
+          const assistant = (body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>)[1];
+          expect(assistant?.content.map((block) => block.type)).toEqual([
+            "server_tool_use",
+            "web_search_tool_result",
+            "text",
+          ]);
+          expect(assistant?.content[1]).toMatchObject({
+            content: [{ encrypted_content: "mock_encrypted_0_0_0" }, { encrypted_content: "mock_encrypted_0_0_1" }],
+          });
+        } else {
+          expect(body.input).toContainEqual({ type: "item_reference", id: "ws_mock_0_0" });
+        }
+      });
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
