@@ -15,6 +15,11 @@ export interface AiSdkModelIdentity {
   api: ModelApi;
   /** The model takes freeform (OpenAI `custom`) tools as such (default: they go as function tools). */
   freeformTools?: boolean;
+  /**
+   * The provider runs its own web search, which stands in for a search tool (Anthropic's Messages
+   * API, OpenAI's Responses API); default: a search tool goes as a function tool.
+   */
+  serverSearch?: boolean;
 }
 
 let messageCounter = 0;
@@ -35,6 +40,7 @@ export class AiSdkModel implements Model {
   readonly info: ModelInfo | undefined;
   readonly api: ModelApi;
   readonly #freeformTools: boolean;
+  readonly #serverSearch: boolean;
 
   constructor(
     readonly languageModel: LanguageModelV3,
@@ -46,6 +52,7 @@ export class AiSdkModel implements Model {
     this.info = identity.info;
     this.api = identity.api;
     this.#freeformTools = identity.freeformTools ?? false;
+    this.#serverSearch = identity.serverSearch ?? false;
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, ModelResponse> {
@@ -56,7 +63,10 @@ export class AiSdkModel implements Model {
       this.api,
     );
     try {
-      const tools = callTools(request.tools, { freeformTools: this.#freeformTools, api: this.api });
+      const tools = callTools(request.tools, {
+        freeformTools: this.#freeformTools,
+        ...(this.#serverSearch && { searchApi: this.api }),
+      });
       const { stream } = await this.languageModel.doStream(toCallOptions(request, tools, this.api));
       for await (const part of wrapFreeformCalls(stream, tools.freeform) as AsyncIterable<LanguageModelV3StreamPart>) {
         if (part.type === "error") throw part.error;

@@ -13,8 +13,8 @@ import { toPrompt } from "./to-prompt.js";
 export interface ToolCapabilities {
   /** Freeform (OpenAI `custom`) tools, sent as `openai.custom` provider tools. */
   freeformTools: boolean;
-  /** The model's wire API: where a provider searches the web itself, a search tool becomes its search. */
-  api?: ModelApi;
+  /** The model's wire API when its provider searches the web itself: a search tool becomes that search. */
+  searchApi?: ModelApi;
 }
 
 /** A request's tools in the AI SDK's shape, and the names of those sent as freeform tools. */
@@ -44,7 +44,7 @@ const toolCaches = new Map<string, WeakMap<readonly ModelTool[], CallTools>>();
  * a model without them; a search tool is the provider's own search where it has one).
  */
 export function callTools(tools: readonly ModelTool[], capabilities: ToolCapabilities): CallTools {
-  const kind = `${capabilities.freeformTools}:${capabilities.api ?? ""}`;
+  const kind = `${capabilities.freeformTools}:${capabilities.searchApi ?? ""}`;
   let cache = toolCaches.get(kind);
   if (!cache) {
     cache = new WeakMap();
@@ -55,7 +55,7 @@ export function callTools(tools: readonly ModelTool[], capabilities: ToolCapabil
     const freeform = new Set<string>();
     converted = {
       tools: tools.map((tool) => {
-        const search = tool.serverSearch && serverSearchTool(capabilities.api, tool.serverSearch);
+        const search = tool.serverSearch && serverSearchTool(capabilities.searchApi, tool.serverSearch);
         if (search) return search;
         if (capabilities.freeformTools && tool.freeform) {
           freeform.add(tool.name);
