@@ -273,6 +273,53 @@ describe("when the provider's search is not offered", () => {
     });
   });
 
+  it.each([anthropic, responses])(
+    "a call asked about and approved searches through a request of its own to $name's search",
+    async (format) => {
+      const script = {
+        turns: [mockTurn.toolUse("WebSearch", { query: "tide times" }), mockTurn.text("High water is at 06:12.")],
+        routes: [
+          {
+            system: "performing a web search",
+            turns: [
+              mockTurn.of([
+                { type: "web_search", query: "tide times", results: PAGES },
+                { type: "text", text: "Found." },
+              ]),
+            ],
+          },
+        ],
+      };
+      await withMock(script, async (server) => {
+        const asked: string[] = [];
+        const messages = await runQuery(server, format, "when is high water?", {
+          tools: ["WebSearch"],
+          canUseTool: async (toolName) => {
+            asked.push(toolName);
+            return { behavior: "allow" };
+          },
+        });
+        expect(asked).toEqual(["WebSearch"]);
+        // The run's own requests offer Gyre's WebSearch; the search request only the provider's.
+        const main = server.requests.filter((request) => request.route === undefined);
+        const side = server.requests.filter((request) => request.route === 0);
+        expect(JSON.stringify(main[0]!.body.tools)).toContain('"WebSearch"');
+        expect(side).toHaveLength(1);
+        const sideTools = side[0]!.body.tools as Array<Record<string, unknown>>;
+        expect(sideTools.map((tool) => tool.type)).toEqual([
+          format === anthropic ? "web_search_20250305" : "web_search",
+        ]);
+        const result = toolResults(messages)[0];
+        expect(result?.is_error).toBeUndefined();
+        expect(result?.content).toContain('Web search results for query: "tide times"');
+        // OpenAI's search names only urls (titles come from citations, and this answer cites none).
+        const title = format === anthropic ? "Tide tables" : PAGES[0]!.url;
+        expect(result?.content).toContain(`1. [${title}](${PAGES[0]!.url})`);
+        expect(result?.content).toContain(PAGES[1]!.url);
+      });
+    },
+  );
+
   it("a provider without its own search and no backend gets the clear error", async () => {
     const script = { turns: [mockTurn.toolUse("WebSearch", { query: "tides" }), mockTurn.text("sorry")] };
     await withMock(script, async (server) => {

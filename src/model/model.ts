@@ -20,6 +20,11 @@ export interface Model {
   /** Call settings this model adds to every request (a `gyre serve` client's sampling), for tracing to report. */
   readonly settings?: CallSettings | undefined;
   /**
+   * The provider runs its own web search (Anthropic's Messages API, OpenAI's Responses API): a
+   * tool with `serverSearch` is sent as that search. Absent: such a tool goes as a function tool.
+   */
+  readonly searchesWeb?: boolean;
+  /**
    * Send one request and stream the answer: yields Anthropic raw stream events
    * (`message_start`, `content_block_delta`, …) and returns the assembled message. Fails
    * with a {@link ModelCallError} whose code classifies the failure and whose `partial`

@@ -11,6 +11,7 @@ import {
   type WebSearchToolOptions,
 } from "../tools/builtin/index.js";
 import type { QueryOptions } from "./options.js";
+import { providerSearchBackend } from "./provider-search.js";
 
 /**
  * WebFetch's options for a run: the `webFetch` option over the settings files' `webFetch`
@@ -40,9 +41,10 @@ export function webFetchSettings(options: Pick<QueryOptions, "webFetch">, settin
 
 /**
  * WebSearch's options for a run: the search API of the `webSearch` option, else of the settings
- * files' `webSearch` key. Without one (or with `backend: "provider"`), the provider's own search
- * stands in for the tool where the model's provider has one and the run lets it (the loop
- * decides each turn); a call Gyre runs itself then fails saying why and how to configure a backend.
+ * files' `webSearch` key. Without one (or with `backend: "provider"`), the provider's own search:
+ * it stands in for the tool where the run lets it unasked (the loop decides each turn), and a call
+ * that was asked about searches through a request of its own to the model's provider. A model
+ * whose provider has no search fails such a call saying how to configure a backend.
  */
 export function webSearchOptions(
   options: Pick<QueryOptions, "webSearch" | "env">,
@@ -63,16 +65,16 @@ export function webSearchOptions(
     ...(chosen?.blockedDomains && { blockedDomains: chosen.blockedDomains }),
     ...(chosen?.maxUses !== undefined && { maxUses: chosen.maxUses }),
   };
+  if (model?.searchesWeb) return { serverSearch, backend: providerSearchBackend(model, serverSearch) };
   const why = chosen
-    ? 'webSearch.backend is "provider", and the provider\'s own search is not in use'
-    : "no search backend is configured, and the provider's own search is not in use";
+    ? 'webSearch.backend is "provider"'
+    : `no search backend is configured${model ? ` for this run (model ${model.id})` : ""}`;
   return {
     serverSearch,
     unavailable:
-      `WebSearch is not available: ${why}${model ? ` for this run (model ${model.id})` : ""}. ` +
-      "The provider's search (Anthropic's web search tool, OpenAI Responses' web_search) is offered only " +
-      'while WebSearch is allowed without asking (an allow rule "WebSearch", or bypassPermissions mode) ' +
-      "and no PreToolUse or PostToolUse hook matches it. Otherwise set " +
+      `WebSearch is not available: ${why}, and ` +
+      (model ? "this model's provider has no search of its own" : "no model's own search is at hand here") +
+      " (Anthropic's web search tool and OpenAI Responses' web_search are used where they are). Set " +
       'webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
       "(Brave and Tavily take an API key from BRAVE_API_KEY / TAVILY_API_KEY, SearXNG a url).",
   };

@@ -39,8 +39,8 @@ export class AiSdkModel implements Model {
   readonly modelId: string;
   readonly info: ModelInfo | undefined;
   readonly api: ModelApi;
+  readonly searchesWeb: boolean;
   readonly #freeformTools: boolean;
-  readonly #serverSearch: boolean;
 
   constructor(
     readonly languageModel: LanguageModelV3,
@@ -52,7 +52,7 @@ export class AiSdkModel implements Model {
     this.info = identity.info;
     this.api = identity.api;
     this.#freeformTools = identity.freeformTools ?? false;
-    this.#serverSearch = identity.serverSearch ?? false;
+    this.searchesWeb = identity.serverSearch ?? false;
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, ModelResponse> {
@@ -65,7 +65,7 @@ export class AiSdkModel implements Model {
     try {
       const tools = callTools(request.tools, {
         freeformTools: this.#freeformTools,
-        ...(this.#serverSearch && { searchApi: this.api }),
+        ...(this.searchesWeb && { searchApi: this.api }),
       });
       const { stream } = await this.languageModel.doStream(toCallOptions(request, tools, this.api));
       for await (const part of wrapFreeformCalls(stream, tools.freeform) as AsyncIterable<LanguageModelV3StreamPart>) {
