@@ -50,7 +50,8 @@ export const anthropicFormat: WireFormat = {
   },
 
   frames(answer) {
-    const { output_tokens: _output, ...inputUsage } = anthropicUsage(answer);
+    // The searches are counted once they ran: in the final usage, not the message's start.
+    const { output_tokens: _output, reasoning_tokens: _reasoning, ...inputUsage } = answer.usage;
     const frames = [
       namedEvent("message_start", {
         type: "message_start",

@@ -184,7 +184,8 @@ function itemEvents(block: AnswerBlock, item: { id: string }, outputIndex: numbe
       return [
         ["response.web_search_call.in_progress", at],
         ["response.web_search_call.searching", at],
-        ["response.web_search_call.completed", at],
+        // A failed search's item is done with status "failed", without a completed event.
+        ...(block.error === undefined ? [["response.web_search_call.completed", at] as ItemEvent] : []),
       ];
     case "thinking": {
       const part = { type: "summary_text", text: "" };
