@@ -168,11 +168,10 @@ export class MessageAssembler {
         // @ai-sdk/anthropic adds a server-side compaction's tokens to the answer's: they are kept
         // apart (the compaction's cost is its own, and the answer's usage says how full the context is).
         this.serverCompaction = compactionIteration(part.providerMetadata);
-        this.#usage = withoutCompaction(toUsage(part.usage), this.serverCompaction);
-        {
-          const serverTools = serverToolUsage(part.usage, this.#content);
-          if (serverTools) this.#usage.server_tool_use = serverTools;
-        }
+        this.#usage = withServerTools(
+          withoutCompaction(toUsage(part.usage), this.serverCompaction),
+          serverToolUsage(part.usage, this.#content),
+        );
         this.#stopReason = toStopReason(part.finishReason.unified, part.finishReason.raw);
         events.push({
           type: "message_delta",
@@ -387,6 +386,11 @@ function compactionIteration(metadata: SharedV3ProviderMetadata | undefined): Se
     };
   }
   return found;
+}
+
+/** The usage with the provider's own tool requests (its searches), when it made any. */
+function withServerTools(usage: Usage, serverTools: Usage["server_tool_use"]): Usage {
+  return serverTools ? { ...usage, server_tool_use: serverTools } : usage;
 }
 
 function withoutCompaction(usage: Usage, compaction: ServerCompactionUsage | undefined): Usage {
