@@ -65,10 +65,15 @@ export {
   TerminalReason,
   TextBlock,
   ThinkingBlock,
+  ServerToolUsage,
+  ServerToolUseBlock,
   ToolResultBlock,
   ToolUseBlock,
   Usage,
   UserContentBlock,
+  WebSearchResult,
+  WebSearchToolResultBlock,
+  WebSearchToolResultError,
 } from "./protocol/index.js";
 
 // ── Tools ─────────────────────────────────────────────────────────────────────────────
@@ -296,6 +301,7 @@ export {
   type ModelTool,
   type ProviderOptions,
   type ServerCompactionUsage,
+  type ServerSearchOptions,
   type ToolInputProblem,
   type PricingTable,
   PRICES_AS_OF,

@@ -27,8 +27,10 @@ describe("the pricing table", () => {
   it.each(Object.entries(fixture.models))("prices %s at its list price", (id, prices) => {
     const [provider = "", ...rest] = id.split("/");
     const info = lookupModelInfo(rest.join("/"), DEFAULT_PRICING, provider);
-    const { contextWindow: _window, maxOutputTokens: _output, ...rates } = info ?? {};
+    const { contextWindow: _window, maxOutputTokens: _output, webSearch, ...rates } = info ?? {};
     expect(rates).toEqual(prices);
+    // Anthropic bills its server-side web search at $10 per 1,000 searches, every model alike.
+    if (provider === "anthropic") expect(webSearch).toBe(0.01);
   });
 
   it.each(Object.entries(fixture.limits))("knows %s's context window and output limit", (id, limits) => {

@@ -150,10 +150,10 @@ describe("WebSearch through the loop, over a search API", () => {
     });
   });
 
-  it("fails with a clear error when no backend is configured, or its key is missing", async () => {
+  it("fails with a clear error when no backend is configured (and the provider has no search), or its key is missing", async () => {
     const script = { turns: [mockTurn.of([searchCall({ query: "tides" })]), mockTurn.text("sorry")] };
     await withMock(script, async (server) => {
-      const messages = await runQuery(server, anthropic, "tides", {
+      const messages = await runQuery(server, FORMATS[2], "tides", {
         tools: ["WebSearch"],
         permissionMode: "bypassPermissions",
       });

@@ -1,4 +1,4 @@
-import type { SDKMessage } from "../protocol/index.js";
+import type { SDKMessage, WebSearchToolResultBlock } from "../protocol/index.js";
 import { applyMessage, initialDeriveState, type ToolState } from "../sessions/index.js";
 
 /** How much of a tool result `gyre sessions show` prints without `--full`. */
@@ -99,7 +99,11 @@ function messageLines(message: SDKMessage, { toolNames, unfinished }: Calls, ful
           ? [block.text]
           : block.type === "tool_use"
             ? [`  [${block.name}] ${JSON.stringify(block.input)}${mark(unfinished.get(block.id))}`]
-            : [],
+            : block.type === "server_tool_use"
+              ? [`  [WebSearch, by the provider] ${JSON.stringify(block.input)}`]
+              : block.type === "web_search_tool_result"
+                ? [`  ← WebSearch${Array.isArray(block.content) ? "" : " (error)"}`, ...indent(searchLines(block))]
+                : [],
       );
     case "result":
       return [`-- ${message.subtype} (${message.num_turns} turns, ${costText(message)})`];
@@ -135,6 +139,12 @@ export function preview(text: string): string {
   const hiddenLines = lines.length - shown.split("\n").length;
   const more = hiddenLines > 0 ? `${hiddenLines} more line${hiddenLines > 1 ? "s" : ""}` : "the rest of the line";
   return `${shown}${shown.length < head.length ? " …" : ""}\n… ${more}, ${text.length - shown.length} more characters (--full shows all)`;
+}
+
+/** A provider's search results, a page a line. */
+function searchLines(block: WebSearchToolResultBlock): string {
+  if (!Array.isArray(block.content)) return `The search failed: ${block.content.error_code}.`;
+  return block.content.map((page) => `${page.title} — ${page.url}`).join("\n") || "No results.";
 }
 
 function indent(text: string): string[] {

@@ -46,6 +46,7 @@ export function estimateAssistantTokens(content: readonly AssistantContentBlock[
     if (block.type === "text") tokens += estimateTextTokens(block.text);
     else if (block.type === "thinking") tokens += estimateTextTokens(block.thinking);
     else if (block.type === "redacted_thinking") tokens += estimateTextTokens(block.data);
+    else if (block.type === "web_search_tool_result") tokens += estimateTextTokens(JSON.stringify(block.content)) + 10;
     else tokens += estimateTextTokens(block.name + JSON.stringify(block.input ?? {})) + 10;
   }
   return tokens;

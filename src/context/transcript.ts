@@ -1,4 +1,10 @@
-import type { AssistantContentBlock, HistoryEntry, UserContentBlock } from "../protocol/index.js";
+import {
+  type AssistantContentBlock,
+  describeWebSearchResult,
+  type HistoryEntry,
+  type UserContentBlock,
+  webSearchQuery,
+} from "../protocol/index.js";
 
 export interface TranscriptOptions {
   /** Characters kept of each tool output (head and tail). Default 2,000. */
@@ -55,6 +61,13 @@ function assistantLines(
       toolNames.set(block.id, block.name);
       const input = shorten(JSON.stringify(block.input ?? {}), options.maxToolInputChars ?? 1_000);
       return [`[Tool call ${block.name}] ${input}`];
+    }
+    case "server_tool_use":
+      toolNames.set(block.id, webSearchQuery(block));
+      return [`[Web search] ${webSearchQuery(block)}`];
+    case "web_search_tool_result": {
+      const text = describeWebSearchResult(block, toolNames.get(block.tool_use_id) ?? "");
+      return [shorten(text, options.maxToolOutputChars ?? 2_000)];
     }
   }
 }

@@ -85,6 +85,11 @@ export class HookRunner {
     return (this.#entries.get(event)?.length ?? 0) > 0;
   }
 
+  /** True when a hook of the event matches `value` (a tool name for tool events): a call of that tool would run it. */
+  matches(event: HookEventName, value: string): boolean {
+    return (this.#entries.get(event) ?? []).some((entry) => entry.match(value));
+  }
+
   /**
    * Run every hook whose matcher matches the event's input (tool name for tool events,
    * `source` for SessionStart, `trigger` for compaction, ...). Resolves with the combined

@@ -1,4 +1,4 @@
-import { addUsage, emptyUsage, type ModelUsage, type Usage } from "../protocol/index.js";
+import { addUsage, emptyUsage, type ModelUsage, type Usage, webSearchRequests } from "../protocol/index.js";
 import { costOf, Decimal } from "./cost.js";
 import type { ModelInfo } from "./pricing.js";
 
@@ -97,7 +97,7 @@ export class CostTracker {
         outputTokens: entry.usage.output_tokens,
         cacheReadInputTokens: entry.usage.cache_read_input_tokens,
         cacheCreationInputTokens: entry.usage.cache_creation_input_tokens,
-        webSearchRequests: 0,
+        webSearchRequests: webSearchRequests(entry.usage),
         costUSD: entry.cost.toNumber(),
         contextWindow: entry.contextWindow,
         maxOutputTokens: entry.maxOutputTokens,

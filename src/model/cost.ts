@@ -1,12 +1,13 @@
 import { Decimal } from "decimal.js";
-import type { Usage } from "../protocol/index.js";
+import { type Usage, webSearchRequests } from "../protocol/index.js";
 import type { ModelInfo, Rates } from "./pricing.js";
 
 /** Rates are US dollars per million tokens. */
 const TOKENS_PER_RATE_UNIT = new Decimal(1_000_000);
 
 /**
- * The exact cost of one model call. Money is computed in decimal so that thousands of
+ * The exact cost of one model call: its tokens, and the provider's own web searches at the
+ * model's price per search (none when the table has no price for them). Money is computed in decimal so that thousands of
  * turns add up to the cent the provider bills, not a float's approximation of it.
  */
 export function costOf(usage: Usage, info: ModelInfo | undefined): Decimal {
@@ -20,7 +21,8 @@ export function costOf(usage: Usage, info: ModelInfo | undefined): Decimal {
     .plus(new Decimal(usage.output_tokens).mul(rates.output))
     .plus(new Decimal(usage.cache_creation_input_tokens).mul(cacheWrite))
     .plus(new Decimal(usage.cache_read_input_tokens).mul(cacheRead))
-    .div(TOKENS_PER_RATE_UNIT);
+    .div(TOKENS_PER_RATE_UNIT)
+    .plus(new Decimal(webSearchRequests(usage)).mul(info.webSearch ?? 0));
 }
 
 export { Decimal };

@@ -5,6 +5,7 @@ export {
   type CallSettings,
   type FreeformFormat,
   type FreeformTool,
+  type ServerSearchOptions,
   type Model,
   type ModelApi,
   type ModelRequest,

@@ -20,6 +20,11 @@ export interface Model {
   /** Call settings this model adds to every request (a `gyre serve` client's sampling), for tracing to report. */
   readonly settings?: CallSettings | undefined;
   /**
+   * The provider runs its own web search (Anthropic's Messages API, OpenAI's Responses API): a
+   * tool with `serverSearch` is sent as that search. Absent: such a tool goes as a function tool.
+   */
+  readonly searchesWeb?: boolean;
+  /**
    * Send one request and stream the answer: yields Anthropic raw stream events
    * (`message_start`, `content_block_delta`, …) and returns the assembled message. Fails
    * with a {@link ModelCallError} whose code classifies the failure and whose `partial`
@@ -81,6 +86,23 @@ export interface ModelTool {
    * others get a function tool of `inputSchema` and `description`.
    */
   freeform?: FreeformTool;
+  /**
+   * The tool searches the web, and a model whose provider searches itself (Anthropic's
+   * `web_search` server tool, OpenAI Responses' `web_search`) gets the provider's search
+   * instead, with these options; the provider runs those calls, the loop never sees them as
+   * calls of this tool. Other models get it as a function tool.
+   */
+  serverSearch?: ServerSearchOptions;
+}
+
+/** The options of a provider's own web search, as WebSearch's settings give them. */
+export interface ServerSearchOptions {
+  /** Only results from these domains (and their subdomains). */
+  allowedDomains?: readonly string[];
+  /** No results from these domains. */
+  blockedDomains?: readonly string[];
+  /** Searches one answer may make (Anthropic's `max_uses`). */
+  maxUses?: number;
 }
 
 /** What a model with freeform tools is told of one: its own description, and the format of its input. */

@@ -14,6 +14,8 @@ export type Rates = z.infer<typeof Rates>;
  * its input (including cache tokens) exceeds `thresholdTokens`, as Anthropic bills it.
  */
 export const ModelInfo = Rates.extend({
+  /** US dollars per search of the provider's own web search (Anthropic bills $10 per 1,000). */
+  webSearch: z.number().nonnegative().optional(),
   contextWindow: z.number().int().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   longContext: Rates.extend({ thresholdTokens: z.number().int().positive() }).optional(),
@@ -40,12 +42,24 @@ export const LATEST_OPUS = "claude-opus-5-5";
 export const LATEST_HAIKU = "claude-haiku-5-5";
 
 const sonnetLong = { thresholdTokens: 200_000, input: 6, output: 22.5, cacheWrite: 7.5, cacheRead: 0.6 };
-/** Anthropic: a 5-minute cache write costs 1.25× the input price and a cache read 0.1× (written out: floats would not add up to the cent). */
+/**
+ * Anthropic: a 5-minute cache write costs 1.25× the input price and a cache read 0.1× (written
+ * out: floats would not add up to the cent); a web search (its server tool) $10 per 1,000.
+ */
 const claude = (
   [input, output, cacheWrite, cacheRead]: [number, number, number, number],
   maxOutputTokens: number,
   contextWindow = 200_000,
-): ModelInfo => ({ input, output, cacheWrite, cacheRead, contextWindow, maxOutputTokens });
+): ModelInfo => ({
+  input,
+  output,
+  cacheWrite,
+  cacheRead,
+  webSearch: CLAUDE_WEB_SEARCH,
+  contextWindow,
+  maxOutputTokens,
+});
+const CLAUDE_WEB_SEARCH = 0.01;
 /** Anthropic's models from Opus 4.6 and Sonnet 4.6 on: a 1M-token window, 128k tokens out. */
 const claude1m = (rates: [number, number, number, number]): ModelInfo => claude(rates, 128_000, 1_000_000);
 /** OpenAI's GPT-6 models: a 1.05M window, 128k out, and a whole request past 272k input billed higher. */
@@ -86,8 +100,8 @@ export const DEFAULT_PRICING: PricingTable = {
   "claude-mythos-5": claude1m([10, 50, 12.5, 1]),
   "claude-opus-5-5": claude1m([4, 20, 5, 0.2]),
   "claude-opus-5": claude1m([5, 25, 6.25, 0.5]),
-  "claude-opus-4-8": { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },
-  "claude-opus-4-7": { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 },
+  "claude-opus-4-8": { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5, webSearch: CLAUDE_WEB_SEARCH },
+  "claude-opus-4-7": { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5, webSearch: CLAUDE_WEB_SEARCH },
   "claude-opus-4-6": claude1m([5, 25, 6.25, 0.5]),
   "claude-sonnet-5-5": claude1m([2, 10, 2.5, 0.2]),
   "claude-sonnet-5": claude1m([2, 10, 2.5, 0.2]),

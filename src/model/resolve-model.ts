@@ -44,6 +44,7 @@ export async function resolveModel(
       info: lookupModelInfo(spec.modelId, pricing),
       api: apiOfLanguageModel(spec),
       freeformTools: takesFreeformTools(spec, apiOfLanguageModel(spec)),
+      serverSearch: searchesItself(spec, provider, apiOfLanguageModel(spec)),
     });
   }
   const providers = { ...BUILTIN_PROVIDERS, ...options.providers };
@@ -70,6 +71,7 @@ export async function resolveModel(
     info: lookupModelInfo(modelId, pricing, providerName),
     api: apiOfConfig(config),
     freeformTools: takesFreeformTools(model, apiOfConfig(config)),
+    serverSearch: searchesItself(model, config.type, apiOfConfig(config)),
   });
 }
 
@@ -155,6 +157,15 @@ function withV1(baseURL: string): string {
 /** OpenAI's Responses API has freeform tools; the text protocol describes every tool as a function in the prompt. */
 function takesFreeformTools(model: LanguageModelV3, api: ModelApi): boolean {
   return api === "openai-responses" && !isTextProtocolModel(model);
+}
+
+/**
+ * Anthropic's Messages API and OpenAI's own Responses API run a web search themselves (Azure's
+ * Responses API has no `web_search` tool); a text-protocol model only reads tools from its prompt.
+ */
+function searchesItself(model: LanguageModelV3, family: string, api: ModelApi): boolean {
+  if (isTextProtocolModel(model)) return false;
+  return (family === "anthropic" && api === "anthropic") || (family === "openai" && api === "openai-responses");
 }
 
 function apiOfConfig(config: ProviderConfig): ModelApi {

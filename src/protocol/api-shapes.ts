@@ -26,7 +26,7 @@ export function apiUsage(usage: Usage & Partial<Pick<Extras, "output_tokens_deta
   return {
     ...pick(usage),
     cache_creation: null,
-    server_tool_use: null,
+    server_tool_use: usage.server_tool_use ? { ...usage.server_tool_use } : null,
     service_tier: null,
     speed: null,
     inference_geo: null,
@@ -42,7 +42,10 @@ export function resultUsage(usage: Usage): Usage & Extras {
     ...pick(usage),
     // Gyre does not see which cache tier a write used; Anthropic's default tier is 5 minutes.
     cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: usage.cache_creation_input_tokens },
-    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+    server_tool_use: {
+      web_search_requests: usage.server_tool_use?.web_search_requests ?? 0,
+      web_fetch_requests: usage.server_tool_use?.web_fetch_requests ?? 0,
+    },
     service_tier: "standard",
     speed: "standard",
     inference_geo: "",
@@ -105,7 +108,7 @@ export function apiStreamEvent<T extends { type: string }>(event: T): T {
         delta: { container: null, stop_details: null, ...(fields.delta as object) },
         usage: {
           ...pick(usage),
-          server_tool_use: null,
+          server_tool_use: usage.server_tool_use ? { ...usage.server_tool_use } : null,
           iterations: null,
           output_tokens_details: null,
           fallback_credit: null,

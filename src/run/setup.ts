@@ -168,7 +168,7 @@ export async function setupRun(input: SetupInput): Promise<RunSetup> {
   const tools = [
     ...resolveTools(options, cwd, sandbox, {
       webFetch: webFetchOptions(options, settings, model, resolveOptions(options), costs),
-      webSearch: webSearchOptions(options, settings, model),
+      webSearch: webSearchOptions(options, settings, model, costs),
     }).map((tool) => persistence.withCheckpoints(tool)),
     ...skillTools(options, skills.offered),
     ...agents.tools,

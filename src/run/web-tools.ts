@@ -1,12 +1,6 @@
 import type { z } from "zod";
 import { GyreError } from "../errors/index.js";
-import {
-  BUILTIN_PROVIDERS,
-  type CostTracker,
-  type Model,
-  resolveModel,
-  type ResolveModelOptions,
-} from "../model/index.js";
+import { BUILTIN_PROVIDERS, CostTracker, type Model, resolveModel, type ResolveModelOptions } from "../model/index.js";
 import type { LoadedSettings } from "../settings/index.js";
 import {
   type PageAnswerer,
@@ -17,6 +11,7 @@ import {
   type WebSearchToolOptions,
 } from "../tools/builtin/index.js";
 import type { QueryOptions } from "./options.js";
+import { providerSearchBackend } from "./provider-search.js";
 
 /**
  * WebFetch's options for a run: the `webFetch` option over the settings files' `webFetch`
@@ -48,25 +43,44 @@ export function webFetchSettings(options: Pick<QueryOptions, "webFetch">, settin
 
 /**
  * WebSearch's options for a run: the search API of the `webSearch` option, else of the settings
- * files' `webSearch` key; without one, why a call fails and how to configure one.
+ * files' `webSearch` key. Without one (or with `backend: "provider"`), the provider's own search:
+ * it stands in for the tool where the run lets it unasked (the loop decides each turn), and a call
+ * that was asked about searches through a request of its own to the model's provider. A model
+ * whose provider has no search fails such a call saying how to configure a backend.
  */
 export function webSearchOptions(
   options: Pick<QueryOptions, "webSearch" | "env">,
   settings: LoadedSettings,
   model?: Model,
+  costs?: CostTracker,
 ): WebSearchToolOptions {
   const chosen =
     options.webSearch ??
     (settings.merged.webSearch === undefined
       ? undefined
       : parseWith(WebSearchSettings, settings.merged.webSearch, "the webSearch key of the settings files"));
-  if (chosen) {
-    return { backend: searchBackend(chosen, (name) => options.env?.[name] ?? settings.env[name] ?? process.env[name]) };
+  if (chosen && chosen.backend !== "provider") {
+    const http = { ...chosen, backend: chosen.backend };
+    return { backend: searchBackend(http, (name) => options.env?.[name] ?? settings.env[name] ?? process.env[name]) };
   }
+  const serverSearch = {
+    ...(chosen?.allowedDomains && { allowedDomains: chosen.allowedDomains }),
+    ...(chosen?.blockedDomains && { blockedDomains: chosen.blockedDomains }),
+    ...(chosen?.maxUses !== undefined && { maxUses: chosen.maxUses }),
+  };
+  if (model?.searchesWeb) {
+    return { serverSearch, backend: providerSearchBackend(model, serverSearch, costs ?? new CostTracker()) };
+  }
+  const why = chosen
+    ? 'webSearch.backend is "provider"'
+    : `no search backend is configured${model ? ` for this run (model ${model.id})` : ""}`;
   return {
+    serverSearch,
     unavailable:
-      `WebSearch is not available: no search backend is configured${model ? ` for this run (model ${model.id})` : ""}. ` +
-      'Set webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
+      `WebSearch is not available: ${why}, and ` +
+      (model ? "this model's provider has no search of its own" : "no model's own search is at hand here") +
+      " (Anthropic's web search tool and OpenAI Responses' web_search are used where they are). Set " +
+      'webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
       "(Brave and Tavily take an API key from BRAVE_API_KEY / TAVILY_API_KEY, SearXNG a url).",
   };
 }

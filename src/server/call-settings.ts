@@ -36,6 +36,7 @@ export function withSettings(model: Model, settings: CallSettings, failures: Mod
     modelId: model.modelId,
     info: model.info,
     api: model.api,
+    ...(model.searchesWeb !== undefined && { searchesWeb: model.searchesWeb }),
     settings: { ...model.settings, ...settings },
     stream: (request) => watch(model.stream({ ...request, settings: { ...request.settings, ...settings } }), failures),
   };

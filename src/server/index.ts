@@ -81,6 +81,7 @@ export type {
   SandboxSettings,
   SDKMessage,
   ServerCompactionUsage,
+  ServerSearchOptions,
   ServerRecords,
   SessionInfo,
   SessionLock,

@@ -1,4 +1,12 @@
-import type { MockCompaction, MockContent, MockStopReason, MockTurn, MockUsage } from "./script.js";
+import type {
+  MockCitation,
+  MockCompaction,
+  MockContent,
+  MockStopReason,
+  MockTurn,
+  MockUsage,
+  MockWebSearchContent,
+} from "./script.js";
 
 /** A tool call ready for the wire: `arguments` is the exact text the client receives. */
 export interface AnswerToolCall {
@@ -14,8 +22,21 @@ export interface AnswerToolCall {
   freeformInput?: string;
 }
 
+/** A search the provider ran: `searchIndex` numbers the answer's searches (for ids). */
+export interface AnswerWebSearch {
+  type: "web_search";
+  id: string | undefined;
+  searchIndex: number;
+  query: string;
+  results: NonNullable<MockWebSearchContent["results"]>;
+  error: string | undefined;
+}
+
 export type AnswerBlock =
-  { type: "text"; text: string } | { type: "thinking"; thinking: string; signature: string } | AnswerToolCall;
+  | { type: "text"; text: string; citations?: MockCitation[] }
+  | { type: "thinking"; thinking: string; signature: string }
+  | AnswerToolCall
+  | AnswerWebSearch;
 
 /** One scripted turn resolved against one request: what every wire format renders. */
 export interface MockAnswer {
@@ -45,7 +66,7 @@ export function buildAnswer(options: {
   now: number;
 }): MockAnswer {
   const { turn, turnIndex, request } = options;
-  const counters = { call: 0, thinking: 0 };
+  const counters = { call: 0, thinking: 0, search: 0 };
   const blocks = (turn.content ?? []).map((content) => resolveBlock(content, turnIndex, counters));
   const hasToolCall = blocks.some((block) => block.type === "tool_use");
   const usage = resolveUsage(turn.usage, request, blocks);
@@ -69,9 +90,18 @@ export function buildAnswer(options: {
 function resolveBlock(
   content: MockContent,
   turnIndex: number,
-  counters: { call: number; thinking: number },
+  counters: { call: number; thinking: number; search: number },
 ): AnswerBlock {
   switch (content.type) {
+    case "web_search":
+      return {
+        type: "web_search",
+        id: content.id,
+        searchIndex: counters.search++,
+        query: content.query,
+        results: content.results ?? [],
+        error: content.error,
+      };
     case "text":
       return content;
     case "thinking":
@@ -137,7 +167,14 @@ function blockChars(block: AnswerBlock): number {
       return block.thinking.length;
     case "tool_use":
       return block.name.length + block.arguments.length;
+    case "web_search":
+      return block.query.length;
   }
+}
+
+/** Searches of the answer that ran (a failed search is not billed). */
+export function webSearchCount(answer: MockAnswer): number {
+  return answer.blocks.filter((block) => block.type === "web_search" && block.error === undefined).length;
 }
 
 function estimateTokens(chars: number): number {

@@ -1,4 +1,13 @@
-import { type AnswerBlock, type MockAnswer, splitArguments, splitText, toolCallId } from "./answer.js";
+import {
+  type AnswerBlock,
+  type AnswerWebSearch,
+  type MockAnswer,
+  splitArguments,
+  splitText,
+  toolCallId,
+  webSearchCount,
+} from "./answer.js";
+import type { MockCitation } from "./script.js";
 import { countRuns, namedEvent, plainText, type WireError, type WireFormat } from "./wire-format.js";
 
 const ERROR_TYPES: Record<number, string> = {
@@ -32,7 +41,7 @@ export const anthropicFormat: WireFormat = {
       ...messageEnvelope(answer),
       content: [
         ...(answer.compaction ? [{ type: "compaction", content: answer.compaction.summary }] : []),
-        ...answer.blocks.map((block) => wholeBlock(answer, block)),
+        ...wireBlocks(answer.blocks).map((block) => wholeBlock(answer, block)),
       ],
       stop_reason: answer.stopReason,
       stop_sequence: stopSequence(answer),
@@ -41,7 +50,8 @@ export const anthropicFormat: WireFormat = {
   },
 
   frames(answer) {
-    const { output_tokens: _output, ...inputUsage } = anthropicUsage(answer);
+    // The searches are counted once they ran: in the final usage, not the message's start.
+    const { output_tokens: _output, reasoning_tokens: _reasoning, ...inputUsage } = answer.usage;
     const frames = [
       namedEvent("message_start", {
         type: "message_start",
@@ -72,7 +82,7 @@ export const anthropicFormat: WireFormat = {
         namedEvent("content_block_stop", { type: "content_block_stop", index: 0 }),
       );
     }
-    answer.blocks.forEach((block, blockIndex) => {
+    wireBlocks(answer.blocks).forEach((block, blockIndex) => {
       const index = first + blockIndex;
       frames.push(
         namedEvent("content_block_start", {
@@ -125,7 +135,61 @@ function stopSequence(answer: MockAnswer): string | null {
   return Array.isArray(sequences) && typeof sequences[0] === "string" ? sequences[0] : null;
 }
 
-function wholeBlock(answer: MockAnswer, block: AnswerBlock) {
+/**
+ * A provider's search is two blocks on Anthropic's wire: the `server_tool_use` call, then its
+ * `web_search_tool_result`.
+ */
+type WireBlock = AnswerBlock | { type: "web_search_tool_result"; search: AnswerWebSearch };
+
+function wireBlocks(blocks: AnswerBlock[]): WireBlock[] {
+  return blocks.flatMap((block): WireBlock[] =>
+    block.type === "web_search" ? [block, { type: "web_search_tool_result", search: block }] : [block],
+  );
+}
+
+function searchId(answer: MockAnswer, search: AnswerWebSearch): string {
+  return search.id ?? `srvtoolu_mock_${answer.turn}_${search.searchIndex}`;
+}
+
+/** The result block, whole: Anthropic streams it in its `content_block_start`. */
+function searchResult(answer: MockAnswer, search: AnswerWebSearch) {
+  return {
+    type: "web_search_tool_result",
+    tool_use_id: searchId(answer, search),
+    content:
+      search.error === undefined
+        ? search.results.map((page, index) => ({
+            type: "web_search_result",
+            title: page.title,
+            url: page.url,
+            encrypted_content: `mock_encrypted_${answer.turn}_${search.searchIndex}_${index}`,
+            page_age: page.page_age ?? null,
+          }))
+        : { type: "web_search_tool_result_error", error_code: search.error },
+  };
+}
+
+/** A text's citations as Anthropic's `web_search_result_location`s. */
+function citations(text: string, cited: MockCitation[]) {
+  return cited.map((citation, index) => ({
+    type: "web_search_result_location",
+    cited_text: citation.cited_text ?? text,
+    url: citation.url,
+    title: citation.title,
+    encrypted_index: `mock_index_${index}`,
+  }));
+}
+
+function wholeBlock(answer: MockAnswer, block: WireBlock) {
+  if (block.type === "web_search") {
+    return { type: "server_tool_use", id: searchId(answer, block), name: "web_search", input: { query: block.query } };
+  }
+  if (block.type === "web_search_tool_result") return searchResult(answer, block.search);
+  if (block.type === "text") {
+    return block.citations
+      ? { type: "text", text: block.text, citations: citations(block.text, block.citations) }
+      : { type: "text", text: block.text };
+  }
   if (block.type !== "tool_use") return block;
   return {
     type: "tool_use",
@@ -147,10 +211,14 @@ function wholeInput(text: string): unknown {
   }
 }
 
-function startBlock(answer: MockAnswer, block: AnswerBlock) {
+function startBlock(answer: MockAnswer, block: WireBlock) {
   switch (block.type) {
     case "text":
-      return { type: "text", text: "" };
+      return block.citations ? { type: "text", text: "", citations: [] } : { type: "text", text: "" };
+    case "web_search":
+      return { type: "server_tool_use", id: searchId(answer, block), name: "web_search", input: {} };
+    case "web_search_tool_result":
+      return searchResult(answer, block.search);
     case "thinking":
       return { type: "thinking", thinking: "", signature: "" };
     case "tool_use":
@@ -158,10 +226,17 @@ function startBlock(answer: MockAnswer, block: AnswerBlock) {
   }
 }
 
-function blockDeltas(block: AnswerBlock): Array<Record<string, unknown>> {
+function blockDeltas(block: WireBlock): Array<Record<string, unknown>> {
   switch (block.type) {
     case "text":
-      return splitText(block.text).map((text) => ({ type: "text_delta", text }));
+      return [
+        ...citations(block.text, block.citations ?? []).map((citation) => ({ type: "citations_delta", citation })),
+        ...splitText(block.text).map((text) => ({ type: "text_delta", text })),
+      ];
+    case "web_search":
+      return [{ type: "input_json_delta", partial_json: JSON.stringify({ query: block.query }) }];
+    case "web_search_tool_result":
+      return [];
     case "thinking":
       return [
         ...splitText(block.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
@@ -175,8 +250,12 @@ function blockDeltas(block: AnswerBlock): Array<Record<string, unknown>> {
   }
 }
 
-/** The answer's usage as Anthropic reports it: its four counts (no reasoning tokens apart). */
+/**
+ * The answer's usage as Anthropic reports it: its four counts (no reasoning tokens apart), and
+ * the searches it ran (`server_tool_use`) when it ran any.
+ */
 function anthropicUsage(answer: MockAnswer) {
   const { reasoning_tokens: _reasoning, ...usage } = answer.usage;
-  return usage;
+  const searches = webSearchCount(answer);
+  return searches > 0 ? { ...usage, server_tool_use: { web_search_requests: searches, web_fetch_requests: 0 } } : usage;
 }

@@ -110,6 +110,9 @@ function wholeParts(block: AnswerBlock): Array<Record<string, unknown>> {
       return [{ text: block.thinking, thought: true, thoughtSignature: block.signature }];
     case "tool_use":
       return [{ functionCall: { name: block.name, args: callArgs(block.arguments) } }];
+    case "web_search":
+      // Gemini's search (grounding) is not a part of the answer: the mock sends none.
+      return [];
   }
 }
 
@@ -127,6 +130,7 @@ function streamedParts(block: AnswerBlock): Array<Record<string, unknown>> {
       }));
     }
     case "tool_use":
+    case "web_search":
       return wholeParts(block);
   }
 }

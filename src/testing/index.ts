@@ -1,6 +1,7 @@
 export { mockFault, type MockTurnOptions, mockTurn } from "./mock-turn.js";
 export {
   loadMockScript,
+  MockCitation,
   MockCompaction,
   MockContent,
   MockCustomToolCallContent,
@@ -13,6 +14,7 @@ export {
   MockToolUseContent,
   MockTurn,
   MockUsage,
+  MockWebSearchContent,
   parseMockScript,
 } from "./script.js";
 export { type MockLLMEnv, type MockLLMOptions, type MockLLMServer, type MockRequest, startMockLLM } from "./server.js";

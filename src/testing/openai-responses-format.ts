@@ -1,4 +1,5 @@
 import { type AnswerBlock, type MockAnswer, splitArguments, splitText, toolCallId } from "./answer.js";
+import type { MockCitation } from "./script.js";
 import { openaiError, responsesUsage } from "./openai-shared.js";
 import { countRuns, namedEvent, plainText, systemMessagesText, type WireFormat } from "./wire-format.js";
 
@@ -36,7 +37,7 @@ export const openaiResponsesFormat: WireFormat = {
     answer.blocks.forEach((block, outputIndex) => {
       const item = outputItem(answer, block, outputIndex);
       frames.push(event("response.output_item.added", { output_index: outputIndex, item: pendingItem(item) }));
-      for (const [type, data] of itemEvents(block, item.id, outputIndex)) frames.push(event(type, data));
+      for (const [type, data] of itemEvents(block, item, outputIndex)) frames.push(event(type, data));
       frames.push(event("response.output_item.done", { output_index: outputIndex, item }));
     });
     const status = finalStatus(answer);
@@ -86,8 +87,30 @@ function outputItem(answer: MockAnswer, block: AnswerBlock, index: number) {
         id: `msg_mock_${suffix}`,
         status: "completed",
         role: "assistant",
-        content: [{ type: "output_text", text: block.text, annotations: [], logprobs: [] }],
+        content: [
+          {
+            type: "output_text",
+            text: block.text,
+            annotations: annotations(block.text, block.citations),
+            logprobs: [],
+          },
+        ],
       };
+    case "web_search": {
+      // The sources come only when the request asks for them, as the AI SDK does with a search tool.
+      const include = Array.isArray(answer.request.include) ? answer.request.include : [];
+      const withSources = include.includes("web_search_call.action.sources");
+      return {
+        type: "web_search_call",
+        id: block.id ?? `ws_mock_${suffix}`,
+        status: block.error === undefined ? "completed" : "failed",
+        action: {
+          type: "search",
+          query: block.query,
+          ...(withSources && { sources: block.results.map((page) => ({ type: "url", url: page.url })) }),
+        },
+      };
+    }
     case "thinking":
       return {
         type: "reasoning",
@@ -119,6 +142,8 @@ function outputItem(answer: MockAnswer, block: AnswerBlock, index: number) {
 /** The item as `output_item.added` announces it, before any content streamed. */
 function pendingItem(item: ReturnType<typeof outputItem>) {
   switch (item.type) {
+    case "web_search_call":
+      return { type: item.type, id: item.id, status: "in_progress" };
     case "message":
       return { ...item, status: "in_progress", content: [] };
     case "reasoning":
@@ -132,21 +157,36 @@ function pendingItem(item: ReturnType<typeof outputItem>) {
 
 type ItemEvent = [string, Record<string, unknown>];
 
-function itemEvents(block: AnswerBlock, itemId: string, outputIndex: number): ItemEvent[] {
-  const at = { item_id: itemId, output_index: outputIndex };
+function itemEvents(block: AnswerBlock, item: { id: string }, outputIndex: number): ItemEvent[] {
+  const at = { item_id: item.id, output_index: outputIndex };
   switch (block.type) {
     case "text": {
       const part = { type: "output_text", text: "", annotations: [] };
+      const cited = annotations(block.text, block.citations);
       return [
         ["response.content_part.added", { ...at, content_index: 0, part }],
         ...splitText(block.text).map((delta): ItemEvent => [
           "response.output_text.delta",
           { ...at, content_index: 0, delta, logprobs: [] },
         ]),
+        ...cited.map((annotation, annotationIndex): ItemEvent => [
+          "response.output_text.annotation.added",
+          { ...at, content_index: 0, annotation_index: annotationIndex, annotation },
+        ]),
         ["response.output_text.done", { ...at, content_index: 0, text: block.text, logprobs: [] }],
-        ["response.content_part.done", { ...at, content_index: 0, part: { ...part, text: block.text } }],
+        [
+          "response.content_part.done",
+          { ...at, content_index: 0, part: { ...part, text: block.text, annotations: cited } },
+        ],
       ];
     }
+    case "web_search":
+      return [
+        ["response.web_search_call.in_progress", at],
+        ["response.web_search_call.searching", at],
+        // A failed search's item is done with status "failed", without a completed event.
+        ...(block.error === undefined ? [["response.web_search_call.completed", at] as ItemEvent] : []),
+      ];
     case "thinking": {
       const part = { type: "summary_text", text: "" };
       return [
@@ -176,4 +216,14 @@ function itemEvents(block: AnswerBlock, itemId: string, outputIndex: number): It
         ["response.function_call_arguments.done", { ...at, arguments: block.arguments }],
       ];
   }
+}
+
+/** A text's citations as `url_citation` annotations: where its cited words are, else all of it. */
+function annotations(text: string, cited: MockCitation[] | undefined) {
+  return (cited ?? []).map((citation) => {
+    const found = citation.cited_text === undefined ? -1 : text.indexOf(citation.cited_text);
+    const start = found < 0 ? 0 : found;
+    const end = found < 0 ? text.length : found + (citation.cited_text ?? "").length;
+    return { type: "url_citation", start_index: start, end_index: end, url: citation.url, title: citation.title };
+  });
 }

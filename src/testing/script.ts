@@ -2,9 +2,41 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { GyreError } from "../errors/index.js";
 
-/** Plain text the model says. */
-export const MockTextContent = z.strictObject({ type: z.literal("text"), text: z.string() });
+/** A web page a text cites (from a web search of the same answer). */
+export const MockCitation = z.strictObject({
+  url: z.string(),
+  title: z.string(),
+  /** The words of the text it supports (default: all of it). */
+  cited_text: z.string().optional(),
+});
+export type MockCitation = z.infer<typeof MockCitation>;
+
+/**
+ * Plain text the model says. `citations`: the pages it cites, sent as Anthropic's
+ * `web_search_result_location` citations and the Responses API's `url_citation` annotations.
+ */
+export const MockTextContent = z.strictObject({
+  type: z.literal("text"),
+  text: z.string(),
+  citations: z.array(MockCitation).optional(),
+});
 export type MockTextContent = z.infer<typeof MockTextContent>;
+
+/**
+ * A search the provider ran itself: Anthropic's `server_tool_use` + `web_search_tool_result`
+ * blocks (and `usage.server_tool_use.web_search_requests`), the Responses API's `web_search_call`
+ * item. Formats without server-side search (Chat Completions, Gemini) send nothing for it.
+ */
+export const MockWebSearchContent = z.strictObject({
+  type: z.literal("web_search"),
+  /** The call's id (default `srvtoolu_mock_<turn>_<i>` for Anthropic, `ws_mock_<turn>_<i>` for Responses). */
+  id: z.string().optional(),
+  query: z.string(),
+  results: z.array(z.strictObject({ url: z.string(), title: z.string(), page_age: z.string().optional() })).optional(),
+  /** The search failed with this error code (Anthropic's `max_uses_exceeded`, `unavailable`, ...; Responses: status `failed`). */
+  error: z.string().optional(),
+});
+export type MockWebSearchContent = z.infer<typeof MockWebSearchContent>;
 
 /** Reasoning. Anthropic gets a thinking block; Chat `reasoning_content`; Responses a reasoning summary. */
 export const MockThinkingContent = z.strictObject({
@@ -50,6 +82,7 @@ export const MockContent = z.discriminatedUnion("type", [
   MockThinkingContent,
   MockToolUseContent,
   MockCustomToolCallContent,
+  MockWebSearchContent,
 ]);
 export type MockContent = z.infer<typeof MockContent>;
 

@@ -37,6 +37,41 @@ describe.each([anthropicFormat, openaiChatFormat, openaiResponsesFormat, geminiF
   },
 );
 
+const searchTurn: MockTurn = {
+  content: [
+    {
+      type: "web_search",
+      query: "tide times",
+      results: [{ url: "https://t.example", title: "Tides", page_age: "1 day" }],
+    },
+    { type: "web_search", query: "more", error: "max_uses_exceeded" },
+    {
+      type: "text",
+      text: "High water at 06:12.",
+      citations: [{ url: "https://t.example", title: "Tides", cited_text: "06:12" }],
+    },
+  ],
+  usage: { input_tokens: 10, output_tokens: 5 },
+};
+const searchAnswer = buildAnswer({
+  turn: searchTurn,
+  turnIndex: 0,
+  seq: 2,
+  request: { model: "m", stream: true, include: ["web_search_call.action.sources"] },
+  now: Date.UTC(2025, 0, 1),
+});
+
+/** The provider's own search, on the two wires that have one. */
+describe.each([anthropicFormat, openaiResponsesFormat])("$format server-side web search", (format) => {
+  it("streams these SSE frames", () => {
+    expect(format.frames(searchAnswer).join("")).toMatchSnapshot();
+  });
+
+  it("answers whole with this body", () => {
+    expect(format.json(searchAnswer)).toMatchSnapshot();
+  });
+});
+
 describe("chat usage chunk", () => {
   it("is sent only when stream_options.include_usage asks for it", () => {
     const without = buildAnswer({ turn, turnIndex: 0, seq: 1, request: { stream: true }, now: 0 });

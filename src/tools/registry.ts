@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { FreeformTool } from "../model/index.js";
+import type { FreeformTool, ServerSearchOptions } from "../model/index.js";
 import type { AnyTool } from "./tool.js";
 
 /** A tool as the model sees it: name, description and JSON Schema of its input (and an MCP tool's origin, a freeform tool's format). */
@@ -9,6 +9,7 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
   mcp?: { server: string; tool: string };
   freeform?: FreeformTool;
+  serverSearch?: ServerSearchOptions;
 }
 
 export interface ToolFilter {
@@ -85,6 +86,7 @@ export class ToolRegistry {
       inputSchema: this.#jsonSchema(tool),
       ...(tool.mcp && { mcp: tool.mcp }),
       ...(tool.freeform && { freeform: tool.freeform }),
+      ...(tool.serverSearch && { serverSearch: tool.serverSearch }),
     }));
   }
 

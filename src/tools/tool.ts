@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { FreeformTool } from "../model/index.js";
+import type { FreeformTool, ServerSearchOptions } from "../model/index.js";
 import type { ImageBlock, SDKMessage, TextBlock } from "../protocol/index.js";
 import type { ToolSession } from "./tool-session.js";
 
@@ -146,6 +146,12 @@ export interface Tool<Input = unknown> {
    * freeform tools gets it as one (see `ModelTool.freeform`).
    */
   readonly freeform?: FreeformTool;
+  /**
+   * The tool searches the web, and the provider's own search may stand in for it (see
+   * `ModelTool.serverSearch`): offered so only while a call of the tool would run without
+   * asking anyone and without hooks (the loop decides each turn); its `execute` runs otherwise.
+   */
+  readonly serverSearch?: ServerSearchOptions;
   /** Disabled tools are not offered to the model but can still be looked up. */
   readonly enabled?: boolean;
   /**

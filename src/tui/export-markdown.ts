@@ -1,4 +1,4 @@
-import type { SDKMessage } from "../protocol/index.js";
+import { describeWebSearchResult, type SDKMessage, webSearchQuery } from "../protocol/index.js";
 
 /** A tool result longer than this is cut in the export (the session keeps all of it). */
 const MAX_RESULT_CHARS = 4000;
@@ -10,6 +10,7 @@ const MAX_RESULT_CHARS = 4000;
  */
 export function conversationMarkdown(messages: readonly SDKMessage[], title: string): string {
   const out: string[] = [`# ${title}`];
+  const queries = new Map<string, string>();
   let speaker: "you" | "gyre" | undefined;
   const heading = (who: "you" | "gyre") => {
     if (speaker !== who) out.push(who === "you" ? "## You" : "## Gyre");
@@ -41,6 +42,12 @@ export function conversationMarkdown(messages: readonly SDKMessage[], title: str
         } else if (block.type === "tool_use") {
           heading("gyre");
           out.push(`**${block.name}**\n\n${fence(JSON.stringify(block.input, null, 2), "json")}`);
+        } else if (block.type === "server_tool_use") {
+          heading("gyre");
+          queries.set(block.id, webSearchQuery(block));
+          out.push(`**WebSearch** (the provider's)\n\n${fence(JSON.stringify(block.input, null, 2), "json")}`);
+        } else if (block.type === "web_search_tool_result") {
+          out.push(`Result:\n\n${describeWebSearchResult(block, queries.get(block.tool_use_id) ?? "")}`);
         }
       }
     }

@@ -43,6 +43,53 @@ describe("Transcript", () => {
     ]);
   });
 
+  it("shows the provider's own search as a WebSearch call with its query and the pages found", () => {
+    const transcript = new Transcript("/p");
+    transcript.apply(
+      assistant([
+        { type: "server_tool_use", id: "srv1", name: "web_search", input: { query: "tide times" } },
+        {
+          type: "web_search_tool_result",
+          tool_use_id: "srv1",
+          content: [
+            {
+              type: "web_search_result",
+              url: "https://a.example/t",
+              title: "Tides",
+              page_age: null,
+              encrypted_content: "x",
+            },
+          ],
+        },
+        { type: "server_tool_use", id: "srv2", name: "web_search", input: { query: "more" } },
+        {
+          type: "web_search_tool_result",
+          tool_use_id: "srv2",
+          content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" },
+        },
+        { type: "text", text: "High water at 06:12." },
+      ]),
+    );
+    expect(transcript.items).toMatchObject([
+      {
+        kind: "tool",
+        name: "WebSearch",
+        about: "tide times",
+        state: "done",
+        outcome: "(1 result)",
+        output: 'Web search results for query: "tide times"\n\n1. [Tides](https://a.example/t)',
+      },
+      {
+        kind: "tool",
+        name: "WebSearch",
+        about: "more",
+        state: "failed",
+        outcome: "the search failed: max_uses_exceeded",
+      },
+      { kind: "assistant", text: "High water at 06:12." },
+    ]);
+  });
+
   it("grows streamed text in place and keeps the final text of the complete message", () => {
     const transcript = new Transcript("/p");
     transcript.apply(stream({ type: "message_start", message: {} }));

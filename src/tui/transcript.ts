@@ -1,4 +1,10 @@
-import type { AnthropicStreamEvent, SDKMessage } from "../protocol/index.js";
+import {
+  type AnthropicStreamEvent,
+  describeWebSearchResult,
+  type SDKMessage,
+  type WebSearchToolResultBlock,
+  webSearchQuery,
+} from "../protocol/index.js";
 import { type Todo, todoSummary, todosOf } from "./todos.js";
 import { describeInput, describeOutcome } from "./tool-summary.js";
 
@@ -185,10 +191,28 @@ export class Transcript {
         const item = this.#toolItem(block.id, block.name, block.input as Record<string, unknown>);
         // The call is complete: the loop runs it now (or asks first, which keeps it pending).
         if (item.state === "pending") item.state = "running";
+      } else if (block.type === "server_tool_use") {
+        // The provider's own search, shown as the WebSearch call it stands in for.
+        const item = this.#toolItem(block.id, "WebSearch", { query: webSearchQuery(block) });
+        if (item.state === "pending") item.state = "running";
+      } else if (block.type === "web_search_tool_result") {
+        this.#searchResult(block);
       }
     });
     if (message.error) this.notice(message.error, "error");
     return true;
+  }
+
+  /** The provider's search answered: its results under its call, as WebSearch's would be. */
+  #searchResult(block: WebSearchToolResultBlock): void {
+    const item = this.tool(block.tool_use_id);
+    if (!item) return;
+    const failed = !Array.isArray(block.content);
+    item.state = failed ? "failed" : "done";
+    item.output = describeWebSearchResult(block, typeof item.input.query === "string" ? item.input.query : "");
+    item.outcome = Array.isArray(block.content)
+      ? `(${block.content.length} ${block.content.length === 1 ? "result" : "results"})`
+      : `the search failed: ${block.content.error_code}`;
   }
 
   #toolItem(id: string, name: string, input: Record<string, unknown>): ToolItem {

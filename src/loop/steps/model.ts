@@ -102,7 +102,7 @@ async function* callModel(
     request: {
       system,
       history: context.limits.maxMessages ? messageWindow(state.history, context.limits.maxMessages) : state.history,
-      tools: modelTools(context, state, model),
+      tools: modelTools(context, state, model, providerMaySearch(context, state)),
       maxOutputTokens: context.limits.maxOutputTokens,
       providerOptions: state.modelSettings.providerOptions,
       maxToolInputBytes: context.limits.maxToolInputBytes,
@@ -137,21 +137,50 @@ async function systemPrompt(context: RunContext, state: RunState): Promise<strin
 
 /**
  * The registry's tool definitions, one array per registry revision (it changes only when an
- * MCP server's tools change), so the adapter's cache hits and the prompt stays the same.
+ * MCP server's tools change), so the adapter's cache hits and the prompt stays the same; and
+ * the same without the provider's search standing in for a search tool.
  */
-const toolDefinitions = new WeakMap<ToolRegistry, { revision: number; tools: ModelTool[] }>();
+const toolDefinitions = new WeakMap<ToolRegistry, { revision: number; tools: ModelTool[]; local: ModelTool[] }>();
 
 /**
  * The tools a model call offers: with tool search (`context.toolSearch`), the deferred MCP
- * tools by name only but for those the history's ToolSearch calls loaded (see `presentTools`).
+ * tools by name only but for those the history's ToolSearch calls loaded (see `presentTools`);
+ * without `serverSearch`, no tool asks for the provider's own search.
  */
-function modelTools(context: RunContext, state: RunState, model: Model): ModelTool[] {
-  if (context.toolSearch) return searchedTools(context, state, model);
+function modelTools(context: RunContext, state: RunState, model: Model, serverSearch: boolean): ModelTool[] {
+  if (context.toolSearch) {
+    const tools = searchedTools(context, state, model);
+    return serverSearch ? tools : withoutServerSearch(tools);
+  }
   const { registry } = context;
   let cached = toolDefinitions.get(registry);
   if (cached?.revision !== registry.revision) {
-    cached = { revision: registry.revision, tools: registry.definitions() };
+    const tools = registry.definitions();
+    cached = { revision: registry.revision, tools, local: withoutServerSearch(tools) };
     toolDefinitions.set(registry, cached);
   }
-  return cached.tools;
+  return serverSearch ? cached.tools : cached.local;
+}
+
+function withoutServerSearch(tools: ModelTool[]): ModelTool[] {
+  return tools.some((tool) => tool.serverSearch) ? tools.map(({ serverSearch: _search, ...tool }) => tool) : tools;
+}
+
+/**
+ * Whether the provider may run its own web search this turn: its searches pass no permission
+ * check and no hook (the provider runs them inside its answer), so only while a call of each
+ * search tool would be allowed outright (an allow rule, the mode) and no PreToolUse or
+ * PostToolUse hook would see it. A deny rule, an ask rule or a mode that asks keeps the tool
+ * Gyre's own, and its calls go through the pipeline like any other.
+ */
+function providerMaySearch(context: RunContext, state: RunState): boolean {
+  const tools = context.registry.offered().filter((tool) => tool.serverSearch);
+  if (tools.length === 0) return false;
+  return tools.every((tool) => {
+    if (context.hooks?.matches("PreToolUse", tool.name) || context.hooks?.matches("PostToolUse", tool.name)) {
+      return false;
+    }
+    const request = { toolName: tool.name, input: { query: "" }, sideEffect: tool.sideEffect, cwd: context.cwd };
+    return state.permissions.evaluate(request).behavior === "allow";
+  });
 }

@@ -15,6 +15,11 @@ export interface AiSdkModelIdentity {
   api: ModelApi;
   /** The model takes freeform (OpenAI `custom`) tools as such (default: they go as function tools). */
   freeformTools?: boolean;
+  /**
+   * The provider runs its own web search, which stands in for a search tool (Anthropic's Messages
+   * API, OpenAI's Responses API); default: a search tool goes as a function tool.
+   */
+  serverSearch?: boolean;
 }
 
 let messageCounter = 0;
@@ -34,6 +39,7 @@ export class AiSdkModel implements Model {
   readonly modelId: string;
   readonly info: ModelInfo | undefined;
   readonly api: ModelApi;
+  readonly searchesWeb: boolean;
   readonly #freeformTools: boolean;
 
   constructor(
@@ -46,6 +52,7 @@ export class AiSdkModel implements Model {
     this.info = identity.info;
     this.api = identity.api;
     this.#freeformTools = identity.freeformTools ?? false;
+    this.searchesWeb = identity.serverSearch ?? false;
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, ModelResponse> {
@@ -53,10 +60,14 @@ export class AiSdkModel implements Model {
       request.messageId ?? newMessageId(),
       this.modelId,
       request.maxToolInputBytes,
+      this.api,
     );
     try {
-      const tools = callTools(request.tools, { freeformTools: this.#freeformTools });
-      const { stream } = await this.languageModel.doStream(toCallOptions(request, tools));
+      const tools = callTools(request.tools, {
+        freeformTools: this.#freeformTools,
+        ...(this.searchesWeb && { searchApi: this.api }),
+      });
+      const { stream } = await this.languageModel.doStream(toCallOptions(request, tools, this.api));
       for await (const part of wrapFreeformCalls(stream, tools.freeform) as AsyncIterable<LanguageModelV3StreamPart>) {
         if (part.type === "error") throw part.error;
         for (const event of assembler.push(part)) yield event;

@@ -1,8 +1,10 @@
 import type { LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
 import type { APIAssistantMessage, AssistantContentBlock, StopReason, Usage } from "../../protocol/index.js";
 import { emptyUsage } from "../../protocol/index.js";
-import type { ModelStreamEvent, ServerCompactionUsage, ToolInputProblem } from "../model.js";
+import type { ModelApi, ModelStreamEvent, ServerCompactionUsage, ToolInputProblem } from "../model.js";
 import { toStopReason, toUsage } from "./finish.js";
+import { serverToolUsage, textCitations, titleResults, webSearchResultBlock } from "./server-search-blocks.js";
+import { WEB_SEARCH_TOOL_NAME } from "./server-search-replay.js";
 
 type Metadata = Record<string, Record<string, unknown>>;
 
@@ -35,16 +37,23 @@ export class MessageAssembler {
   #stopReason: StopReason | null = null;
   #usage: Usage = emptyUsage();
   readonly #maxInputBytes: number;
+  readonly #api: ModelApi | undefined;
+  /** Calls of provider tools Gyre did not offer (and so keeps nothing of), by call id. */
+  readonly #ignored = new Set<string>();
   /** Tool calls whose arguments were not valid JSON or were too large, by call id. */
   readonly toolInputProblems = new Map<string, ToolInputProblem>();
   /** The tokens of Anthropic's server-side compaction in this answer, when it reported them. */
   serverCompaction: ServerCompactionUsage | undefined;
 
-  /** `maxInputBytes`: arguments longer than this (UTF-8) are not parsed, and the call is refused. */
-  constructor(id: string, model: string, maxInputBytes = Number.POSITIVE_INFINITY) {
+  /**
+   * `maxInputBytes`: arguments longer than this (UTF-8) are not parsed, and the call is refused.
+   * `api`: the model's wire API, which says how its provider's web search results read.
+   */
+  constructor(id: string, model: string, maxInputBytes = Number.POSITIVE_INFINITY, api?: ModelApi) {
     this.#id = id;
     this.#model = model;
     this.#maxInputBytes = maxInputBytes;
+    this.#api = api;
   }
 
   /** Apply one stream part; returns the raw events it corresponds to. */
@@ -103,8 +112,12 @@ export class MessageAssembler {
         break;
       }
       case "tool-input-start": {
+        if (part.providerExecuted && part.toolName !== WEB_SEARCH_TOOL_NAME) {
+          this.#ignored.add(part.id);
+          break;
+        }
         const block: AssistantContentBlock = {
-          type: "tool_use",
+          type: part.providerExecuted ? "server_tool_use" : "tool_use",
           id: part.id,
           name: part.toolName,
           input: {},
@@ -140,14 +153,25 @@ export class MessageAssembler {
         break;
       }
       case "tool-call":
-        this.#finishToolCall(part.toolCallId, part.toolName, part.input, part.providerMetadata, events);
+        if (part.providerExecuted && (part.toolName !== WEB_SEARCH_TOOL_NAME || this.#ignored.has(part.toolCallId))) {
+          break;
+        }
+        this.#finishToolCall(part, events);
+        break;
+      case "tool-result":
+        if (part.toolName === WEB_SEARCH_TOOL_NAME && !this.#ignored.has(part.toolCallId))
+          this.#searchResult(part, events);
         break;
       case "finish":
         this.#closeAll(events);
+        titleResults(this.#content);
         // @ai-sdk/anthropic adds a server-side compaction's tokens to the answer's: they are kept
         // apart (the compaction's cost is its own, and the answer's usage says how full the context is).
         this.serverCompaction = compactionIteration(part.providerMetadata);
-        this.#usage = withoutCompaction(toUsage(part.usage), this.serverCompaction);
+        this.#usage = withServerTools(
+          withoutCompaction(toUsage(part.usage), this.serverCompaction),
+          serverToolUsage(part.usage, this.#content),
+        );
         this.#stopReason = toStopReason(part.finishReason.unified, part.finishReason.raw);
         events.push({
           type: "message_delta",
@@ -220,6 +244,10 @@ export class MessageAssembler {
     if (!incoming) return;
     const block = open.block;
     block.provider_metadata = { ...block.provider_metadata, ...incoming };
+    if (block.type === "text") {
+      const citations = textCitations(block, incoming);
+      if (citations) block.citations = citations;
+    }
     const anthropic = incoming.anthropic;
     if (
       block.type === "thinking" &&
@@ -244,17 +272,13 @@ export class MessageAssembler {
     }
   }
 
-  #finishToolCall(
-    id: string,
-    name: string,
-    rawInput: string,
-    metadata: SharedV3ProviderMetadata | undefined,
-    events: ModelStreamEvent[],
-  ): void {
+  #finishToolCall(call: Extract<LanguageModelV3StreamPart, { type: "tool-call" }>, events: ModelStreamEvent[]): void {
+    const { toolCallId: id, toolName: name, input: rawInput, providerMetadata: metadata } = call;
+    const type = call.providerExecuted ? "server_tool_use" : "tool_use";
     let open = this.#toolBlocks.get(id);
     if (!open) {
       // A call that arrives whole: its text is the one delta (unless it is over the limit).
-      events.push(this.#start(id, { type: "tool_use", id, name, input: {} }));
+      events.push(this.#start(id, { type, id, name, input: {} }));
       open = this.#open.get(id) as OpenBlock;
       open.inputBytes = Buffer.byteLength(rawInput);
       if (open.inputBytes <= this.#maxInputBytes) {
@@ -272,10 +296,29 @@ export class MessageAssembler {
     }
     this.#toolBlocks.delete(id);
     const block = open.block;
-    if (block.type !== "tool_use") return;
+    if (block.type !== "tool_use" && block.type !== "server_tool_use") return;
     block.input = this.#parseInput(id, rawInput, open.inputBytes ?? Buffer.byteLength(rawInput));
+    // The provider ran its own call: what it made of the arguments is its concern, not the loop's.
+    if (block.type === "server_tool_use") this.toolInputProblems.delete(id);
     const extra = meta(metadata);
     if (extra) block.provider_metadata = { ...block.provider_metadata, ...extra };
+  }
+
+  /**
+   * A provider's web search result: a whole block, streamed as Anthropic streams it (a start
+   * carrying all of it, then its stop). OpenAI names the query only here: its call gets it.
+   */
+  #searchResult(part: Extract<LanguageModelV3StreamPart, { type: "tool-result" }>, events: ModelStreamEvent[]): void {
+    const { block, query } = webSearchResultBlock(part, this.#api);
+    if (query !== undefined) {
+      const call = this.#content.find((known) => known.type === "server_tool_use" && known.id === part.toolCallId);
+      if (call?.type === "server_tool_use") call.input = { query };
+    }
+    const index = this.#content.length;
+    this.#content.push(block);
+    const { provider_metadata: _omit, ...wire } = block;
+    events.push({ type: "content_block_start", index, content_block: wire });
+    events.push({ type: "content_block_stop", index });
   }
 
   /**
@@ -343,6 +386,11 @@ function compactionIteration(metadata: SharedV3ProviderMetadata | undefined): Se
     };
   }
   return found;
+}
+
+/** The usage with the provider's own tool requests (its searches), when it made any. */
+function withServerTools(usage: Usage, serverTools: Usage["server_tool_use"]): Usage {
+  return serverTools ? { ...usage, server_tool_use: serverTools } : usage;
 }
 
 function withoutCompaction(usage: Usage, compaction: ServerCompactionUsage | undefined): Usage {

@@ -3,15 +3,18 @@ import type {
   LanguageModelV3FunctionTool,
   LanguageModelV3ProviderTool,
 } from "@ai-sdk/provider";
-import type { ModelRequest, ModelTool } from "../model.js";
+import type { ModelApi, ModelRequest, ModelTool } from "../model.js";
 import { MCP_TOOL_OPTIONS } from "../text-protocol/index.js";
 import { customTool, freeformToolChoice, withRawFreeformInputs } from "./freeform-calls.js";
+import { serverSearchTool } from "./server-search-tool.js";
 import { toPrompt } from "./to-prompt.js";
 
 /** What the model takes beyond function tools. */
 export interface ToolCapabilities {
   /** Freeform (OpenAI `custom`) tools, sent as `openai.custom` provider tools. */
   freeformTools: boolean;
+  /** The model's wire API when its provider searches the web itself: a search tool becomes that search. */
+  searchApi?: ModelApi;
 }
 
 /** A request's tools in the AI SDK's shape, and the names of those sent as freeform tools. */
@@ -33,20 +36,27 @@ const HOSTED_CHOICE_NAMES = new Set([
   "web_search_preview",
 ]);
 
-/** Converted tool lists, per tool list (a run passes the same list every call) and per kind of model. */
-const toolCaches = {
-  withFreeform: new WeakMap<readonly ModelTool[], CallTools>(),
-  functionsOnly: new WeakMap<readonly ModelTool[], CallTools>(),
-};
+/** Converted tool lists, per kind of model, then per tool list (a run passes the same list every call). */
+const toolCaches = new Map<string, WeakMap<readonly ModelTool[], CallTools>>();
 
-/** The request's tools for a model with these capabilities (a freeform tool is a function tool for a model without them). */
+/**
+ * The request's tools for a model with these capabilities (a freeform tool is a function tool for
+ * a model without them; a search tool is the provider's own search where it has one).
+ */
 export function callTools(tools: readonly ModelTool[], capabilities: ToolCapabilities): CallTools {
-  const cache = capabilities.freeformTools ? toolCaches.withFreeform : toolCaches.functionsOnly;
+  const kind = `${capabilities.freeformTools}:${capabilities.searchApi ?? ""}`;
+  let cache = toolCaches.get(kind);
+  if (!cache) {
+    cache = new WeakMap();
+    toolCaches.set(kind, cache);
+  }
   let converted = cache.get(tools);
   if (!converted) {
     const freeform = new Set<string>();
     converted = {
       tools: tools.map((tool) => {
+        const search = tool.serverSearch && serverSearchTool(capabilities.searchApi, tool.serverSearch);
+        if (search) return search;
         if (capabilities.freeformTools && tool.freeform) {
           freeform.add(tool.name);
           return customTool({ ...tool, freeform: tool.freeform });
@@ -77,7 +87,7 @@ function functionTool(tool: ModelTool): LanguageModelV3FunctionTool {
 }
 
 /** A {@link ModelRequest} as AI SDK call options, with `tools` as {@link callTools} made them. */
-export function toCallOptions(request: ModelRequest, tools: CallTools): LanguageModelV3CallOptions {
+export function toCallOptions(request: ModelRequest, tools: CallTools, api?: ModelApi): LanguageModelV3CallOptions {
   const settings = request.settings ?? {};
   const offered = tools.tools.length > 0;
   const { toolChoice, providerOptions } = freeformToolChoice(
@@ -86,7 +96,7 @@ export function toCallOptions(request: ModelRequest, tools: CallTools): Language
     request.providerOptions,
   );
   return {
-    prompt: withRawFreeformInputs(toPrompt(request.system, request.history), tools.freeform),
+    prompt: withRawFreeformInputs(toPrompt(request.system, request.history, api), tools.freeform),
     tools: offered ? tools.tools : undefined,
     toolChoice: offered ? toolChoice : undefined,
     ...(settings.temperature !== undefined && { temperature: settings.temperature }),

@@ -12,6 +12,8 @@ import type {
   ToolResultBlock,
   UserContentBlock,
 } from "../../protocol/index.js";
+import type { ModelApi } from "../model.js";
+import { type ServerSearchReplay, searchOrigins, serverSearchParts } from "./server-search-replay.js";
 
 /**
  * The prompt built for a history array so far. The loop only ever appends to its history
@@ -19,6 +21,7 @@ import type {
  */
 interface PromptCache {
   system: string | undefined;
+  api: ModelApi | undefined;
   entries: number;
   lastEntry: HistoryEntry | undefined;
   prompt: LanguageModelV3Message[];
@@ -33,11 +36,16 @@ const caches = new WeakMap<readonly HistoryEntry[], PromptCache>();
  * its tool name from the call it answers. Work done for earlier turns is reused, so a long
  * run does not redo its whole history on every model call.
  */
-export function toPrompt(system: string | undefined, history: readonly HistoryEntry[]): LanguageModelV3Prompt {
+export function toPrompt(
+  system: string | undefined,
+  history: readonly HistoryEntry[],
+  api?: ModelApi,
+): LanguageModelV3Prompt {
   let cache = caches.get(history);
-  if (!cache || cache.system !== system || !extends_(cache, history)) {
+  if (!cache || cache.system !== system || cache.api !== api || !extends_(cache, history)) {
     cache = {
       system,
+      api,
       entries: 0,
       lastEntry: undefined,
       prompt: system ? [{ role: "system", content: system }] : [],
@@ -51,7 +59,7 @@ export function toPrompt(system: string | undefined, history: readonly HistoryEn
       for (const block of entry.message.content)
         if (block.type === "tool_use") cache.toolNames.set(block.id, block.name);
     }
-    for (const message of convertEntry(entry, cache.toolNames)) cache.prompt.push(message);
+    for (const message of convertEntry(entry, cache.toolNames, api)) cache.prompt.push(message);
   }
   cache.entries = history.length;
   cache.lastEntry = history.at(-1);
@@ -63,17 +71,25 @@ function extends_(cache: PromptCache, history: readonly HistoryEntry[]): boolean
   return history.length >= cache.entries && (cache.entries === 0 || history[cache.entries - 1] === cache.lastEntry);
 }
 
-function convertEntry(entry: HistoryEntry, toolNames: Map<string, string>): LanguageModelV3Message[] {
+function convertEntry(
+  entry: HistoryEntry,
+  toolNames: Map<string, string>,
+  api: ModelApi | undefined,
+): LanguageModelV3Message[] {
   if (entry.role === "user") return userMessages(entry.content, toolNames);
-  const content = entry.message.content.flatMap((block) => assistantPart(block));
+  const replay: ServerSearchReplay = { api, origins: searchOrigins(entry.message.content), queries: new Map() };
+  const content = entry.message.content.flatMap((block) => assistantPart(block, replay));
   return content.length > 0 ? [{ role: "assistant", content }] : [];
 }
 
 type AssistantPart = Extract<LanguageModelV3Message, { role: "assistant" }>["content"][number];
 
-function assistantPart(block: AssistantContentBlock): AssistantPart[] {
+function assistantPart(block: AssistantContentBlock, replay: ServerSearchReplay): AssistantPart[] {
   const providerOptions = block.provider_metadata as SharedV3ProviderOptions | undefined;
   switch (block.type) {
+    case "server_tool_use":
+    case "web_search_tool_result":
+      return serverSearchParts(block, replay);
     case "text":
       return block.text.length > 0 ? [{ type: "text", text: block.text, providerOptions }] : [];
     case "thinking":

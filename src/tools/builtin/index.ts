@@ -85,6 +85,7 @@ export {
 } from "./web-fetch/index.js";
 export {
   type SearchBackend,
+  SearchFailed,
   type SearchHit,
   type SearchRequest,
   searchBackend,

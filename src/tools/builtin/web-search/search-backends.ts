@@ -35,8 +35,11 @@ const PUBLIC_URLS = {
 } as const;
 const KEY_ENV = { brave: "BRAVE_API_KEY", tavily: "TAVILY_API_KEY" } as const;
 
+/** An HTTP search API's settings (any backend but `provider`). */
+export type HttpSearchSettings = WebSearchSettings & { backend: Exclude<WebSearchSettings["backend"], "provider"> };
+
 /** The backend `settings` names, its key read through `env` at each search. */
-export function searchBackend(settings: WebSearchSettings, env: (name: string) => string | undefined): SearchBackend {
+export function searchBackend(settings: HttpSearchSettings, env: (name: string) => string | undefined): SearchBackend {
   const max = settings.maxResults ?? 10;
   const timeoutMs = settings.timeoutMs ?? 30_000;
   return async (request) => {
@@ -53,7 +56,7 @@ export function searchBackend(settings: WebSearchSettings, env: (name: string) =
 }
 
 async function query(
-  settings: WebSearchSettings,
+  settings: HttpSearchSettings,
   env: (name: string) => string | undefined,
   request: SearchRequest,
   max: number,

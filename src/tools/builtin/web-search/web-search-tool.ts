@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../../define-tool.js";
+import type { ServerSearchOptions } from "../../../model/index.js";
 import type { Tool, ToolResult } from "../../tool.js";
 import { type SearchBackend, SearchFailed, type SearchHit } from "./search-backends.js";
 
@@ -29,6 +30,8 @@ export interface WebSearchToolOptions {
   backend?: SearchBackend;
   /** Why there is no backend, for the model and the user. */
   unavailable?: string;
+  /** The provider's own search may stand in for the tool, with these options (see `Tool.serverSearch`). */
+  serverSearch?: ServerSearchOptions;
   /** The clock for `durationSeconds`. */
   now?: () => number;
 }
@@ -44,7 +47,7 @@ Usage notes:
 /** WebSearch (Claude Code compatible), over a search API. */
 export function webSearchTool(options: WebSearchToolOptions = {}): Tool<WebSearchInput> {
   const now = options.now ?? Date.now;
-  return defineTool({
+  const tool = defineTool({
     name: "WebSearch",
     description: DESCRIPTION,
     inputSchema: WebSearchInput,
@@ -81,6 +84,7 @@ export function webSearchTool(options: WebSearchToolOptions = {}): Tool<WebSearc
       return { content: describeHits(input.query, hits), data };
     },
   });
+  return options.serverSearch ? { ...tool, serverSearch: options.serverSearch } : tool;
 }
 
 function describeHits(query: string, hits: SearchHit[]): string {
