@@ -1,6 +1,7 @@
 // `gyre ui` end to end (issue 34): the built CLI's `gyre ui` over a store filled by real `gyre run`s
 // against the mock LLM, read in Debian's headless chromium driven by playwright-core (a compat
-// peer). One browser for the file. The screenshots in docs/images come from here.
+// peer). One browser for the file. The screenshots in docs/images come from here
+// (GYRE_UPDATE_SCREENSHOTS=1 npx vitest run test/ui.test.ts).
 import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
@@ -23,7 +24,13 @@ import {
 } from "./ui-support.js";
 
 const run = promisify(execFile);
-const IMAGES = resolve("docs/images");
+/**
+ * Where the screenshots go: docs/images (the README shows them) when GYRE_UPDATE_SCREENSHOTS=1,
+ * else a scratch folder, so a test run does not leave the checkout changed (durations and ids
+ * differ from run to run). Either way the test takes them, so the page they show is tested.
+ */
+const IMAGES =
+  process.env.GYRE_UPDATE_SCREENSHOTS === "1" ? resolve("docs/images") : mkdtempSync(join(tmpdir(), "gyre-ui-shots-"));
 
 let home: string;
 let gyreHome: string;
@@ -128,6 +135,7 @@ afterAll(async () => {
   await browser?.close();
   await ui?.stop();
   for (const dir of [home, gyreHome, projectParent]) if (dir) rmSync(dir, { recursive: true, force: true });
+  if (IMAGES !== resolve("docs/images")) rmSync(IMAGES, { recursive: true, force: true });
 });
 
 describe("gyre ui", () => {
