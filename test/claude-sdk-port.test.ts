@@ -1,10 +1,10 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { folderWithPeer } from "./compat-peers.js";
+import { startMockWithScript } from "./mock-llm-process.js";
 
 /**
  * A program written for the Claude Agent SDK, ported by changing its import: it uses `skills`,
@@ -15,7 +15,6 @@ import { folderWithPeer } from "./compat-peers.js";
  * `gyre mock-llm` process speaking Anthropic's wire format.
  */
 const run = promisify(execFile);
-const CLI = resolve("dist/bin/gyre.js");
 const TSC = resolve("node_modules/typescript/bin/tsc");
 
 /** The program, importing the SDK from `from`. It prints one JSON line per fact the test checks. */
@@ -57,19 +56,6 @@ for await (const message of query({
   }
 }
 `;
-
-async function startMock(script: unknown, dir: string): Promise<{ child: ChildProcess; baseURL: string }> {
-  const path = join(dir, "script.json");
-  writeFileSync(path, JSON.stringify(script));
-  const child = spawn(process.execPath, [CLI, "mock-llm", "--script", path, "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
-    const match = /listening on (http:\/\/\S+)/.exec(line);
-    if (match) return { child, baseURL: `${match[1]}/v1` };
-  }
-  throw new Error("gyre mock-llm exited without printing its address");
-}
 
 function write(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -143,7 +129,7 @@ describe("a Claude Agent SDK program using skills, plugins and AskUserQuestion, 
       ],
       multiSelect: false,
     };
-    const mock = await startMock(
+    const mock = await startMockWithScript(
       {
         mode: "sequential",
         turns: [

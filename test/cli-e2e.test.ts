@@ -2,27 +2,14 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
+import { startMockProcess } from "./mock-llm-process.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SDKMessage } from "../src/index.js";
 import { startMockLLM } from "../src/testing/index.js";
 
 const run = promisify(execFile);
 const CLI = resolve("dist/bin/gyre.js");
-
-/** Start `gyre mock-llm` as a real process and wait for the line that gives its address. */
-async function startMockProcess(scriptPath: string): Promise<{ child: ChildProcess; baseURL: string }> {
-  const child = spawn(process.execPath, [CLI, "mock-llm", "--script", scriptPath, "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) {
-    const match = /listening on (http:\/\/\S+)/.exec(line);
-    if (match) return { child, baseURL: `${match[1]}/v1` };
-  }
-  throw new Error("gyre mock-llm exited without printing its address");
-}
 
 describe("gyre run against gyre mock-llm, as real processes", () => {
   let mock: { child: ChildProcess; baseURL: string };

@@ -1,11 +1,11 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { folderWithPeer } from "./compat-peers.js";
+import { startMockWithScript } from "./mock-llm-process.js";
 
 /**
  * Gyre's messages follow the Claude Agent SDK's `SDKMessage` so programs written for it read
@@ -21,22 +21,9 @@ const run = promisify(execFile);
 const CLI = resolve("dist/bin/gyre.js");
 const TSC = resolve("node_modules/typescript/bin/tsc");
 
-async function startMock(script: unknown, dir: string): Promise<{ child: ChildProcess; baseURL: string }> {
-  const path = join(dir, `script-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(path, JSON.stringify(script));
-  const child = spawn(process.execPath, [CLI, "mock-llm", "--script", path, "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
-    const match = /listening on (http:\/\/\S+)/.exec(line);
-    if (match) return { child, baseURL: `${match[1]}/v1` };
-  }
-  throw new Error("gyre mock-llm exited without printing its address");
-}
-
 /** One `gyre run` in stream-json, every line parsed. */
 async function record(script: unknown, dir: string, args: string[]): Promise<Array<Record<string, unknown>>> {
-  const mock = await startMock(script, dir);
+  const mock = await startMockWithScript(script, dir);
   try {
     const { stdout } = await run(
       process.execPath,
