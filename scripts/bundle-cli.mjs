@@ -57,6 +57,42 @@ const zod3EnumOnly = {
 };
 
 /**
+ * The AI SDK's provider-utils build every request's headers through a fetch `Headers` object
+ * (`withUserAgentSuffix`), and test `instanceof Headers` (`normalizeHeaders`): either makes Node
+ * load its undici (~15 ms at start) though the CLI's model requests go through node:http
+ * (src/net/node-fetch.ts). The same work is done on a plain object: names lower-cased, the
+ * user agent's suffix appended. If provider-utils changes that code, the build warns and
+ * leaves it as it is.
+ */
+const providerHeadersWithoutUndici = {
+  name: "provider-headers-without-undici",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const suffix =
+        /function withUserAgentSuffix\(headers, \.\.\.userAgentSuffixParts\) \{[^}]*?new Headers\(normalizeHeaders\(headers\)\)[\s\S]*?return Object\.fromEntries\(normalizedHeaders\.entries\(\)\);\s*\}/;
+      const check = "headers instanceof Headers";
+      if (!suffix.test(source) || !source.includes(check)) {
+        return {
+          contents: source,
+          loader: "js",
+          warnings: [{ text: "provider-utils no longer builds headers as expected" }],
+        };
+      }
+      const plain =
+        "function withUserAgentSuffix(headers, ...userAgentSuffixParts) {\n" +
+        "  const normalizedHeaders = normalizeHeaders(headers);\n" +
+        '  normalizedHeaders["user-agent"] = [normalizedHeaders["user-agent"] || "", ...userAgentSuffixParts].filter(Boolean).join(" ");\n' +
+        "  return normalizedHeaders;\n" +
+        "}";
+      const headersObject =
+        '(typeof headers === "object" && typeof headers.forEach === "function" && typeof headers.get === "function" && typeof headers.append === "function")';
+      return { contents: source.replace(suffix, plain).replaceAll(check, headersObject), loader: "js" };
+    });
+  },
+};
+
+/**
  * fdir (tinyglobby's crawler) loads picomatch at start with a runtime `require`, which
  * resolves and compiles it from node_modules (~5 ms) though the bundle holds it already.
  * Its bundled copy is handed over instead; if fdir changes that code, the build warns and
@@ -252,7 +288,14 @@ const cli = await build({
   // Bundled ES modules that read import.meta.url (fdir's createRequire) get their file's URL;
   // import.meta.resolve (createSdkMcpServer's lazy load) resolves as require does.
   define: { "import.meta.url": "__gyreImportMetaUrl", "import.meta.resolve": "__gyreImportMetaResolve" },
-  plugins: [lazyCommonJsNamedExports, zodEnglishOnly, zod3EnumOnly, fdirBundledPicomatch, webTreeSitterCommonJs],
+  plugins: [
+    lazyCommonJsNamedExports,
+    zodEnglishOnly,
+    zod3EnumOnly,
+    fdirBundledPicomatch,
+    webTreeSitterCommonJs,
+    providerHeadersWithoutUndici,
+  ],
   minify: true,
   metafile: true,
   sourcemap: process.env.GYRE_BUNDLE_SOURCEMAP ? "linked" : false,
