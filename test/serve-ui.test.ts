@@ -7,8 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemorySessionStore } from "../src/sessions/index.js";
 import { mockTurn, startMockLLM, type MockLLMServer } from "../src/testing/index.js";
+import { sessionView } from "../src/ui/index.js";
 import { killAll, requireBuiltCli, startServe } from "./serve-process.js";
+import { UPSTREAMS, withServer } from "./serve-support.js";
 import { type Browser, launchChromium } from "./ui-support.js";
 
 const KEY_A = "key-alpha-1234567890";
@@ -162,5 +165,36 @@ describe("gyre serve's /ui", () => {
     expect(rows.some((row) => row.includes("alpha question"))).toBe(true);
     expect(rows.join("\n")).not.toContain("bravo");
     await context.close();
+  });
+});
+
+describe("what a key's /ui leaves out", () => {
+  it("the content a Write replaced: kept as a checkpoint before the call's own checks, it may be a file the run never read", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "gyre-serve-ui-ws-"));
+    const secret = join(workspace, "secret.txt");
+    writeFileSync(secret, "the launch code is 0000\n");
+    const store = new MemorySessionStore();
+    try {
+      await withServer(
+        { turns: [mockTurn.toolUse("Write", { file_path: secret, content: "overwritten\n" }), mockTurn.text("tried")] },
+        async ({ server, client }) => {
+          const response = await client(KEY_A).responses.create({ model: UPSTREAMS[0]!.model, input: "write it" });
+          const id = `${response.id}-run`;
+          // The store has the file's content (the Write failed: the file was not read first) …
+          const whole = await sessionView(store, id);
+          expect(JSON.stringify(whole?.writes)).toContain("launch code");
+          expect(JSON.stringify(whole?.messages)).not.toContain("launch code");
+          // … and the key's page does not show it.
+          const shown = await fetch(`${server.url}/ui/api/sessions/${id}`, { headers: bearer(KEY_A) });
+          const text = await shown.text();
+          expect(text).toContain("overwritten");
+          expect(text).not.toContain("launch code");
+        },
+        { apiKeys: [KEY_A], tools: ["Write"], workspace, permissions: { allow: ["Write"] }, sessionStore: store },
+      );
+    } finally {
+      await store.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
   });
 });
