@@ -299,6 +299,28 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
     expect((await store.latestSession("/real/app"))?.id).toBe("a");
   });
 
+  it("lists one project's sessions, newest first, up to a limit, with its subagents' when asked (gyre serve's /ui: a key's own)", async () => {
+    await store.createSession({ id: "a1", cwd: "/srv", project: "gyre-serve:aaa" });
+    clock.advance(1);
+    await store.createSession({ id: "b1", cwd: "/srv", project: "gyre-serve:bbb" });
+    clock.advance(1);
+    await store.createSession({ id: "a2", cwd: "/srv", project: "gyre-serve:aaa" });
+    clock.advance(1);
+    await store.createSession({
+      id: "a2-sub",
+      cwd: "/srv",
+      project: "gyre-serve:aaa",
+      parentId: "a2",
+      parentToolUseId: "call_1",
+    });
+    const ids = async (filter: ListSessionsFilter) => (await store.listSessions(filter)).map((s) => s.id);
+    expect(await ids({ project: "gyre-serve:aaa" })).toEqual(["a2", "a1"]);
+    expect(await ids({ project: "gyre-serve:aaa", limit: 1 })).toEqual(["a2"]);
+    expect(await ids({ project: "gyre-serve:aaa", subagents: "include", limit: 200 })).toEqual(["a2-sub", "a2", "a1"]);
+    expect(await ids({ project: "gyre-serve:bbb", subagents: "include" })).toEqual(["b1"]);
+    expect(await ids({ project: "gyre-serve:ccc" })).toEqual([]);
+  });
+
   it("renames and deletes", async () => {
     await store.createSession({ id: "s1", cwd: "/repo" });
     await appendAll("s1", sampleTurn("s1"));

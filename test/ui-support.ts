@@ -21,6 +21,7 @@ export interface BrowserContext {
 }
 export interface Locator {
   click(): Promise<void>;
+  fill(value: string): Promise<void>;
   count(): Promise<number>;
   first(): Locator;
   last(): Locator;

@@ -29,7 +29,8 @@ Usage:
                                      API keys from the config or GYRE_API_KEYS (none: loopback only);
                                      --store sqlite:PATH (default) or postgres://… (or GYRE_STORE_URL);
                                      --queue redis://… (or GYRE_QUEUE_URL): responses as jobs of a
-                                     cluster's queue, --concurrency N of them run here (default 50)
+                                     cluster's queue, --concurrency N of them run here (default 50);
+                                     /ui: each key's own runs in a browser (config ui: false: off)
   gyre ui [--port N] [--store URL]   a local web page to watch and replay runs (on 127.0.0.1,
                                      with a token in the address it prints)
   gyre worker --queue URL [--store URL] [--config FILE] [--concurrency N] [--shutdown-grace S]

@@ -50,6 +50,10 @@ export async function serveCommand(args: string[]): Promise<number> {
     sessionStore,
   );
   process.stdout.write(`gyre serve listening on ${server.url}/v1\n`);
+  if (config.ui !== false && !flags.quiet)
+    process.stderr.write(
+      `gyre serve: each key's runs at ${server.url}/ui/ (docs/ui.md; config ui: false turns it off)\n`,
+    );
   if (!server.requiresApiKey)
     process.stderr.write(
       "gyre serve: no API keys (config apiKeys, GYRE_API_KEYS): only loopback clients are answered\n",

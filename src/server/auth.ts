@@ -57,8 +57,17 @@ export function authenticator(
     const given = key === undefined ? undefined : digest(key);
     if (!given || !digests.some((known) => timingSafeEqual(known, given)))
       throw new RequestError(401, "Incorrect or missing API key (Authorization: Bearer KEY).", "invalid_api_key");
-    return given.toString("hex").slice(0, 24);
+    return ownerIdOf(given);
   };
+}
+
+/** The owner id of an API key: the start of its SHA-256, never the key. */
+export function ownerOfKey(key: string): string {
+  return ownerIdOf(digest(key));
+}
+
+function ownerIdOf(keyDigest: Buffer): string {
+  return keyDigest.toString("hex").slice(0, 24);
 }
 
 const LOCAL_HOSTNAMES = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;

@@ -85,6 +85,12 @@ export interface ServerConfigFile {
    * the config file) exports a factory as its default, called with `options`.
    */
   toolExecutors?: ToolExecutorModule[];
+  /**
+   * Serve `gyre ui`'s page at `/ui`, where each API key signs in and sees its own responses'
+   * runs (a keyless server: loopback clients, the responses they made). Default true; `false`
+   * leaves `/ui` out (a 404).
+   */
+  ui?: boolean;
 }
 
 const ServerConfigFileSchema = z.strictObject({
@@ -111,6 +117,7 @@ const ServerConfigFileSchema = z.strictObject({
   clientToolStatus: z.enum(["completed", "requires_action"]).optional(),
   mcpAllowedHosts: z.array(z.string().min(1)).optional(),
   toolExecutors: z.array(z.strictObject({ module: z.string().min(1), options: z.unknown().optional() })).optional(),
+  ui: z.boolean().optional(),
 }) satisfies z.ZodType<ServerConfigFile>;
 
 /** What {@link createServer} takes: the file's settings and the objects a program provides. */

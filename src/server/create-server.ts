@@ -13,11 +13,13 @@ import { jsonBody } from "./parse-request.js";
 import { responseRoutes } from "./response-routes.js";
 import { runDependencies } from "./run-dependencies.js";
 import { keepServerParts } from "./server-parts.js";
+import { mountUi } from "./ui-routes.js";
 
 /**
  * The Open Responses server as a Hono app: `POST /v1/responses` runs Gyre's loop, responses and
  * conversations (`/v1/conversations`) are kept in the session store, `GET /v1/models` and
- * `GET /healthz` tell what is served. Mount it in your own Hono or Node server, or serve it with
+ * `GET /healthz` tell what is served, and `/ui` shows each API key its own responses' runs
+ * (`gyre ui`'s page; `ui: false` leaves it out). Mount it in your own Hono or Node server, or serve it with
  * `gyre serve`. Nothing starts until a request comes.
  */
 export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthVariables }> {
@@ -28,7 +30,6 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
   if (config.queue) deps.metrics.watchQueue(() => config.queue!.depth());
   const apiKeys = apiKeysOf(config, env);
   const app = new Hono<{ Variables: AuthVariables }>();
-  keepServerParts(app, { deps, runner, apiKeys, maxBodyBytes: config.maxBodyBytes });
   app.onError(answerError);
   if (config.logRequest) app.use(logRequests(config.logRequest));
   app.use(countRequests(deps.metrics));
@@ -51,6 +52,16 @@ export function createServer(config: ServerConfig = {}): Hono<{ Variables: AuthV
     keepAliveMs: (config.keepAliveSeconds ?? 15) * 1000,
   });
   conversationRoutes(app, deps.conversations, jsonBody, newId);
+  const ui =
+    config.ui === false
+      ? undefined
+      : mountUi(app, {
+          store: deps.sessions,
+          apiKeys,
+          isLoopback: loopbackCheck(config),
+          ...(config.now && { now: config.now }),
+        });
+  keepServerParts(app, { deps, runner, apiKeys, maxBodyBytes: config.maxBodyBytes, ui });
   return app;
 }
 

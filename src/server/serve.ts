@@ -72,6 +72,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     requiresApiKey: (serverParts(app)?.apiKeys.length ?? 0) > 0,
     close: async (graceMs?: number) => {
       websocket.close();
+      parts?.ui?.close();
       await parts?.runner.close();
       const closed = (await queue?.close(graceMs)) ?? { handedBack: 0 };
       await new Promise<void>((resolve) => {

@@ -7,6 +7,8 @@ export interface ServerParts {
   runner: BackgroundRunner;
   apiKeys: string[];
   maxBodyBytes: number | undefined;
+  /** The page at `/ui`, unless the config turned it off: its live updates stop on close. */
+  ui: { close(): void } | undefined;
 }
 
 const PARTS = new WeakMap<object, ServerParts>();

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../sessions/index.js";
 import { createUiApp } from "./app.js";
+import { uiGuard } from "./guard.js";
 import { SessionChanges } from "./live.js";
 import type { SessionView } from "./session-view.js";
 
@@ -22,8 +23,7 @@ afterAll(() => rmSync(page, { recursive: true, force: true }));
 function app() {
   return createUiApp({
     store,
-    guard: { token: TOKEN, cookie: "gyre-ui-4000" },
-    hosts: () => new Set([HOST, "localhost:4000"]),
+    access: uiGuard({ token: TOKEN, cookie: "gyre-ui-4000" }, () => new Set([HOST, "localhost:4000"])),
     pageFolder: page,
   });
 }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
+import type { UiAccess } from "./scope.js";
 
 /**
  * Who may read the page: whoever holds the token `gyre ui` printed (the URL's `?token=`, then a
@@ -34,12 +35,13 @@ function bearer(c: Context): string | undefined {
 }
 
 /**
- * Refuses requests with another Host (403) or without the token (401). A page visit with a
- * valid `?token=` gets the cookie and is sent to the same address without it, so the token
- * leaves the address bar and the history.
+ * Refuses requests with another Host (403) or without the token (401); whoever holds the token
+ * reads every session of the store. A page visit with a valid `?token=` gets the cookie and is
+ * sent to the same address without it, so the token leaves the address bar and the history.
  */
-export function uiGuard(guard: UiGuard, hosts: () => Set<string>): MiddlewareHandler {
+export function uiGuard(guard: UiGuard, hosts: () => Set<string>): UiAccess {
   return async function guardUi(c, next) {
+    c.set("uiScope", {});
     if (!hosts().has(c.req.header("host") ?? "")) return c.text("gyre ui: unknown Host\n", 403);
     const fromQuery = c.req.query("token");
     if (fromQuery !== undefined && sameToken(fromQuery, guard.token)) {

@@ -7,13 +7,15 @@ import type { MiddlewareHandler } from "hono";
  */
 export const securityHeaders: MiddlewareHandler = async function securityHeaders(c, next) {
   await next();
-  c.header(
-    "content-security-policy",
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-      "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  );
+  // A page of its own (the login form of `gyre serve`'s /ui) may say its own policy; never a looser frame one.
+  if (!c.res.headers.has("content-security-policy"))
+    c.header(
+      "content-security-policy",
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
   c.header("x-content-type-options", "nosniff");
-  c.header("referrer-policy", "no-referrer");
+  if (!c.res.headers.has("referrer-policy")) c.header("referrer-policy", "no-referrer");
   c.header("x-frame-options", "DENY");
   c.header("cache-control", c.res.headers.get("cache-control") ?? "no-store");
 };

@@ -44,8 +44,15 @@ export interface SessionView {
 
 const MAX_BEFORE = 512 * 1024;
 
-/** One session as the page shows it; undefined when there is none with that id. */
-export async function sessionView(store: SessionStore, id: string): Promise<SessionView | undefined> {
+/**
+ * One session as the page shows it; undefined when there is none with that id. `writes: false`
+ * leaves out the contents Write calls replaced (see `UiAppOptions.fileHistory`).
+ */
+export async function sessionView(
+  store: SessionStore,
+  id: string,
+  options: { writes?: boolean } = {},
+): Promise<SessionView | undefined> {
   const session = await store.getSession(id);
   if (!session) return undefined;
   const [messages, raw, subagents] = await Promise.all([
@@ -61,7 +68,8 @@ export async function sessionView(store: SessionStore, id: string): Promise<Sess
     else if (message.type === "result" || (message.type === "system" && SHOWN_SYSTEM.has(message.subtype)))
       events.push({ after, message });
   }
-  return { session, messages, events, subagents, writes: await writesBefore(store, session, messages, raw) };
+  const writes = options.writes === false ? [] : await writesBefore(store, session, messages, raw);
+  return { session, messages, events, subagents, writes };
 }
 
 /** Each Write call's file content before it ran, from the checkpoints kept under its assistant message. */

@@ -5,7 +5,7 @@ import { GyreError } from "../errors/index.js";
 import type { SessionStore } from "../sessions/index.js";
 import { createUiApp } from "./app.js";
 import { defaultPageFolder, pageBuilt } from "./assets.js";
-import { loopbackHosts } from "./guard.js";
+import { loopbackHosts, uiGuard } from "./guard.js";
 
 export interface StartUiOptions {
   store: SessionStore;
@@ -39,8 +39,7 @@ export async function startUi(options: StartUiOptions): Promise<RunningUi> {
   const guard = { token, cookie: "gyre-ui" };
   const { app, close } = createUiApp({
     store: options.store,
-    guard,
-    hosts: () => hosts,
+    access: uiGuard(guard, () => hosts),
     pageFolder,
   });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: "127.0.0.1" });
