@@ -168,7 +168,11 @@ function groundingOf(answer: MockAnswer): { groundingMetadata?: Record<string, u
       const at = block.text.indexOf(cited);
       if (chunk < 0 || at < 0) continue;
       const start = Buffer.byteLength(before + block.text.slice(0, at));
-      const segment = { ...(start > 0 && { startIndex: start }), endIndex: start + Buffer.byteLength(cited), text: cited };
+      const segment = {
+        ...(start > 0 && { startIndex: start }),
+        endIndex: start + Buffer.byteLength(cited),
+        text: cited,
+      };
       supports.push({ segment, groundingChunkIndices: [chunk] });
     }
     before += block.text;

@@ -132,7 +132,15 @@ export function groundingSearch(
     return indices.flatMap((index) => {
       const page = typeof index === "number" ? byIndex[index] : undefined;
       if (!page) return [];
-      return [{ type: "web_search_result_location", url: page.url, title: page.title, cited_text: cited, encrypted_index: "" }];
+      return [
+        {
+          type: "web_search_result_location",
+          url: page.url,
+          title: page.title,
+          cited_text: cited,
+          encrypted_index: "",
+        },
+      ];
     });
   });
   const call: ServerToolUseBlock = {

@@ -21,7 +21,9 @@ export function serverSearchTool(
   alone = false,
 ): LanguageModelV3ProviderTool | undefined {
   if (api === "google") {
-    return alone ? { type: "provider", id: "google.google_search", name: GOOGLE_SEARCH_TOOL_NAME, args: {} } : undefined;
+    return alone
+      ? { type: "provider", id: "google.google_search", name: GOOGLE_SEARCH_TOOL_NAME, args: {} }
+      : undefined;
   }
   const allowedDomains = nonEmpty(options.allowedDomains);
   const blockedDomains = nonEmpty(options.blockedDomains);
