@@ -2,13 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { SDKMessage } from "../src/index.js";
+import type { QueryOptions, SDKMessage } from "../src/index.js";
 import { openSqliteSessionStore } from "../src/sessions/index.js";
 import { type MockContent, type MockLLMServer, mockTurn } from "../src/testing/index.js";
-import { resultOf, runQuery, toolResults, withMock } from "./helpers.js";
+import { FORMATS, resultOf, runQuery, toolResults, withMock } from "./helpers.js";
 
-/** Gemini 2.5 Flash: $0.30 in, $2.50 out per million tokens; no price for its searches. */
-const gemini = { name: "gemini", model: "google/gemini-2.5-flash" } as const;
+/** A run of Gemini 2.5 Flash ($0.30 in, $2.50 out per million tokens; no price for its searches). */
+function runGemini(server: MockLLMServer, prompt: string, options: QueryOptions) {
+  return runQuery(server, FORMATS[0], prompt, { ...options, model: "google/gemini-2.5-flash" });
+}
 
 const PAGES = [
   { url: "https://tides.example.org/today", title: "tides.example.org" },
@@ -48,7 +50,7 @@ describe("WebSearch through Gemini's grounding with Google Search", () => {
     const options = { tools: ["WebSearch"], allowedTools: ["WebSearch"], sessionStore: store, cwd: dir };
     try {
       await withMock(script, async (server) => {
-        const messages = await runQuery(server, gemini, "when is high water?", {
+        const messages = await runGemini(server, "when is high water?", {
           ...options,
           includePartialMessages: true,
         });
@@ -89,7 +91,7 @@ describe("WebSearch through Gemini's grounding with Google Search", () => {
         expect(done.total_cost_usd).toBeCloseTo(tokens, 12);
 
         // Resumed: Gemini takes no search blocks back, so the search goes to it as text.
-        await runQuery(server, gemini, "what did I ask?", { ...options, resume: messages[0]!.session_id });
+        await runGemini(server, "what did I ask?", { ...options, resume: messages[0]!.session_id });
         const contents = server.requests[1]!.body.contents as Array<{ role: string; parts: Array<{ text?: string }> }>;
         expect(contents[1]).toEqual({
           role: "model",
@@ -115,7 +117,7 @@ describe("WebSearch through Gemini's grounding with Google Search", () => {
       routes: [{ system: "performing a web search", turns: [mockTurn.of(GROUNDED)] }],
     };
     await withMock(script, async (server) => {
-      const messages = await runQuery(server, gemini, "when is high water?", {
+      const messages = await runGemini(server, "when is high water?", {
         tools: ["WebSearch", "Glob"],
         allowedTools: ["WebSearch"],
       });
@@ -144,7 +146,7 @@ describe("WebSearch through Gemini's grounding with Google Search", () => {
   it("a deny rule on WebSearch sends no search tool (and denies the tool itself)", async () => {
     const script = { turns: [mockTurn.toolUse("WebSearch", { query: "tides" }), mockTurn.text("ok")] };
     await withMock(script, async (server) => {
-      const messages = await runQuery(server, gemini, "tides", {
+      const messages = await runGemini(server, "tides", {
         tools: ["WebSearch"],
         permissionMode: "bypassPermissions",
         settings: { permissions: { deny: ["WebSearch"] } },
@@ -161,7 +163,7 @@ describe("WebSearch through Gemini's grounding with Google Search", () => {
   it("settings that restrict domains, which Google Search cannot, need a backend", async () => {
     const script = { turns: [mockTurn.toolUse("WebSearch", { query: "tides" }), mockTurn.text("sorry")] };
     await withMock(script, async (server) => {
-      const messages = await runQuery(server, gemini, "tides", {
+      const messages = await runGemini(server, "tides", {
         tools: ["WebSearch"],
         allowedTools: ["WebSearch"],
         webSearch: { backend: "provider", allowedDomains: ["example.org"] },
