@@ -20,8 +20,9 @@ export interface Model {
   /** Call settings this model adds to every request (a `gyre serve` client's sampling), for tracing to report. */
   readonly settings?: CallSettings | undefined;
   /**
-   * The provider runs its own web search (Anthropic's Messages API, OpenAI's Responses API): a
-   * tool with `serverSearch` is sent as that search. Absent: such a tool goes as a function tool.
+   * The provider runs its own web search (Anthropic's Messages API, OpenAI's Responses API, the
+   * Gemini API's grounding with Google Search): a tool with `serverSearch` is sent as that search
+   * (to Gemini only in a request with no other tool). Absent: such a tool goes as a function tool.
    */
   readonly searchesWeb?: boolean;
   /**
@@ -88,9 +89,10 @@ export interface ModelTool {
   freeform?: FreeformTool;
   /**
    * The tool searches the web, and a model whose provider searches itself (Anthropic's
-   * `web_search` server tool, OpenAI Responses' `web_search`) gets the provider's search
-   * instead, with these options; the provider runs those calls, the loop never sees them as
-   * calls of this tool. Other models get it as a function tool.
+   * `web_search` server tool, OpenAI Responses' `web_search`, Gemini's Google Search when it is
+   * the request's only tool) gets the provider's search instead, with these options; the
+   * provider runs those calls, the loop never sees them as calls of this tool. Other models get
+   * it as a function tool.
    */
   serverSearch?: ServerSearchOptions;
 }

@@ -160,12 +160,17 @@ function takesFreeformTools(model: LanguageModelV3, api: ModelApi): boolean {
 }
 
 /**
- * Anthropic's Messages API and OpenAI's own Responses API run a web search themselves (Azure's
- * Responses API has no `web_search` tool); a text-protocol model only reads tools from its prompt.
+ * Anthropic's Messages API, OpenAI's own Responses API and the Gemini API (grounding with Google
+ * Search) run a web search themselves (Azure's Responses API has no `web_search` tool); a
+ * text-protocol model only reads tools from its prompt.
  */
 function searchesItself(model: LanguageModelV3, family: string, api: ModelApi): boolean {
   if (isTextProtocolModel(model)) return false;
-  return (family === "anthropic" && api === "anthropic") || (family === "openai" && api === "openai-responses");
+  return (
+    (family === "anthropic" && api === "anthropic") ||
+    (family === "openai" && api === "openai-responses") ||
+    (family === "google" && api === "google")
+  );
 }
 
 function apiOfConfig(config: ProviderConfig): ModelApi {

@@ -15,6 +15,11 @@ export function providerSearchBackend(model: Model, options: ServerSearchOptions
   return async (request) => {
     const allowed = request.allowedDomains.length > 0 ? request.allowedDomains : options.allowedDomains;
     const blocked = request.blockedDomains.length > 0 ? request.blockedDomains : options.blockedDomains;
+    if (model.api === "google" && (allowed?.length || blocked?.length)) {
+      throw new SearchFailed(
+        "Gemini's Google Search cannot keep to or leave out domains: search without allowed_domains / blocked_domains.",
+      );
+    }
     const tool: ModelTool = {
       name: "WebSearch",
       description: "Searches the web.",

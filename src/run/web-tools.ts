@@ -68,8 +68,18 @@ export function webSearchOptions(
     ...(chosen?.blockedDomains && { blockedDomains: chosen.blockedDomains }),
     ...(chosen?.maxUses !== undefined && { maxUses: chosen.maxUses }),
   };
-  if (model?.searchesWeb) {
+  // Gemini's Google Search takes no domain filter: settings that restrict domains need a backend.
+  const unfiltered = model?.api === "google" && (serverSearch.allowedDomains ?? serverSearch.blockedDomains);
+  if (model?.searchesWeb && !unfiltered) {
     return { serverSearch, backend: providerSearchBackend(model, serverSearch, costs ?? new CostTracker()) };
+  }
+  if (unfiltered) {
+    return {
+      unavailable:
+        "WebSearch is not available: the webSearch settings restrict domains, and Gemini's Google Search " +
+        "cannot. Remove allowedDomains / blockedDomains, or set a search backend: " +
+        'webSearch: { backend: "brave" | "tavily" | "searxng", ... }.',
+    };
   }
   const why = chosen
     ? 'webSearch.backend is "provider"'
@@ -79,7 +89,7 @@ export function webSearchOptions(
     unavailable:
       `WebSearch is not available: ${why}, and ` +
       (model ? "this model's provider has no search of its own" : "no model's own search is at hand here") +
-      " (Anthropic's web search tool and OpenAI Responses' web_search are used where they are). Set " +
+      " (Anthropic's web search tool, OpenAI Responses' web_search and Gemini's Google Search are used where they are). Set " +
       'webSearch: { backend: "brave" | "tavily" | "searxng", ... } in the options or a settings file ' +
       "(Brave and Tavily take an API key from BRAVE_API_KEY / TAVILY_API_KEY, SearXNG a url).",
   };

@@ -50,7 +50,12 @@ export const geminiFormat: WireFormat = {
 
   json(answer) {
     return {
-      candidates: [candidate({ role: "model", parts: answer.blocks.flatMap((block) => wholeParts(block)) }, answer)],
+      candidates: [
+        {
+          ...candidate({ role: "model", parts: answer.blocks.flatMap((block) => wholeParts(block)) }, answer),
+          ...groundingOf(answer),
+        },
+      ],
       usageMetadata: usageMetadata(answer),
       modelVersion: answer.model,
       responseId: responseId(answer),
@@ -69,7 +74,8 @@ export const geminiFormat: WireFormat = {
     for (const block of answer.blocks) for (const part of streamedParts(block)) frames.push(chunk([part]));
     frames.push(
       dataEvent({
-        candidates: [candidate({ role: "model", parts: [] }, answer)],
+        // Gemini sends an answer's grounding with its last chunk.
+        candidates: [{ ...candidate({ role: "model", parts: [] }, answer), ...groundingOf(answer) }],
         usageMetadata: usageMetadata(answer),
         modelVersion: answer.model,
         responseId: responseId(answer),
@@ -111,7 +117,7 @@ function wholeParts(block: AnswerBlock): Array<Record<string, unknown>> {
     case "tool_use":
       return [{ functionCall: { name: block.name, args: callArgs(block.arguments) } }];
     case "web_search":
-      // Gemini's search (grounding) is not a part of the answer: the mock sends none.
+      // Gemini's search (grounding) is not a part of the answer but its metadata (`groundingOf`).
       return [];
   }
 }
@@ -133,6 +139,53 @@ function streamedParts(block: AnswerBlock): Array<Record<string, unknown>> {
     case "web_search":
       return wholeParts(block);
   }
+}
+
+/**
+ * The answer's searches as Gemini's `groundingMetadata`: the queries Google ran, the pages
+ * (`groundingChunks[].web`), the entry point to Google's suggestions, and `groundingSupports`
+ * tying the texts' cited words (UTF-8 byte offsets in the answer's text, as Gemini counts them)
+ * to the pages. A failed search leaves no trace (Gemini reports none); no search, no metadata.
+ */
+function groundingOf(answer: MockAnswer): { groundingMetadata?: Record<string, unknown> } {
+  const searches = answer.blocks.flatMap((block) =>
+    block.type === "web_search" && block.error === undefined ? [block] : [],
+  );
+  if (searches.length === 0) return {};
+  const pages: Array<{ uri: string; title: string }> = [];
+  for (const search of searches) {
+    for (const result of search.results) {
+      if (!pages.some((page) => page.uri === result.url)) pages.push({ uri: result.url, title: result.title });
+    }
+  }
+  const supports: Array<Record<string, unknown>> = [];
+  let before = "";
+  for (const block of answer.blocks) {
+    if (block.type !== "text") continue;
+    for (const citation of block.citations ?? []) {
+      const chunk = pages.findIndex((page) => page.uri === citation.url);
+      const cited = citation.cited_text ?? block.text;
+      const at = block.text.indexOf(cited);
+      if (chunk < 0 || at < 0) continue;
+      const start = Buffer.byteLength(before + block.text.slice(0, at));
+      const segment = {
+        ...(start > 0 && { startIndex: start }),
+        endIndex: start + Buffer.byteLength(cited),
+        text: cited,
+      };
+      supports.push({ segment, groundingChunkIndices: [chunk] });
+    }
+    before += block.text;
+  }
+  const queries = searches.map((search) => search.query);
+  return {
+    groundingMetadata: {
+      searchEntryPoint: { renderedContent: `<div class="mock-search-suggestions">${queries.join(" · ")}</div>` },
+      groundingChunks: pages.map((page) => ({ web: page })),
+      ...(supports.length > 0 && { groundingSupports: supports }),
+      webSearchQueries: queries,
+    },
+  };
 }
 
 /**

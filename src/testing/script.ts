@@ -25,7 +25,8 @@ export type MockTextContent = z.infer<typeof MockTextContent>;
 /**
  * A search the provider ran itself: Anthropic's `server_tool_use` + `web_search_tool_result`
  * blocks (and `usage.server_tool_use.web_search_requests`), the Responses API's `web_search_call`
- * item. Formats without server-side search (Chat Completions, Gemini) send nothing for it.
+ * item, Gemini's `groundingMetadata` (its queries, pages and the texts' citations, on the last
+ * chunk). Chat Completions, without server-side search, sends nothing for it.
  */
 export const MockWebSearchContent = z.strictObject({
   type: z.literal("web_search"),

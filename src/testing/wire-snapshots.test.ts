@@ -61,8 +61,8 @@ const searchAnswer = buildAnswer({
   now: Date.UTC(2025, 0, 1),
 });
 
-/** The provider's own search, on the two wires that have one. */
-describe.each([anthropicFormat, openaiResponsesFormat])("$format server-side web search", (format) => {
+/** The provider's own search, on the three wires that have one (Gemini's as grounding metadata). */
+describe.each([anthropicFormat, openaiResponsesFormat, geminiFormat])("$format server-side web search", (format) => {
   it("streams these SSE frames", () => {
     expect(format.frames(searchAnswer).join("")).toMatchSnapshot();
   });

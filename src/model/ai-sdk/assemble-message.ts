@@ -1,9 +1,21 @@
 import type { LanguageModelV3StreamPart, SharedV3ProviderMetadata } from "@ai-sdk/provider";
-import type { APIAssistantMessage, AssistantContentBlock, StopReason, Usage } from "../../protocol/index.js";
+import type {
+  APIAssistantMessage,
+  AssistantContentBlock,
+  ServerToolUsage,
+  StopReason,
+  Usage,
+} from "../../protocol/index.js";
 import { emptyUsage } from "../../protocol/index.js";
 import type { ModelApi, ModelStreamEvent, ServerCompactionUsage, ToolInputProblem } from "../model.js";
 import { toStopReason, toUsage } from "./finish.js";
-import { serverToolUsage, textCitations, titleResults, webSearchResultBlock } from "./server-search-blocks.js";
+import {
+  groundingSearch,
+  serverToolUsage,
+  textCitations,
+  titleResults,
+  webSearchResultBlock,
+} from "./server-search-blocks.js";
 import { WEB_SEARCH_TOOL_NAME } from "./server-search-replay.js";
 
 type Metadata = Record<string, Record<string, unknown>>;
@@ -162,15 +174,16 @@ export class MessageAssembler {
         if (part.toolName === WEB_SEARCH_TOOL_NAME && !this.#ignored.has(part.toolCallId))
           this.#searchResult(part, events);
         break;
-      case "finish":
+      case "finish": {
         this.#closeAll(events);
+        const grounded = this.#api === "google" ? this.#grounding(part.providerMetadata, events) : undefined;
         titleResults(this.#content);
         // @ai-sdk/anthropic adds a server-side compaction's tokens to the answer's: they are kept
         // apart (the compaction's cost is its own, and the answer's usage says how full the context is).
         this.serverCompaction = compactionIteration(part.providerMetadata);
         this.#usage = withServerTools(
           withoutCompaction(toUsage(part.usage), this.serverCompaction),
-          serverToolUsage(part.usage, this.#content),
+          grounded ?? serverToolUsage(part.usage, this.#content),
         );
         this.#stopReason = toStopReason(part.finishReason.unified, part.finishReason.raw);
         events.push({
@@ -180,6 +193,7 @@ export class MessageAssembler {
         });
         events.push({ type: "message_stop" });
         break;
+      }
       default:
         break;
     }
@@ -319,6 +333,31 @@ export class MessageAssembler {
     const { provider_metadata: _omit, ...wire } = block;
     events.push({ type: "content_block_start", index, content_block: wire });
     events.push({ type: "content_block_stop", index });
+  }
+
+  /**
+   * A Gemini answer's grounding with Google Search, which arrives as metadata at its end: added as
+   * one search's blocks (streamed whole, as Anthropic streams a search result), and its citations
+   * put on the texts that hold the words they cite. Returns the searches to bill: one per query
+   * Google ran (Gemini 3 bills per query; Gemini 2.5 per grounded prompt, which a count of queries
+   * over-states when one prompt ran several).
+   */
+  #grounding(metadata: SharedV3ProviderMetadata | undefined, events: ModelStreamEvent[]): ServerToolUsage | undefined {
+    const found = groundingSearch(meta(metadata), `${this.#id}_search`);
+    if (!found) return undefined;
+    for (const block of [found.call, found.result]) {
+      const index = this.#content.length;
+      this.#content.push(block);
+      const { provider_metadata: _omit, ...wire } = block;
+      events.push({ type: "content_block_start", index, content_block: wire });
+      events.push({ type: "content_block_stop", index });
+    }
+    for (const block of this.#content) {
+      if (block.type !== "text") continue;
+      const cited = found.citations.filter((citation) => block.text.includes(citation.cited_text));
+      if (cited.length > 0) block.citations = [...(block.citations ?? []), ...cited];
+    }
+    return found.queries.length > 0 ? { web_search_requests: found.queries.length, web_fetch_requests: 0 } : undefined;
   }
 
   /**

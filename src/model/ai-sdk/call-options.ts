@@ -55,7 +55,8 @@ export function callTools(tools: readonly ModelTool[], capabilities: ToolCapabil
     const freeform = new Set<string>();
     converted = {
       tools: tools.map((tool) => {
-        const search = tool.serverSearch && serverSearchTool(capabilities.searchApi, tool.serverSearch);
+        const search =
+          tool.serverSearch && serverSearchTool(capabilities.searchApi, tool.serverSearch, tools.length === 1);
         if (search) return search;
         if (capabilities.freeformTools && tool.freeform) {
           freeform.add(tool.name);

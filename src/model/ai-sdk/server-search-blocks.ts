@@ -1,6 +1,7 @@
 import type { JSONValue, LanguageModelV3Usage } from "@ai-sdk/provider";
 import type {
   AssistantContentBlock,
+  ServerToolUseBlock,
   ServerToolUsage,
   TextBlock,
   WebSearchResult,
@@ -72,6 +73,89 @@ function openaiResult(
   };
   const query = typeof action.query === "string" ? action.query : undefined;
   return query === undefined ? { block } : { block, query };
+}
+
+/** What a grounded Gemini answer searched and found, as the blocks of one search. */
+export interface GroundingSearch {
+  call: ServerToolUseBlock;
+  result: WebSearchToolResultBlock;
+  /** The queries Google ran (the empty ones Gemini sometimes lists are left out: they are not billed). */
+  queries: string[];
+  /** `groundingSupports` as Anthropic's citations: the words of the answer each page supports. */
+  citations: WebCitation[];
+}
+
+/** A `web_search_result_location` citation (what a text block's `citations` hold). */
+export interface WebCitation {
+  type: "web_search_result_location";
+  url: string;
+  title: string;
+  cited_text: string;
+  encrypted_index: string;
+}
+
+/**
+ * A Gemini answer's grounding with Google Search (`providerMetadata.google.groundingMetadata` of
+ * `@ai-sdk/google`'s finish part: `webSearchQueries`, `groundingChunks[].web { uri, title }`) as one
+ * search in Anthropic's blocks: a `server_tool_use` whose `input.query` is the queries joined by
+ * "; " (and `input.queries` each), and a `web_search_tool_result` with the pages. Gemini does not
+ * say which query found which page, so one block pair holds them all. The result carries
+ * `provider_metadata.google.grounding`, which marks its origin: Gemini takes no such blocks back,
+ * so they are replayed as text. Undefined when the answer was not grounded in a web search.
+ */
+export function groundingSearch(
+  metadata: Record<string, Record<string, unknown> | undefined> | undefined,
+  id: string,
+): GroundingSearch | undefined {
+  const grounding = metadata?.google?.groundingMetadata;
+  if (!isRecord(grounding)) return undefined;
+  const listed = Array.isArray(grounding.webSearchQueries) ? grounding.webSearchQueries : [];
+  const queries = listed.filter((query): query is string => typeof query === "string" && query.trim() !== "");
+  const chunks = Array.isArray(grounding.groundingChunks) ? grounding.groundingChunks : [];
+  const pages = new Map<string, WebSearchResult>();
+  for (const chunk of chunks) {
+    const web = isRecord(chunk) && isRecord(chunk.web) ? chunk.web : undefined;
+    if (typeof web?.uri !== "string" || pages.has(web.uri)) continue;
+    const title = typeof web.title === "string" && web.title !== "" ? web.title : web.uri;
+    pages.set(web.uri, { type: "web_search_result", url: web.uri, title, page_age: null, encrypted_content: "" });
+  }
+  if (queries.length === 0 && pages.size === 0) return undefined;
+  const byIndex = chunks.map((chunk) => {
+    const web = isRecord(chunk) && isRecord(chunk.web) ? chunk.web : undefined;
+    return typeof web?.uri === "string" ? pages.get(web.uri) : undefined;
+  });
+  const supports = Array.isArray(grounding.groundingSupports) ? grounding.groundingSupports : [];
+  const citations = supports.flatMap((support): WebCitation[] => {
+    if (!isRecord(support) || !isRecord(support.segment) || typeof support.segment.text !== "string") return [];
+    const cited = support.segment.text;
+    const indices = Array.isArray(support.groundingChunkIndices) ? support.groundingChunkIndices : [];
+    return indices.flatMap((index) => {
+      const page = typeof index === "number" ? byIndex[index] : undefined;
+      if (!page) return [];
+      return [
+        {
+          type: "web_search_result_location",
+          url: page.url,
+          title: page.title,
+          cited_text: cited,
+          encrypted_index: "",
+        },
+      ];
+    });
+  });
+  const call: ServerToolUseBlock = {
+    type: "server_tool_use",
+    id,
+    name: "web_search",
+    input: { query: queries.join("; "), queries },
+  };
+  const result: WebSearchToolResultBlock = {
+    type: "web_search_tool_result",
+    tool_use_id: id,
+    content: [...pages.values()],
+    provider_metadata: { google: { grounding: true } },
+  };
+  return { call, result, queries, citations };
 }
 
 /**

@@ -10,7 +10,8 @@ const page = {
   encrypted_content: "enc",
 };
 
-function history(openai: boolean): HistoryEntry[] {
+function history(origin: boolean | "google"): HistoryEntry[] {
+  const openai = origin === true;
   return [
     { role: "user", content: "tides?" },
     {
@@ -30,6 +31,7 @@ function history(openai: boolean): HistoryEntry[] {
             tool_use_id: "s1",
             content: [page],
             ...(openai && { provider_metadata: { openai: { itemId: "s1" } } }),
+            ...(origin === "google" && { provider_metadata: { google: { grounding: true } } }),
           },
           { type: "text", text: "06:12." },
         ],
@@ -84,6 +86,10 @@ describe("a provider's web search in the prompt", () => {
     for (const [entries, api] of [
       [history(false), "openai-chat"],
       [history(true), "anthropic"],
+      // Gemini's grounding: to Gemini itself too (it takes no search blocks back), and never to
+      // Anthropic as its own blocks (they hold no encrypted content Anthropic could check).
+      [history("google"), "google"],
+      [history("google"), "anthropic"],
     ] as const) {
       const prompt = toPrompt(undefined, entries, api);
       expect(prompt[1]).toEqual({

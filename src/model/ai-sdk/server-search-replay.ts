@@ -37,7 +37,8 @@ export function serverSearchParts(
   replay: ServerSearchReplay,
 ): AssistantPart[] {
   const origin = replay.origins.get(block.type === "server_tool_use" ? block.id : block.tool_use_id) ?? "anthropic";
-  const native = origin === replay.api;
+  // Gemini takes no search blocks back (its grounding is metadata of an answer, not a part of it).
+  const native = origin === replay.api && origin !== "google";
   if (block.type === "server_tool_use") {
     const query = webSearchQuery(block);
     replay.queries.set(block.id, query);
@@ -68,18 +69,22 @@ export function serverSearchParts(
 
 /**
  * The API each web search of a message came from, by call id: OpenAI's results carry their item
- * id (which its package sends back as an `item_reference`), Anthropic's carry none.
+ * id (which its package sends back as an `item_reference`), Gemini's grounding its `google` mark,
+ * Anthropic's nothing.
  */
 export function searchOrigins(content: readonly AssistantContentBlock[]): Map<string, ModelApi> {
   const origins = new Map<string, ModelApi>();
   for (const block of content) {
     if (block.type !== "web_search_tool_result") continue;
-    origins.set(
-      block.tool_use_id,
-      block.provider_metadata?.openai?.itemId === undefined ? "anthropic" : "openai-responses",
-    );
+    origins.set(block.tool_use_id, originOf(block));
   }
   return origins;
+}
+
+function originOf(block: WebSearchToolResultBlock): ModelApi {
+  if (block.provider_metadata?.openai?.itemId !== undefined) return "openai-responses";
+  if (block.provider_metadata?.google?.grounding !== undefined) return "google";
+  return "anthropic";
 }
 
 function anthropicOutput(block: WebSearchToolResultBlock): LanguageModelV3ToolResultOutput {
