@@ -133,6 +133,9 @@ describe("background shells", () => {
     const id = await start(context, `setsid sleep 1000 > /dev/null 2>&1 & echo $! > ${file}`);
     await backgroundShellsOf(context.session).get(id)?.ended;
     const [pid] = await waitFor(() => pidsIn(file).length === 1 && pidsIn(file), { what: "the pid" });
+    // Until setsid has exec'd sleep, /proc shows a process between programs, which KillShell's scan
+    // may not read yet (a loaded machine widens that window): wait for the program the test means.
+    await waitFor(() => commandLineOf(pid!).startsWith("sleep"), { what: "sleep to have started" });
     expect((await read(context, id)).content).toContain("<status>completed</status>");
     expect(isProcessAlive(pid!)).toBe(true);
 
@@ -164,3 +167,12 @@ describe("background shells", () => {
     expect(isProcessAlive(pid!)).toBe(false);
   });
 });
+
+/** The process's command line as /proc shows it, arguments space-separated ("" once it is gone). */
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return "";
+  }
+}
