@@ -129,4 +129,34 @@ describe("a stored session's tool calls", () => {
       expect(starts(await store.getSessionMessages(sessionId))).toEqual(streamed);
     });
   });
+
+  it("keep why each call was allowed to run: the rule, the mode, or the answer when asked", async () => {
+    const script = {
+      turns: [
+        mockTurn.toolUse("slow", { label: "ruled" }, { id: "by_rule" }),
+        mockTurn.toolUse("failing", { path: "asked.txt" }, { id: "by_answer" }),
+        mockTurn.text("All done."),
+      ],
+    };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "go", {
+        tools: [slow, failing],
+        sessionStore: store,
+        cwd: dir,
+        allowedTools: ["slow"],
+        canUseTool: async (_tool, input) => ({ behavior: "allow", updatedInput: input }),
+      });
+      const parts = new Map((await toolParts(store, messages[0]?.session_id ?? "")).map((part) => [part.callId, part]));
+      expect(parts.get("by_rule")?.state).toMatchObject({
+        status: "completed",
+        permission: expect.stringContaining('allow rule "slow"'),
+      });
+      expect(parts.get("by_answer")?.state).toMatchObject({
+        status: "error",
+        permission: expect.stringMatching(/^asked \(no rule allows failing\); allowed by canUseTool$/),
+      });
+      const start = messages.find((m) => m.type === "tool_progress" && m.tool_use_id === "by_rule");
+      expect(start).toMatchObject({ permission_reason: expect.stringContaining("slow") });
+    });
+  });
 });

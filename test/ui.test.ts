@@ -221,6 +221,10 @@ describe("gyre ui", () => {
     expect(diffText).toContain("answer = 42");
     expect(await diff.locator("tr.del").count()).toBe(1);
     expect(await diff.locator("tr.add").count()).toBe(1);
+    // Why it was allowed to run: the run's mode, as the permission policy said it.
+    expect(await edit.getByTestId("permission").innerText()).toBe(
+      "allowed: acceptEdits mode allows file edits inside the workspace",
+    );
 
     const subagent = page.getByTestId("subagent");
     expect(await subagent.innerText()).toContain("scout");

@@ -91,6 +91,8 @@ describe("ToolCallRun", () => {
         parent_tool_use_id: null,
         elapsed_time_seconds: 0,
         title: "make all",
+        // Why it may run, as the permission policy said it.
+        permission_reason: "build only reads",
         uuid: expect.any(String),
         session_id: h.context.stamp.sessionId,
       },

@@ -145,7 +145,7 @@ export class ToolCallRun {
     const { tool } = this.#ready();
     const env = this.#env;
     this.#state = { status: "running", startedAt: env.now() };
-    yield started(env.stamp, this.call, tool, this.title);
+    yield started(env.stamp, this.call, tool, this.title, approved.reason);
     const observer = env.observe?.(this.call, tool);
     const report = (data: unknown) => {
       if (this.#state.status === "running") this.#state = { ...this.#state, metadata: data };
@@ -227,7 +227,14 @@ export class ToolCallRun {
  * SDK messages takes one at any time. `gyre mcp serve` drops it: its progress notifications
  * carry only what a tool reports.
  */
-function started(stamp: MessageStamp, call: ToolCall, tool: AnyTool, title: string): SDKToolProgressMessage {
+/** The call's first `tool_progress`: it runs, titled, and (Gyre) why it was allowed to. */
+function started(
+  stamp: MessageStamp,
+  call: ToolCall,
+  tool: AnyTool,
+  title: string,
+  allowedBecause: string | undefined,
+): SDKToolProgressMessage {
   return stamp.stamp({
     type: "tool_progress",
     tool_use_id: call.id,
@@ -235,6 +242,7 @@ function started(stamp: MessageStamp, call: ToolCall, tool: AnyTool, title: stri
     parent_tool_use_id: null,
     elapsed_time_seconds: 0,
     ...(title !== "" && { title }),
+    ...(allowedBecause !== undefined && { permission_reason: allowedBecause }),
   });
 }
 

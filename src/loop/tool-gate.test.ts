@@ -800,6 +800,7 @@ describe("ToolGate.answer (a deferred approval answered later)", () => {
       behavior: "allow",
       input: { entry: "x", times: 1 },
       context: [],
+      reason: "allowed when asked",
     });
   });
 

@@ -32,7 +32,14 @@ export type GateDecision =
    * `path`: the real path of the file or search folder the permission policy judged, when the
    * input that runs is the input it judged (see `FileGuard.approvedPath`).
    */
-  | { behavior: "allow"; input: unknown; context: string[]; path?: string }
+  | {
+      behavior: "allow";
+      input: unknown;
+      context: string[];
+      path?: string;
+      /** Why the call may run: the rule or mode (the policy's reason), a hook's allow, or an answer when asked. */
+      reason?: string;
+    }
   | {
       behavior: "deny";
       message: string;
@@ -206,7 +213,19 @@ export class ToolGate {
       }
       return { ask: { kind: "permission", reason: `${tool.name} asks the user`, suggestions: [] } };
     }
-    return { behavior: "allow", input, context, ...(judged !== undefined && { path: judged }) };
+    const reason =
+      hookDecision?.behavior === "allow"
+        ? `a PreToolUse hook allowed it`
+        : verdict.behavior === "allow"
+          ? verdict.reason
+          : undefined;
+    return {
+      behavior: "allow",
+      input,
+      context,
+      ...(judged !== undefined && { path: judged }),
+      ...(reason !== undefined && { reason }),
+    };
   }
 
   async *#ask(
@@ -234,7 +253,12 @@ export class ToolGate {
           const parsed = PermissionUpdate.safeParse(update);
           if (parsed.success) state.permissions.applyUpdate(parsed.data);
         }
-        return this.#allowWith(tool, decision.updatedInput ?? input, decision.updatedInput ? undefined : ask.path);
+        const allowed = this.#allowWith(
+          tool,
+          decision.updatedInput ?? input,
+          decision.updatedInput ? undefined : ask.path,
+        );
+        return withReason(allowed, `asked (${ask.reason}); a PermissionRequest hook allowed it`);
       }
       if (decision?.behavior === "deny") {
         return {
@@ -291,7 +315,8 @@ export class ToolGate {
         kind: ask.kind,
       });
       if (result.behavior === "defer") return { behavior: "defer", reason: result.message ?? ask.reason, input };
-      return this.answer(state, tool, input, result, ask.path);
+      const answered = this.answer(state, tool, input, result, ask.path);
+      return withReason(answered, `asked (${ask.reason}); allowed by canUseTool`);
     } catch (error) {
       // A permission callback that fails approves nothing; the caller is told, not only the model.
       const why = errorMessage(error);
@@ -320,7 +345,7 @@ export class ToolGate {
           : result.updatedInput;
       const decision = this.#allowWith(tool, updated ?? input, updated ? undefined : path);
       if (decision.behavior === "allow") leavePlanMode(state, tool);
-      return decision;
+      return withReason(decision, "allowed when asked");
     }
     return {
       behavior: "deny",
@@ -340,6 +365,11 @@ export class ToolGate {
       message: `The approved input for ${tool.name} is not valid for the tool.`,
     };
   }
+}
+
+/** `decision` with why it allows, when it does (a deny keeps its message). */
+function withReason(decision: GateDecision, reason: string): GateDecision {
+  return decision.behavior === "allow" ? { ...decision, reason } : decision;
 }
 
 /** An approved plan leaves plan mode: for the mode the answer chose (a `setMode` update), else `default`. */

@@ -382,6 +382,11 @@ export const SDKToolProgressMessage = z.object({
   data: z.unknown().optional(),
   /** Gyre addition, on the message a call starts with: what the call is about (a command, a path). */
   title: z.string().optional(),
+  /**
+   * Gyre addition, on the message a call starts with: why it was allowed to run — the rule or
+   * mode (`Bash is allowed by the allow rule "Bash(npm test:*)"`), a hook, or an answer when asked.
+   */
+  permission_reason: z.string().optional(),
 });
 export type SDKToolProgressMessage = z.infer<typeof SDKToolProgressMessage>;
 

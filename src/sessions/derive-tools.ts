@@ -12,7 +12,8 @@ export const FILE_EDIT_TOOLS: Readonly<Record<string, string>> = {
 
 /**
  * `tool_progress` for an open call: a pending call is running, since `elapsed_time_seconds`
- * ago, titled by the message; a running call's metadata is the latest `data` reported.
+ * ago, titled by the message, with why it was allowed to; a running call's metadata is the
+ * latest `data` reported.
  */
 export function applyToolProgress(
   state: DeriveState,
@@ -21,7 +22,7 @@ export function applyToolProgress(
 ): { state: DeriveState; parts: Part[] } {
   const part = state.openTools[message.tool_use_id];
   if (part === undefined) return { state, parts: [] };
-  const { data, title } = message;
+  const { data, title, permission_reason: permission } = message;
   let running: ToolPart;
   if (part.state.status === "pending") {
     // A call says when it starts; sessions stored before said so only once it had run a while.
@@ -34,6 +35,7 @@ export function applyToolProgress(
         startedAt,
         ...(title !== undefined && { title }),
         ...(data !== undefined && { metadata: data }),
+        ...(permission !== undefined && { permission }),
       },
     };
   } else if (part.state.status === "running" && data !== undefined) {
@@ -81,6 +83,7 @@ function closeTool(part: ToolPart, result: ToolResultBlock, now: number): ToolPa
   const described = {
     ...(ran?.title !== undefined && { title: ran.title }),
     ...(ran?.metadata !== undefined && { metadata: ran.metadata }),
+    ...(ran?.permission !== undefined && { permission: ran.permission }),
   };
   const text = resultText(result.content);
   if (result.is_error === true) {

@@ -55,11 +55,13 @@ export type ReasoningPart = z.infer<typeof ReasoningPart>;
 
 /**
  * What a call that ran says about itself, as OpenCode's tool parts: its `title` (what it is
- * about, from the message it started with) and `metadata` (the tool's latest progress report).
+ * about, from the message it started with) and `metadata` (the tool's latest progress report);
+ * Gyre adds `permission`, why it was allowed to run (the rule or mode, a hook, an answer).
  */
 const Described = {
   title: z.string().optional(),
   metadata: z.unknown().optional(),
+  permission: z.string().optional(),
 };
 
 /**

@@ -105,6 +105,11 @@ export function ToolCall({
       {children}
       {open && (
         <div class="tool-body">
+          {"permission" in state && state.permission && (
+            <div class="permission" data-testid="permission">
+              allowed: {state.permission}
+            </div>
+          )}
           <h4>input</h4>
           <Clipped text={JSON.stringify(state.input, null, 2)} max={4000} />
           {FILE_TOOLS.has(part.tool) && state.status !== "error" && !denied && (

@@ -35,9 +35,25 @@ interface PartBase {
 
 export type ToolState =
   | { status: "pending"; input: unknown }
-  | { status: "running"; input: unknown; startedAt: number; title?: string }
-  | { status: "completed"; input: unknown; output: string; startedAt: number; endedAt: number; title?: string }
-  | { status: "error"; input: unknown; error: string; startedAt: number; endedAt: number; title?: string };
+  | { status: "running"; input: unknown; startedAt: number; title?: string; permission?: string }
+  | {
+      status: "completed";
+      input: unknown;
+      output: string;
+      startedAt: number;
+      endedAt: number;
+      title?: string;
+      permission?: string;
+    }
+  | {
+      status: "error";
+      input: unknown;
+      error: string;
+      startedAt: number;
+      endedAt: number;
+      title?: string;
+      permission?: string;
+    };
 
 export type Part = PartBase &
   (
