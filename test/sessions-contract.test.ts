@@ -249,6 +249,8 @@ describe.each(factories)("SessionStore contract: $name", (factory) => {
       model: "anthropic/claude-sonnet-4-5",
       costUsd: 0.03,
       runs: 1,
+      // The result's num_turns: the model calls of the run.
+      turns: 2,
       lastResult: { subtype: "success", terminalReason: "completed", isError: false },
       tokens: { input_tokens: 2200, output_tokens: 80 },
       updatedAt: start + 70,

@@ -178,7 +178,7 @@ describe("gyre ui", () => {
     expect(await fails(["--store", "mysql://x"])).toMatch(/^1 .*unknown store scheme "mysql:"/);
   });
 
-  it("lists the sessions newest first, with their project, model, cost and status", async () => {
+  it("lists the sessions newest first, with their project, model, turns, cost and status", async () => {
     const page = await newPage();
     await page.getByTestId("session-row").nth(1).waitFor();
     const rows = await page.getByTestId("session-row").allInnerTexts();
@@ -188,6 +188,8 @@ describe("gyre ui", () => {
     expect(rows[1]).toContain("claude-sonnet");
     expect(rows[1]).toMatch(/done/);
     expect(rows[1]).toMatch(/\$\d/);
+    // Its model calls: the five turns of the run the test made (the subagent's are its own session's).
+    expect(await page.getByTestId("turns").nth(1).innerText()).toBe("5");
     await page.locator("body").screenshot({ path: join(IMAGES, "ui-sessions.png") });
     await page.locator("#search").click();
     await page.keyboard.press("n");

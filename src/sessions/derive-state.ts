@@ -40,6 +40,8 @@ export const DeriveState = z.object({
   closed: Totals,
   run: Totals,
   runs: z.number().int(),
+  /** Model calls of the runs closed by a `result` (their `num_turns`; absent in states stored before: 0). */
+  turns: z.number().int().optional(),
   lastResult: z.object({ subtype: ResultSubtype, terminalReason: TerminalReason, isError: z.boolean() }).nullable(),
 });
 export type DeriveState = z.infer<typeof DeriveState>;
@@ -73,6 +75,7 @@ export function initialDeriveState(model: string | null = null): DeriveState {
     closed: zero(),
     run: zero(),
     runs: 0,
+    turns: 0,
     lastResult: null,
   };
 }
@@ -80,7 +83,7 @@ export function initialDeriveState(model: string | null = null): DeriveState {
 /** The session fields that follow from the stream. */
 export type DerivedSessionFields = Pick<
   SessionInfo,
-  "model" | "messageCount" | "costUsd" | "tokens" | "runs" | "lastResult" | "status"
+  "model" | "messageCount" | "costUsd" | "tokens" | "runs" | "turns" | "lastResult" | "status"
 > & { derivedTitle: string | null };
 
 export function derivedSessionFields(state: DeriveState): DerivedSessionFields {
@@ -90,6 +93,7 @@ export function derivedSessionFields(state: DeriveState): DerivedSessionFields {
     costUsd: state.closed.costUsd + state.run.costUsd,
     tokens: addUsage(state.closed.tokens, state.run.tokens),
     runs: state.runs,
+    turns: state.turns ?? 0,
     lastResult: state.lastResult,
     status: state.status ?? IDLE,
     derivedTitle: state.derivedTitle,

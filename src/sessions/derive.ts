@@ -306,6 +306,7 @@ function closeRun(state: DeriveState, result: SDKResultMessage): DeriveState {
     },
     run: { costUsd: 0, tokens: emptyUsage() },
     runs: state.runs + 1,
+    turns: (state.turns ?? 0) + result.num_turns,
     lastResult: { subtype: result.subtype, terminalReason: result.terminal_reason, isError: result.is_error },
   };
 }

@@ -30,6 +30,8 @@ export const SessionInfo = z.object({
   tokens: Usage,
   /** Runs closed by a `result` message. */
   runs: z.number().int(),
+  /** Model calls of those runs (the sum of their results' `num_turns`). */
+  turns: z.number().int(),
   lastResult: z.object({ subtype: ResultSubtype, terminalReason: TerminalReason, isError: z.boolean() }).nullable(),
   /**
    * What the session is doing: `busy` from a run's first message to its `result`, `retry` while

@@ -119,8 +119,8 @@ export function SessionList() {
             <th>project</th>
             <th>model</th>
             <th>started</th>
+            <th>turns</th>
             <th>runs</th>
-            <th>messages</th>
             <th>cost</th>
           </tr>
         </thead>
@@ -143,8 +143,10 @@ export function SessionList() {
                 <td title={s.project}>{baseName(s.project)}</td>
                 <td>{s.model ?? ""}</td>
                 <td title={new Date(s.createdAt).toISOString()}>{when(s.createdAt)}</td>
+                <td class="num" data-testid="turns">
+                  {s.turns}
+                </td>
                 <td class="num">{s.runs}</td>
-                <td class="num">{s.messageCount}</td>
                 <td class="num">{money(s.costUsd)}</td>
               </tr>
             );

@@ -24,6 +24,8 @@ export interface SessionInfo {
   costUsd: number;
   tokens: Usage;
   runs: number;
+  /** Model calls of the finished runs. */
+  turns: number;
   lastResult: { subtype: string; terminalReason: string; isError: boolean } | null;
   status: Status;
 }
