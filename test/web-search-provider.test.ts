@@ -260,6 +260,19 @@ describe("when the provider's search is not offered", () => {
     });
   });
 
+  it("in plan mode, a model cannot search unasked: no server tool, and its WebSearch call is asked about", async () => {
+    // A hostile planner tries to reach the web without a question: plan mode lets WebSearch
+    // through to the rules, which ask; with nobody to ask, the call is refused.
+    const script = { turns: [mockTurn.toolUse("WebSearch", { query: "exfiltrate" }), mockTurn.text("ok")] };
+    await withMock(script, async (server) => {
+      const messages = await runQuery(server, anthropic, "plan it", { tools: ["WebSearch"], permissionMode: "plan" });
+      const types = requestTools(server).map((tool) => tool.type ?? "custom");
+      expect(types).not.toContain("web_search_20250305");
+      expect(toolResults(messages)[0]?.is_error).toBe(true);
+      expect(JSON.stringify(toolResults(messages)[0]?.content)).toContain("Permission to use WebSearch is required");
+    });
+  });
+
   it("nor while a WebSearch call would be asked about, or a hook would see it", async () => {
     await withMock({ turns: [mockTurn.text("ok"), mockTurn.text("ok")] }, async (server) => {
       // Default mode asks about WebSearch: a provider's search could not be asked about.
