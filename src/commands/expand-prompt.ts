@@ -1,6 +1,12 @@
 import { findTrustedFolder } from "../settings/index.js";
 import { loadSkill, type Skill } from "../skills/index.js";
-import { expandCommand, loadPluginCommands, loadUserCommands, type UserCommand } from "./user-commands.js";
+import {
+  expandCommand,
+  loadPluginCommands,
+  loadUserCommands,
+  typedCommand,
+  type UserCommand,
+} from "./user-commands.js";
 
 /** Where a run's slash commands come from: the folders its settings sources read, and its plugins. */
 export interface SlashCommandSources {
@@ -14,9 +20,6 @@ export interface SlashCommandSources {
   /** The skills the run offers: `/name` loads one, as Claude Code's skills are slash commands too. */
   skills?: readonly Skill[];
 }
-
-/** `/name` and what follows it, as typed. */
-const TYPED_COMMAND = /^\/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+([\s\S]*))?$/;
 
 /**
  * A prompt that names a slash command of the run (`/review src/a.ts`, `/kit:hello Ada`) becomes
@@ -34,17 +37,17 @@ export class SlashCommandExpander {
     this.#sources = sources;
   }
 
-  /** The command's prompt, or undefined when `text` does not name one. */
-  async expand(text: string): Promise<string | undefined> {
-    const typed = TYPED_COMMAND.exec(text.trim());
-    if (!typed?.[1]) return undefined;
+  /** The prompt `text` stands for: its command's or skill's when it names one, else `text` as typed. */
+  async expand(text: string): Promise<string> {
+    const typed = typedCommand(text);
+    if (!typed) return text;
     this.#commands ??= this.#load();
-    const args = typed[2]?.trim() ?? "";
-    const command = (await this.#commands).get(typed[1]);
+    const { name, args } = typed;
+    const command = (await this.#commands).get(name);
     if (command) return expandCommand(command.body, args);
-    const skill = this.#sources.skills?.find((offered) => offered.name === typed[1]);
+    const skill = this.#sources.skills?.find((offered) => offered.name === name);
     // A SKILL.md gone since the run started: the prompt goes as typed, and the Skill tool says why if called.
-    return skill ? await loadSkill(skill, args).catch(() => undefined) : undefined;
+    return skill ? await loadSkill(skill, args).catch(() => text) : text;
   }
 
   async #load(): Promise<Map<string, UserCommand>> {
@@ -61,9 +64,4 @@ export class SlashCommandExpander {
     ]);
     return new Map([...(own?.commands ?? []), ...(fromPlugins?.commands ?? [])]);
   }
-}
-
-/** `text` expanded by `expander` when it names a command; else as it is. */
-export async function expandSlashCommand(expander: SlashCommandExpander, text: string): Promise<string> {
-  return (await expander.expand(text)) ?? text;
 }

@@ -6,6 +6,7 @@ export {
   loadUserCommands,
   parseUserCommand,
   type UserCommand,
+  typedCommand,
   type UserCommandSources,
 } from "./user-commands.js";
-export { expandSlashCommand, SlashCommandExpander, type SlashCommandSources } from "./expand-prompt.js";
+export { SlashCommandExpander, type SlashCommandSources } from "./expand-prompt.js";

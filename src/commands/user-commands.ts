@@ -180,6 +180,12 @@ function toolList(value: unknown): string[] {
   return [];
 }
 
+/** `/name` and what follows it, as typed: the name and the arguments; undefined for any other text (`/usr/bin is…` too). */
+export function typedCommand(prompt: string): { name: string; args: string } | undefined {
+  const match = /^\/([A-Za-z0-9_][\w.:-]*)(?:\s+([\s\S]*))?$/.exec(prompt.trim());
+  return match?.[1] ? { name: match[1], args: (match[2] ?? "").trim() } : undefined;
+}
+
 /**
  * The prompt a command sends: `$ARGUMENTS` is everything after the name, `$1`, `$2`, … the
  * arguments split at spaces (a "quoted phrase" is one argument), a missing one empty. A body

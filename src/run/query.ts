@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { expandSlashCommand, SlashCommandExpander } from "../commands/index.js";
+import { SlashCommandExpander } from "../commands/index.js";
 import { GyreError } from "../errors/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import { apiKeySource, type Model } from "../model/index.js";
@@ -342,7 +342,7 @@ class Prompts {
     this.#first = undefined;
     if (next.done) return undefined;
     // A prompt naming a slash command (`/kit:hello Ada`) is the command's prompt.
-    return typeof next.value === "string" ? await expandSlashCommand(this.commands, next.value) : next.value;
+    return typeof next.value === "string" ? await this.commands.expand(next.value) : next.value;
   }
 
   /** How `content` answers the calls the run waits on (the first prompt's, read already). */

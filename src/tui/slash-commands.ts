@@ -1,4 +1,4 @@
-import type { UserCommand } from "../commands/index.js";
+import { typedCommand, type UserCommand } from "../commands/index.js";
 
 /** A prompt that starts with `/name`: the command and the rest of the line. */
 export interface SlashCommand {
@@ -32,10 +32,9 @@ export function parseSlashCommand(
   prompt: string,
   isUserCommand: (name: string) => boolean = () => false,
 ): SlashCommand | undefined {
-  const match = /^\/([A-Za-z0-9_][\w.:-]*)(?:\s+([\s\S]*))?$/.exec(prompt.trim());
-  const name = match?.[1];
-  if (!name || !(name in SLASH_COMMANDS || isUserCommand(name))) return undefined;
-  return { name, args: (match[2] ?? "").trim() };
+  const typed = typedCommand(prompt);
+  if (!typed || !(typed.name in SLASH_COMMANDS || isUserCommand(typed.name))) return undefined;
+  return typed;
 }
 
 /** A command that completion offers: its name (without `/`) and what it does. */
