@@ -86,6 +86,8 @@ export const SDKApiRetryMessage = z.object({
   retry_delay_ms: z.number().nonnegative(),
   error_status: z.number().int().nullable(),
   error: z.string(),
+  /** Gyre addition: when the request goes out again (ms since the epoch), the same for every reader. */
+  retry_at: z.number().optional(),
 });
 export type SDKApiRetryMessage = z.infer<typeof SDKApiRetryMessage>;
 

@@ -23,7 +23,13 @@ const BUSY: SessionStatus = Object.freeze({ type: "busy" });
 export function nextSessionStatus(status: SessionStatus, message: SDKMessage, now: number): SessionStatus {
   if (message.type === "result") return IDLE;
   if (message.type === "system" && message.subtype === "api_retry")
-    return { type: "retry", attempt: message.attempt, message: message.error, next: now + message.retry_delay_ms };
+    return {
+      type: "retry",
+      attempt: message.attempt,
+      message: message.error,
+      // The message's own time when it has one: the store and a live listener read it at different moments.
+      next: message.retry_at ?? now + message.retry_delay_ms,
+    };
   return status.type === "busy" ? status : BUSY;
 }
 

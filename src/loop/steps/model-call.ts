@@ -90,6 +90,7 @@ export async function* modelStep(input: ModelStepInput): AsyncGenerator<SDKMessa
         retry_delay_ms: delay,
         error_status: error.statusCode ?? null,
         error: error.message,
+        retry_at: Date.now() + delay,
       });
       try {
         await sleep(delay, input.signal);
