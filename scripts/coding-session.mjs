@@ -28,8 +28,25 @@ const tool = (name, input, text) => ({
   usage: { input_tokens: 2400, output_tokens: 90, cache_read_input_tokens: 12000 },
 });
 
-/** The mock script: `turns` model answers, the last one a summary. */
-export function codingScript(dir, turns = 20) {
+/**
+ * Each Glob and Grep call as Claude Code 2.x on Linux makes it: it offers no Glob or Grep tool and
+ * answers a call of one with "find files with `find` via the Bash tool instead" (the same for
+ * grep), so its session runs these commands where Gyre's runs the tools (bench/cli.bench.mjs).
+ */
+const SEARCH_AS_BASH = {
+  Glob: (input) => ({
+    command: `find ${input.pattern.startsWith("src/") ? "src" : "."} -name '${input.pattern.split("/").pop()}'`,
+  }),
+  Grep: (input) => ({
+    command: `grep -r${input.output_mode === "count" ? "c" : "n"}E '${input.pattern}' src test.js package.json`,
+  }),
+};
+
+/**
+ * The mock script: `turns` model answers, the last one a summary. `searchWithBash`: Glob and
+ * Grep calls are Bash commands instead (for a CLI without those tools; `turnKinds` still names them).
+ */
+export function codingScript(dir, turns = 20, { searchWithBash = false } = {}) {
   const math = join(dir, "src", "math.js");
   const steps = [
     tool(
@@ -73,5 +90,19 @@ export function codingScript(dir, turns = 20) {
     content: [{ type: "text", text: "Fixed `add` in src/math.js (it subtracted); the tests pass now." }],
     usage: { input_tokens: 2600, output_tokens: 40, cache_read_input_tokens: 12000 },
   });
-  return { mode: "history", turns: steps.slice(0, turns) };
+  const script = steps.slice(0, turns).map((turn) => {
+    const call = turn.content.find((block) => block.type === "tool_use");
+    const asBash = searchWithBash && call ? SEARCH_AS_BASH[call.name] : undefined;
+    if (!asBash) return turn;
+    const content = turn.content.map((block) =>
+      block === call ? { type: "tool_use", name: "Bash", input: asBash(call.input) } : block,
+    );
+    return { ...turn, content };
+  });
+  return { mode: "history", turns: script };
+}
+
+/** The tool each turn of `codingScript` calls in Gyre's session (undefined for the closing text). */
+export function turnKinds(turns = 20) {
+  return codingScript("/", turns).turns.map((turn) => turn.content.find((block) => block.type === "tool_use")?.name);
 }

@@ -9,7 +9,7 @@
 // and other checkouts share it. `npm test` and .ci/run run this first; test/compat-peers.ts
 // finds the installs, and a test whose peer is missing fails saying to run this.
 //
-// Usage: npm run compat:install [-- NAME ...]     (default: every peer)
+// Usage: npm run compat:install [-- NAME ...]     (default: every peer but the on-demand claude-code)
 // The cache folder: $GYRE_COMPAT_DIR, else $XDG_CACHE_HOME/gyre-compat, else ~/.cache/gyre-compat.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -51,7 +51,32 @@ export const PEERS = {
     main: "playwright-core",
     npmFlags: [],
   },
+  // Not a test's peer: the baseline `npm run bench` measures `gyre run` against (bench/cli.bench.mjs).
+  // Its platform binary is ~240 MB, so it is installed only when named (or by the bench), never by
+  // `npm test` or CI; its install script only links that binary, which the bench runs directly.
+  "claude-code": {
+    title: "Claude Code, the CLI benchmark's baseline",
+    main: "@anthropic-ai/claude-code",
+    npmFlags: ["--ignore-scripts"],
+    onDemand: true,
+  },
 };
+
+/** The peers `npm run compat:install` installs when none is named: all but the on-demand ones. */
+export const DEFAULT_PEERS = Object.keys(PEERS).filter((name) => !PEERS[name].onDemand);
+
+/** Claude Code's binary for this platform in its install, as its own launcher would pick it. */
+export function claudeCodeBinary(dir) {
+  const libc = process.platform === "linux" && !process.report?.getReport().header.glibcVersionRuntime ? "-musl" : "";
+  const platform = `${process.platform === "win32" ? "win32" : process.platform}-${process.arch}${libc}`;
+  return join(
+    dir,
+    "node_modules",
+    "@anthropic-ai",
+    `claude-code-${platform}`,
+    process.platform === "win32" ? "claude.exe" : "claude",
+  );
+}
 
 /** The cache folder every checkout shares. */
 export function compatRoot() {
@@ -111,6 +136,7 @@ async function check(name, dir) {
   if (!existsSync(main)) throw new Error(`${PEERS[name].main} is missing from ${dir}`);
   const bin = (program) => join(dir, "node_modules", ".bin", program);
   if (name === "codex") await run(bin("codex"), ["--version"]);
+  if (name === "claude-code") await run(claudeCodeBinary(dir), ["--version"]);
   if (name === "openresponses-suite") {
     // Bun's postinstall puts its native binary in place; where npm skipped it, run it here.
     await run(bin("bun"), ["--version"]).catch(() =>
@@ -127,7 +153,7 @@ async function main(names) {
     return 2;
   }
   let failed = 0;
-  for (const name of names.length > 0 ? names : Object.keys(PEERS)) {
+  for (const name of names.length > 0 ? names : DEFAULT_PEERS) {
     const started = Date.now();
     try {
       const { dir, installed } = await installPeer(name);

@@ -129,7 +129,8 @@ describe.each(FORMATS)("compaction over $name", (format) => {
   });
 
   it("fails with context_overflow, after two summary requests, when the summary cannot get under the limit", async () => {
-    const huge = "word ".repeat(100_000); // ~125,000 estimated tokens
+    // ~125,000 estimated tokens (characters / 4), in long words: the mock streams a delta per word.
+    const huge = `${"w".repeat(99)} `.repeat(5_000);
     const script = {
       mode: "sequential" as const,
       turns: [...agentTurns(), mockTurn.text(huge), mockTurn.text(huge), mockTurn.text("never")],

@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
-import { lstatSync, readFileSync, realpathSync, renameSync, statSync } from "node:fs";
+import { constants, lstatSync, readFileSync, realpathSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import type { SandboxViolation } from "../tools/builtin/index.js";
 
@@ -206,10 +206,20 @@ function stampOf(index: string): string {
   }
 }
 
-/** The identity of `<checkout>/.git` (a folder, a file, a link), or undefined when there is none. */
+/**
+ * The identity of `<checkout>/.git` (a folder, a file, a link), or undefined when there is none:
+ * its inode, and its kind and birth time, since a file system hands a freed inode number to the
+ * next file made (a command that removes the `.git` and plants another may get the same number).
+ * Not its change time, which git's own work inside a `.git` folder moves on.
+ */
 function gitEntry(checkout: Buffer): string | undefined {
-  const stats = lstatOrNone(Buffer.concat([checkout, Buffer.from("/.git")]));
-  return stats && `${stats.dev}:${stats.ino}`;
+  let stats;
+  try {
+    stats = lstatSync(Buffer.concat([checkout, Buffer.from("/.git")]), { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  return stats && `${stats.dev}:${stats.ino}:${stats.mode & BigInt(constants.S_IFMT)}:${stats.birthtimeNs}`;
 }
 
 /** Undefined also when a command left a file where a folder of the path was (ENOTDIR). */
