@@ -160,9 +160,12 @@ function bashCommands(env) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${x.toFixed(0)} ms`;
 
-/** Median gap by the kind of tool the turn called, over every run. */
+/**
+ * Median gap by the kind of tool the turn called, over every run. The first turn is apart: it
+ * also pays for what a CLI loads once it has started (Gyre: the shell parser, the session store).
+ */
 function gapsByKind(runs) {
-  const kinds = turnKinds(TURNS);
+  const kinds = turnKinds(TURNS).map((kind, turn) => (turn === 0 ? `first turn (${kind})` : kind));
   const by = new Map();
   for (const run of runs) {
     run.gaps.forEach((gap, turn) => {
