@@ -1,4 +1,5 @@
-import { createInterface } from "node:readline";
+import { createRequire } from "node:module";
+import type * as Readline from "node:readline";
 
 /**
  * Ask the person at the terminal (or whoever writes to stdin) and wait for one line.
@@ -9,7 +10,10 @@ export function askPerson(question: string, options: string[] | undefined): Prom
   process.stderr.write(`\n${question}${choices}\n> `);
   // Waiting for the answer keeps the process alive even if stdin was let go of before (stdin-prompt.ts).
   (process.stdin as { ref?: () => void }).ref?.();
-  const lines = createInterface({ input: process.stdin, terminal: false });
+  const lines = (createRequire(import.meta.url)("node:readline") as typeof Readline).createInterface({
+    input: process.stdin,
+    terminal: false,
+  });
   return new Promise((resolve) => {
     let answered = false;
     lines.once("line", (line) => {

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { createInterface } from "node:readline";
+import { createRequire } from "node:module";
+import type * as Readline from "node:readline";
 import { GyreError } from "../errors/index.js";
 import type { SessionInfo } from "../sessions/index.js";
 
@@ -52,7 +53,10 @@ export function chooseSession(
   output.write(question);
   // Waiting for the answer keeps the process alive even if stdin was let go of before.
   (input as { ref?: () => void }).ref?.();
-  const lines = createInterface({ input, terminal: false });
+  const lines = (createRequire(import.meta.url)("node:readline") as typeof Readline).createInterface({
+    input,
+    terminal: false,
+  });
   return new Promise((resolve) => {
     let chosen: SessionInfo | undefined;
     lines.on("line", (line) => {

@@ -13,7 +13,6 @@ import { PromptQueue } from "./prompt-queue.js";
 import { type PrintFormat, RunReporter } from "./run-reporter.js";
 import { takeBareResume } from "./resume-flag.js";
 import { queryOptionsOf, RUN_OPTIONS } from "./run-options.js";
-import { feedStreamJsonInput } from "./stream-json-input.js";
 import { promptFrom } from "./stdin-prompt.js";
 
 export { list, mcpServersOf, number, permissionMode } from "./run-options.js";
@@ -65,9 +64,12 @@ export async function runCommand(args: string[]): Promise<number> {
   // person's answer goes into the same run and the agent carries on.
   const prompts = new PromptQueue();
   if (inputFormat === "stream-json") {
-    feedStreamJsonInput(process.stdin, prompts, (line, why) =>
-      reporter.line(`stdin line ${line} skipped: ${why}`),
-    ).catch((error: unknown) => reporter.line(`stdin: ${errorMessage(error)}`));
+    // Loaded only here: its line schema is built from the message schemas a start otherwise never needs.
+    import("./stream-json-input.js")
+      .then(({ feedStreamJsonInput }) =>
+        feedStreamJsonInput(process.stdin, prompts, (line, why) => reporter.line(`stdin line ${line} skipped: ${why}`)),
+      )
+      .catch((error: unknown) => reporter.line(`stdin: ${errorMessage(error)}`));
   } else {
     // Answering a paused run's approvals needs no prompt: stdin is then left alone.
     let prompt = options.approvals && positionals.length === 0 ? "" : await promptFrom(positionals);

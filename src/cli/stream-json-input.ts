@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
-import { SDKUserMessage } from "../protocol/index.js";
+import { SDKUserMessage } from "../protocol/messages/index.js";
 import type { PromptQueue } from "./prompt-queue.js";
 
 /** What a line of `--input-format stream-json` must be: a user message, as the Claude Agent SDK sends it. */

@@ -4,11 +4,20 @@ import {
   type IncomingMessage,
   request as httpRequest,
 } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type * as Https from "node:https";
+import { createRequire } from "node:module";
 import { Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import type * as Zlib from "node:zlib";
 
 type Fetch = typeof globalThis.fetch;
+
+// node:https (with TLS) and node:zlib load at their first use: a start that sends no https
+// request or reads no compressed reply before its first model request is spared ~3 ms.
+const requireBuiltin = createRequire(import.meta.url);
+let httpsModule: typeof Https | undefined;
+let zlibModule: typeof Zlib | undefined;
+const https = () => (httpsModule ??= requireBuiltin("node:https") as typeof Https);
+const zlib = () => (zlibModule ??= requireBuiltin("node:zlib") as typeof Zlib);
 
 /**
  * A `fetch` for model requests over `node:http`/`node:https`. Node's own fetch is undici,
@@ -41,12 +50,13 @@ const UNSUPPORTED = Symbol("unsupported body");
 const REDIRECTED = Symbol("redirected");
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-let agents: { http: HttpAgentType; https: HttpsAgent } | undefined;
+let httpAgent: HttpAgentType | undefined;
+let httpsAgent: Https.Agent | undefined;
 
 /** Kept-alive connections, one pool per scheme; an idle socket never holds the process open. */
 function agentFor(protocol: string): HttpAgentType {
-  agents ??= { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-  return protocol === "https:" ? agents.https : agents.http;
+  if (protocol === "https:") return (httpsAgent ??= new (https().Agent)({ keepAlive: true }));
+  return (httpAgent ??= new HttpAgent({ keepAlive: true }));
 }
 
 function requestBody(body: unknown): Buffer | undefined | typeof UNSUPPORTED {
@@ -78,7 +88,7 @@ function send(target: URL, init: RequestInit, body: Buffer | undefined): Promise
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    const request = (target.protocol === "https:" ? httpsRequest : httpRequest)(target, {
+    const request = (target.protocol === "https:" ? https().request : httpRequest)(target, {
       method: init.method ?? "GET",
       headers: requestHeaders(init.headers, body),
       agent: agentFor(target.protocol),
@@ -128,11 +138,11 @@ function decode(message: IncomingMessage): Readable {
     .toLowerCase();
   const decoder =
     encoding === "gzip" || encoding === "x-gzip"
-      ? createGunzip()
+      ? zlib().createGunzip()
       : encoding === "deflate"
-        ? createInflate()
+        ? zlib().createInflate()
         : encoding === "br"
-          ? createBrotliDecompress()
+          ? zlib().createBrotliDecompress()
           : undefined;
   const terminated = (error: Error) => new TypeError("terminated", { cause: error });
   if (!decoder) {

@@ -1,5 +1,5 @@
 import type { UserContentBlock } from "./content.js";
-import type { APIAssistantMessage } from "./messages.js";
+import type { APIAssistantMessage } from "./messages/index.js";
 
 /**
  * One entry of the conversation a run keeps and sends to the model: Anthropic-shaped user

@@ -1,5 +1,11 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import type * as Dns from "node:dns";
+import type { LookupAddress, LookupOptions } from "node:dns";
+import { createRequire } from "node:module";
 import { isIP } from "node:net";
+
+// node:dns loads at the first lookup, not with the sandbox's code at every start.
+const requireBuiltin = createRequire(import.meta.url);
+let dns: typeof Dns | undefined;
 
 type Callback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -9,7 +15,9 @@ type Callback = (error: NodeJS.ErrnoException | null, address: string | LookupAd
  * allowed `*.example.com` must not become a way to a local service or the metadata endpoint
  * by a DNS answer. Allowing such an address takes naming it (`127.0.0.1:8080`, `localhost`).
  */
-export const guardedLookup = guardLookup(dnsLookup);
+export const guardedLookup = guardLookup((hostname, options, callback) =>
+  (dns ??= requireBuiltin("node:dns") as typeof Dns).lookup(hostname, options, callback),
+);
 
 type Resolver = (
   hostname: string,

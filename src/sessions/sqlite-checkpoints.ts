@@ -1,4 +1,5 @@
-import { Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
+import type * as WorkerThreads from "node:worker_threads";
 import type BetterSqlite3 from "better-sqlite3";
 import { driverPath } from "./sqlite-driver.js";
 
@@ -42,6 +43,8 @@ export function checkpointInBackground(
   intervalMs = 250,
 ): BackgroundCheckpoints {
   db.exec("PRAGMA wal_autocheckpoint = 0");
+  // node:worker_threads loads here, once a checkpoint writer starts, not with the session store.
+  const { Worker } = createRequire(import.meta.url)("node:worker_threads") as typeof WorkerThreads;
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver: driverPath(), path, intervalMs } });
   worker.unref();
   let stopping = false;

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { setFlagsFromString } from "node:v8";
 import type { Language, Parser, Tree } from "web-tree-sitter";
 import type { SyntaxNode } from "./syntax-tree.js";
 
@@ -48,6 +47,8 @@ async function load(): Promise<void> {
   const { Language, Parser } = await import("web-tree-sitter");
   // Resolved from the package rather than from this file's URL, so the bundled CLI finds them too.
   const require = createRequire(import.meta.url);
+  // node:v8 only now: a start that never parses a command does not load it.
+  const { setFlagsFromString } = require("node:v8") as typeof import("node:v8");
   const runtime = readFileSync(require.resolve("web-tree-sitter/web-tree-sitter.wasm"));
   const grammarBytes = readFileSync(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
   // V8 optimises a WebAssembly module with TurboFan in the background: for the 1.3 MB

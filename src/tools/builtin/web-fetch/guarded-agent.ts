@@ -1,4 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import type * as Dns from "node:dns";
+import type { LookupAddress, LookupOptions } from "node:dns";
+import { createRequire } from "node:module";
 import { isIP } from "node:net";
 import type { Agent } from "undici";
 import { isRefusedAddress } from "../../../net/index.js";
@@ -25,14 +27,19 @@ export function guardedAgent(AgentClass: typeof Agent, url: URL, allowedLocalHos
   return new AgentClass({
     connect: {
       lookup: (hostname: string, options: LookupOptions, callback: LookupCallback) => {
-        dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-          if (error) return callback(error, []);
-          const usable = named ? addresses : addresses.filter(({ address }) => !isRefusedAddress(address));
-          if (usable.length === 0) return callback(refused(url), []);
-          if (options.all) return callback(null, usable);
-          const [first] = usable;
-          return callback(null, first!.address, first!.family);
-        });
+        // node:dns loads at WebFetch's first lookup, not with the built-in tools at every start.
+        (createRequire(import.meta.url)("node:dns") as typeof Dns).lookup(
+          hostname,
+          { ...options, all: true },
+          (error, addresses) => {
+            if (error) return callback(error, []);
+            const usable = named ? addresses : addresses.filter(({ address }) => !isRefusedAddress(address));
+            if (usable.length === 0) return callback(refused(url), []);
+            if (options.all) return callback(null, usable);
+            const [first] = usable;
+            return callback(null, first!.address, first!.family);
+          },
+        );
       },
     },
   });
