@@ -271,6 +271,23 @@ writeFileSync("dist/bin/package.json", '{ "type": "commonjs" }\n');
  * `import("./cli-….js")` of a sibling into a `require` of it, which the launcher serves from
  * the code cache (src/cli/code-cache.ts).
  */
+/**
+ * The built-in tools' input JSON Schemas, converted here from the library just built (dist/) as a
+ * registry converts them (src/tools/builtin/bundled-input-schemas.ts), so a start of the CLI does
+ * not (~5 ms of zod before its first model request). Bash's input differs when commands run
+ * sandboxed: both are kept. test/cli-model-requests.test.ts checks the CLI sends what the library does.
+ */
+async function builtinInputSchemas() {
+  const { defaultTools } = await import("../dist/tools/builtin/index.js");
+  const { bashTools } = await import("../dist/tools/builtin/bash/index.js");
+  const { toJsonSchema } = await import("../dist/tools/registry.js");
+  const schemas = {};
+  for (const tool of defaultTools({ cwd: "/" })) schemas[tool.name] = toJsonSchema(tool.inputSchema);
+  const [sandboxedBash] = bashTools({ sandbox: {} });
+  schemas["Bash:sandboxed"] = toJsonSchema(sandboxedBash.inputSchema);
+  return schemas;
+}
+
 const ESM_STAGE = "dist/bin-esm";
 rmSync(ESM_STAGE, { recursive: true, force: true });
 const cli = await build({
@@ -287,7 +304,11 @@ const cli = await build({
   external: ["better-sqlite3", "@lydell/node-pty", "pg"],
   // Bundled ES modules that read import.meta.url (fdir's createRequire) get their file's URL;
   // import.meta.resolve (createSdkMcpServer's lazy load) resolves as require does.
-  define: { "import.meta.url": "__gyreImportMetaUrl", "import.meta.resolve": "__gyreImportMetaResolve" },
+  define: {
+    "import.meta.url": "__gyreImportMetaUrl",
+    "import.meta.resolve": "__gyreImportMetaResolve",
+    GYRE_BUILTIN_INPUT_SCHEMAS: JSON.stringify(await builtinInputSchemas()),
+  },
   plugins: [
     lazyCommonJsNamedExports,
     zodEnglishOnly,
@@ -347,7 +368,10 @@ const tui = await build({
     chalkCiOnlyWithoutTerminal,
   ],
   // React picks its production build by NODE_ENV; the development one is several times larger.
-  define: { "process.env.NODE_ENV": '"production"' },
+  define: {
+    "process.env.NODE_ENV": '"production"',
+    GYRE_BUILTIN_INPUT_SCHEMAS: JSON.stringify(await builtinInputSchemas()),
+  },
   jsx: "automatic",
   minify: true,
   metafile: true,

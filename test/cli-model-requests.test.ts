@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mockTurn } from "../src/testing/index.js";
-import { cliEnv, FORMATS, mockEnv, withMock } from "./helpers.js";
+import { cliEnv, FORMATS, mockEnv, runQuery, withMock } from "./helpers.js";
 
 // The CLI's model requests go through node:http (src/net/node-fetch.ts) with the AI SDK's
 // header code patched off fetch's Headers (scripts/bundle-cli.mjs): what reaches the provider
@@ -44,6 +44,40 @@ describe.each(FORMATS)("gyre run's request to $name", (format) => {
       if (format.name === "anthropic") expect(request?.headers["x-api-key"]).toBeTruthy();
       else expect(String(request?.headers.authorization)).toMatch(/^Bearer /);
       expect(JSON.stringify(request?.body)).toContain('"hi"');
+    });
+  });
+});
+
+describe("gyre run's built-in tools", () => {
+  /** Each built-in tool's input schema as the first request of a run sends it, by name. */
+  const inputSchemas = (request: { body: Record<string, unknown> } | undefined) =>
+    Object.fromEntries(
+      ((request?.body.tools ?? []) as Array<{ name: string; input_schema: unknown }>).map((tool) => [
+        tool.name,
+        tool.input_schema,
+      ]),
+    );
+
+  // The CLI sends the schemas its bundler converted (src/tools/builtin/bundled-input-schemas.ts);
+  // the library converts them at the run's first request: the two must agree, sandboxed or not.
+  it.each([
+    ["unsandboxed", [] as string[], {}],
+    ["sandboxed", ["--sandbox"], { sandbox: { enabled: true } }],
+  ] as const)("are sent %s as the library sends them", async (_how, flags, options) => {
+    const turns = [mockTurn.text("one"), mockTurn.text("two")];
+    await withMock({ mode: "sequential", turns }, async (server) => {
+      await run(process.execPath, [CLI, "run", "hi", "--cwd", dir, "--setting-sources", "", ...flags], {
+        env: cliEnv(mockEnv(server)),
+      });
+      await runQuery(server, FORMATS[0], "hi", { cwd: dir, settingSources: [], ...options });
+      const [fromCli, fromLibrary] = server.requests.map(inputSchemas);
+      expect(Object.keys(fromCli ?? {})).toContain("Bash");
+      expect(Object.keys(fromCli ?? {})).toContain("Read");
+      const shared = Object.keys(fromLibrary ?? {}).filter((name) => name in (fromCli ?? {}));
+      expect(shared.length).toBeGreaterThanOrEqual(10);
+      for (const name of shared) expect(fromCli?.[name], name).toEqual(fromLibrary?.[name]);
+      const sandboxEscape = JSON.stringify(fromCli?.Bash).includes("dangerouslyDisableSandbox");
+      expect(sandboxEscape).toBe(flags.length > 0);
     });
   });
 });

@@ -1,5 +1,6 @@
 import type { AnyTool } from "../tool.js";
 import { askUserQuestionTool } from "./ask-user-question.js";
+import { bundledSchemaKey, withBundledInputSchema } from "./bundled-input-schemas.js";
 import { exitPlanModeTool } from "./exit-plan-mode.js";
 import { type BashToolsOptions, bashTools } from "./bash/index.js";
 import { editTool } from "./edit.js";
@@ -30,6 +31,7 @@ export interface DefaultToolsOptions {
  * and with its names and input schemas.
  */
 export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
+  const sandboxed = Boolean(options.bash?.sandbox);
   return [
     ...bashTools(options.bash),
     globTool(),
@@ -43,7 +45,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
     webSearchTool(options.webSearch),
     askUserQuestionTool(),
     exitPlanModeTool(),
-  ];
+  ].map((tool) => withBundledInputSchema(tool, bundledSchemaKey(tool, sandboxed)));
 }
 
 /**
