@@ -232,8 +232,9 @@ describe("gyre ui", () => {
     expect(await subagent.innerText()).toContain("scout");
     await subagent.locator(".subagent-line").click();
     const nested = page.getByTestId("nested-run");
+    // The nested run renders as its records arrive: its Glob call, then its answer.
     await nested.locator('[data-tool="Glob"]').waitFor();
-    expect(await nested.innerText()).toContain("one file");
+    await nested.getByText("one file").first().waitFor();
     expect(await page.getByTestId("run-cost").innerText()).toMatch(/with subagents/);
 
     // The model's markup is text: no script ran, no javascript: link exists.
