@@ -26,6 +26,7 @@ export interface Locator {
   first(): Locator;
   last(): Locator;
   getByTestId(id: string): Locator;
+  getByText(text: string | RegExp): Locator;
   nth(index: number): Locator;
   filter(options: { hasText: string | RegExp }): Locator;
   locator(selector: string): Locator;
