@@ -1,10 +1,12 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join, sep } from "node:path";
 import { defineConfig } from "vitest/config";
 
 /**
- * The unit tests beside the code that start no processes and touch no services: they share one
- * module graph per worker (`isolate: false`), since importing Gyre again for each file was most
- * of their time. `npm run test:unit` runs only these.
+ * The files beside the code whose tests start processes (Bash, hook commands, ripgrep,
+ * pseudo-terminals, MCP servers, git) or read and write files of many megabytes: they run with
+ * the integration tests. The rest of src/ is the "unit" project (`npm run test:unit`).
  */
 export const UNIT_EXCLUDE = [
   "src/tools/builtin/bash/*.test.ts",
@@ -17,8 +19,16 @@ export const UNIT_EXCLUDE = [
   "src/tui/shell-escape.test.ts",
 ];
 
-/** Files that need modules of their own: vi.mock replaces a module only before it is first imported. */
-const ISOLATED = ["test/file-tools-race-fuzz.test.ts"];
+/**
+ * Files that replace a module with `vi.mock`, found by reading them: a mock takes effect only
+ * before the module is first imported, so these get a fresh module graph each ("isolated").
+ */
+const ISOLATED = ["src", "test"].flatMap((folder) =>
+  readdirSync(folder, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".test.ts"))
+    .map((file) => join(folder, file).split(sep).join("/"))
+    .filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(file, "utf8"))),
+);
 
 export default defineConfig({
   test: {
@@ -33,7 +43,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["src/**/*.test.ts"], exclude: UNIT_EXCLUDE, isolate: false },
+        test: { name: "unit", include: ["src/**/*.test.ts"], exclude: [...UNIT_EXCLUDE, ...ISOLATED], isolate: false },
       },
       // Files that start processes, servers, terminals or services share a module graph per
       // worker too: importing Gyre again for each file was a quarter of the suite's CPU time.
