@@ -263,15 +263,6 @@ mkdirSync("dist/bin", { recursive: true });
 writeFileSync("dist/bin/package.json", '{ "type": "commonjs" }\n');
 
 /**
- * The CLI is split by esbuild into files loaded as they are needed: the entry (main.ts) holds
- * little more than the argument parsing, each command and each feature it imports lazily (the
- * MCP SDK, the providers, the server, the sandbox, OAuth …) is a file of its own, and code two
- * of them share is a file both require. esbuild splits ES modules only, so each file is then
- * turned into CommonJS (a script, which Node 20 can run from V8's code cache) and a lazy
- * `import("./cli-….js")` of a sibling into a `require` of it, which the launcher serves from
- * the code cache (src/cli/code-cache.ts).
- */
-/**
  * The built-in tools' input JSON Schemas, converted here from the library just built (dist/) as a
  * registry converts them (src/tools/builtin/bundled-input-schemas.ts), so a start of the CLI does
  * not (~5 ms of zod before its first model request). Bash's input differs when commands run
@@ -288,6 +279,17 @@ async function builtinInputSchemas() {
   return schemas;
 }
 
+const BUILTIN_INPUT_SCHEMAS = JSON.stringify(await builtinInputSchemas());
+
+/**
+ * The CLI is split by esbuild into files loaded as they are needed: the entry (main.ts) holds
+ * little more than the argument parsing, each command and each feature it imports lazily (the
+ * MCP SDK, the providers, the server, the sandbox, OAuth …) is a file of its own, and code two
+ * of them share is a file both require. esbuild splits ES modules only, so each file is then
+ * turned into CommonJS (a script, which Node 20 can run from V8's code cache) and a lazy
+ * `import("./cli-….js")` of a sibling into a `require` of it, which the launcher serves from
+ * the code cache (src/cli/code-cache.ts).
+ */
 const ESM_STAGE = "dist/bin-esm";
 rmSync(ESM_STAGE, { recursive: true, force: true });
 const cli = await build({
@@ -307,7 +309,7 @@ const cli = await build({
   define: {
     "import.meta.url": "__gyreImportMetaUrl",
     "import.meta.resolve": "__gyreImportMetaResolve",
-    GYRE_BUILTIN_INPUT_SCHEMAS: JSON.stringify(await builtinInputSchemas()),
+    GYRE_BUILTIN_INPUT_SCHEMAS: BUILTIN_INPUT_SCHEMAS,
   },
   plugins: [
     lazyCommonJsNamedExports,
@@ -370,7 +372,7 @@ const tui = await build({
   // React picks its production build by NODE_ENV; the development one is several times larger.
   define: {
     "process.env.NODE_ENV": '"production"',
-    GYRE_BUILTIN_INPUT_SCHEMAS: JSON.stringify(await builtinInputSchemas()),
+    GYRE_BUILTIN_INPUT_SCHEMAS: BUILTIN_INPUT_SCHEMAS,
   },
   jsx: "automatic",
   minify: true,

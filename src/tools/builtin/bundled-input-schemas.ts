@@ -8,13 +8,9 @@ import type { AnyTool } from "../tool.js";
  */
 declare const GYRE_BUILTIN_INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> | undefined;
 
-/** `tool` with the bundled JSON Schema of its input under `key`, when the bundle has one. */
-export function withBundledInputSchema<T extends AnyTool>(tool: T, key: string = tool.name): T {
+/** `tool` with the bundled JSON Schema of its input, when the bundle has one (Bash's as it runs: `sandboxed` or not). */
+export function withBundledInputSchema<T extends AnyTool>(tool: T, sandboxed: boolean): T {
+  const key = tool.name === "Bash" && sandboxed ? "Bash:sandboxed" : tool.name;
   const schema = typeof GYRE_BUILTIN_INPUT_SCHEMAS === "undefined" ? undefined : GYRE_BUILTIN_INPUT_SCHEMAS[key];
   return schema === undefined || tool.jsonSchema !== undefined ? tool : { ...tool, jsonSchema: schema };
-}
-
-/** The key of `tool` among the bundled schemas, as `defaultTools` looks it up. */
-export function bundledSchemaKey(tool: AnyTool, sandboxed: boolean): string {
-  return tool.name === "Bash" && sandboxed ? "Bash:sandboxed" : tool.name;
 }

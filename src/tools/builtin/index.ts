@@ -1,6 +1,6 @@
 import type { AnyTool } from "../tool.js";
 import { askUserQuestionTool } from "./ask-user-question.js";
-import { bundledSchemaKey, withBundledInputSchema } from "./bundled-input-schemas.js";
+import { withBundledInputSchema } from "./bundled-input-schemas.js";
 import { exitPlanModeTool } from "./exit-plan-mode.js";
 import { type BashToolsOptions, bashTools } from "./bash/index.js";
 import { editTool } from "./edit.js";
@@ -45,7 +45,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyTool[] {
     webSearchTool(options.webSearch),
     askUserQuestionTool(),
     exitPlanModeTool(),
-  ].map((tool) => withBundledInputSchema(tool, bundledSchemaKey(tool, sandboxed)));
+  ].map((tool) => withBundledInputSchema(tool, sandboxed));
 }
 
 /**
