@@ -57,6 +57,24 @@ describe("GitlinkGuard", () => {
     expect(guard.check()).toEqual([]);
   });
 
+  it("sets aside a .git folder planted where one was at the start, its first one removed, and leaves an untouched one", async () => {
+    const { dir, git } = repository();
+    const kept = gitlink(dir, git, "kept");
+    const swapped = gitlink(dir, git, "swapped");
+    for (const checkout of [kept, swapped]) mkdirSync(path.join(checkout, ".git"));
+    const guard = await GitlinkGuard.start([dir], [], false);
+    // A hostile command: the same kind of entry at the same place, made after the run started.
+    rmSync(path.join(swapped, ".git"), { recursive: true });
+    mkdirSync(path.join(swapped, ".git", "hooks"), { recursive: true });
+    writeFileSync(path.join(swapped, ".git", "config"), "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+    const violations = guard.check();
+    expect(violations.map((violation) => violation.message)).toEqual([
+      expect.stringContaining("swapped/.git, a repository created by a sandboxed command"),
+    ]);
+    expect(readdirSync(swapped)).toEqual([".git-sandboxed"]);
+    expect(readdirSync(kept)).toEqual([".git"]);
+  });
+
   it("reads the gitlinks again when the index changed, names that are not UTF-8 too; a file at the path is no checkout", async () => {
     const { dir, git } = repository();
     const guard = await GitlinkGuard.start([dir], [], true);
