@@ -11,6 +11,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { build } from "esbuild";
+import { headersWithoutUndici, jsonEventStreamInOneStage, patchedProviderUtils } from "./bundle-patches.mjs";
 
 /**
  * `import { z } from "zod"` hands out zod's whole namespace object, so a bundler keeps all
@@ -53,42 +54,6 @@ const zod3EnumOnly = {
       contents: `export const ZodFirstPartyTypeKind = ${JSON.stringify(ZodFirstPartyTypeKind)};`,
       loader: "js",
     }));
-  },
-};
-
-/**
- * The AI SDK's provider-utils build every request's headers through a fetch `Headers` object
- * (`withUserAgentSuffix`), and test `instanceof Headers` (`normalizeHeaders`): either makes Node
- * load its undici (~15 ms at start) though the CLI's model requests go through node:http
- * (src/net/node-fetch.ts). The same work is done on a plain object: names lower-cased, the
- * user agent's suffix appended. If provider-utils changes that code, the build warns and
- * leaves it as it is.
- */
-const providerHeadersWithoutUndici = {
-  name: "provider-headers-without-undici",
-  setup(build) {
-    build.onLoad({ filter: /[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
-      const source = await readFile(args.path, "utf8");
-      const suffix =
-        /function withUserAgentSuffix\(headers, \.\.\.userAgentSuffixParts\) \{[^}]*?new Headers\(normalizeHeaders\(headers\)\)[\s\S]*?return Object\.fromEntries\(normalizedHeaders\.entries\(\)\);\s*\}/;
-      const check = "headers instanceof Headers";
-      if (!suffix.test(source) || !source.includes(check)) {
-        return {
-          contents: source,
-          loader: "js",
-          warnings: [{ text: "provider-utils no longer builds headers as expected" }],
-        };
-      }
-      const plain =
-        "function withUserAgentSuffix(headers, ...userAgentSuffixParts) {\n" +
-        "  const normalizedHeaders = normalizeHeaders(headers);\n" +
-        '  normalizedHeaders["user-agent"] = [normalizedHeaders["user-agent"] || "", ...userAgentSuffixParts].filter(Boolean).join(" ");\n' +
-        "  return normalizedHeaders;\n" +
-        "}";
-      const headersObject =
-        '(typeof headers === "object" && typeof headers.forEach === "function" && typeof headers.get === "function" && typeof headers.append === "function")';
-      return { contents: source.replace(suffix, plain).replaceAll(check, headersObject), loader: "js" };
-    });
   },
 };
 
@@ -317,7 +282,7 @@ const cli = await build({
     zod3EnumOnly,
     fdirBundledPicomatch,
     webTreeSitterCommonJs,
-    providerHeadersWithoutUndici,
+    patchedProviderUtils([headersWithoutUndici, jsonEventStreamInOneStage]),
   ],
   minify: true,
   metafile: true,
@@ -365,6 +330,7 @@ const tui = await build({
     zodEnglishOnly,
     zod3EnumOnly,
     fdirBundledPicomatch,
+    patchedProviderUtils([jsonEventStreamInOneStage]),
     inkWithoutDevtools,
     inkCiOnlyWithoutTerminal,
     chalkCiOnlyWithoutTerminal,
