@@ -118,5 +118,7 @@ describe("sandboxed Bash: generated plants of repositories (property)", () => {
       }),
       { numRuns: 15 },
     );
-  });
+    // Fifteen generated cases, each a few sandboxed commands and git runs on the host: about
+    // 10 s quiet, over 30 s when the machine is loaded (the whole suite runs beside it).
+  }, 120_000);
 });
