@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
+import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type MockLLMServer, mockFault, type MockTurn, mockTurn, startMockLLM } from "../src/testing/index.js";
 import { startWorker, streamHas, testQueue, until } from "./cluster-process.js";
@@ -31,6 +32,8 @@ interface Cluster {
   shared: string[];
   /** The queue's key prefix in Redis. */
   prefix: string;
+  /** The PostgreSQL schema of the store. */
+  schema: string;
 }
 
 /** A workspace with notes, a config that lets runs Read and Glob there, a PostgreSQL schema and a Redis prefix of their own. */
@@ -52,6 +55,7 @@ async function cluster(turnsIn: (workspace: string) => MockTurn[]): Promise<Clus
     workspace,
     shared: ["--config", config, "--store", store, "--queue", queue.url],
     prefix: queue.prefix,
+    schema,
   };
 }
 
@@ -174,6 +178,7 @@ describe("gyre serve --queue with gyre worker", () => {
     await worker(c);
 
     const events = await following;
+    console.log("EVENTS", JSON.stringify(events.map((e) => [e.sequence_number, e.type])));
     expectWholeStream(events);
     const done = events.at(-1)!.response as { status: string; output: Array<{ type: string; status?: string }> };
     expect(done.status).toBe("completed");
@@ -196,4 +201,57 @@ describe("gyre serve --queue with gyre worker", () => {
     expect(c.mock.requests).toHaveLength(4);
     expect(c.mock.requests[3]?.body).toEqual(c.mock.requests[2]?.body);
   });
+
+  // The worker stores the response once its run has ended. Holding the response's row keeps it
+  // from that with the run's result committed to its session; the worker is killed there. Its
+  // save then never reaches the database (its connection ends with it), or lands after all (the
+  // database ran it once the row was free): either way the response ends once, whole.
+  it.each(["lost", "landed"] as const)(
+    "ends a response whose worker died after its run ended, its save %s: that run's answer, nothing requested again",
+    async (save) => {
+      const answer = "Done before the worker was lost.";
+      // The answer waits a second: time to hold the response's row once the run has started.
+      const c = await cluster(() => [mockTurn.text(answer, { delayMs: 1_000 })]);
+      const a = await front(c);
+      const first = await worker(c);
+      const queued = await a.client.responses.create({ model: MODEL, input: "Say it.", background: true });
+      // Followed while it runs, across the takeover.
+      const following = fetch(`${a.url}/responses/${queued.id}?stream=true`).then(eventsOf);
+      await until(() => c.mock.requests.length === 1, "the run's model request");
+      const db = async () => {
+        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await client.connect();
+        cleanups.push(() => client.end());
+        return client;
+      };
+      const holder = await db();
+      const reader = await db();
+      await holder.query("BEGIN");
+      await holder.query(`SELECT id FROM "${c.schema}".responses WHERE id = $1 FOR UPDATE`, [queued.id]);
+      const results = `SELECT 1 FROM "${c.schema}".session_messages WHERE session_id = $1 AND type = 'result'`;
+      await until(
+        async () => (await reader.query(results, [`${queued.id}-run`])).rowCount === 1,
+        "the run's result in its session",
+      );
+      // Its save of the response waits for the row.
+      const waiting = `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE "${c.schema}".responses%'`;
+      const [saving] = await until(async () => {
+        const { rows } = await reader.query<{ pid: number }>(waiting);
+        return rows.length > 0 ? rows : undefined;
+      }, "the worker's save of the response");
+      first.child.kill("SIGKILL");
+      await exitOf(first.child);
+      if (save === "lost") await reader.query("SELECT pg_terminate_backend($1)", [saving!.pid]);
+      await holder.query("ROLLBACK");
+      await worker(c);
+
+      const events = await following;
+      expectWholeStream(events);
+      expect(events.at(-1)?.type).toBe("response.completed");
+      const done = await a.client.responses.retrieve(queued.id);
+      expect({ status: done.status, error: done.error }).toEqual({ status: "completed", error: null });
+      expect(done.output_text).toBe(answer);
+      expect(c.mock.requests).toHaveLength(1);
+    },
+  );
 });

@@ -78,6 +78,11 @@ export function hasEnded(response: ResponseObject): boolean {
   return ENDED_STATUSES.has(response.status);
 }
 
+/** Whether a stream event of `type` is a last one (what {@link terminalEvent} names). */
+export function isTerminalEvent(type: string): boolean {
+  return type === "response.completed" || type === "response.incomplete" || type === "response.failed";
+}
+
 /** The stream's last event: how the response ended. */
 export function terminalEvent(response: ResponseObject): string {
   // Waiting on the client's tools is a run that ended well, whichever status names it.

@@ -118,17 +118,24 @@ async function runToEnd(
       cwd: deps.cwd,
       signal: abort.controller.signal,
     });
-    const messages = await startRun({
-      deps,
-      prepared,
-      tools: offered.tools,
-      operatorTools: offered.operatorTools,
-      kindOf,
-      run,
-      abortController: abort.controller,
-      continueRun: takeover?.continueRun ?? false,
-    });
-    const result = await project(messages, projection, conversation, deps.metrics);
+    // A run that ended before its worker was lost ends the response as it is: nothing runs again.
+    const result =
+      takeover?.ended ??
+      (await project(
+        await startRun({
+          deps,
+          prepared,
+          tools: offered.tools,
+          operatorTools: offered.operatorTools,
+          kindOf,
+          run,
+          abortController: abort.controller,
+          continueRun: takeover?.continueRun ?? false,
+        }),
+        projection,
+        conversation,
+        deps.metrics,
+      ));
     projection.finish();
     if (result?.terminal_reason === "requires_action") projection.requestApprovals(result.pending_tool_calls ?? []);
     endResponse(response, result, signal.aborted, prepared.failures.last, deps.clientToolStatus);

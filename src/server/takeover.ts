@@ -1,4 +1,4 @@
-import type { AnthropicStreamEvent, SDKMessage } from "../protocol/index.js";
+import type { AnthropicStreamEvent, SDKMessage, SDKResultMessage } from "../protocol/index.js";
 import type { KindOf } from "./call-kinds.js";
 import { OutputProjection } from "./output-projection.js";
 import type { OutputItem } from "./response-object.js";
@@ -12,6 +12,11 @@ export interface Takeover {
   continueRun: boolean;
   /** What the run committed to its session (after the seeded conversation): the truth of its output. */
   committed: readonly SDKMessage[];
+  /**
+   * The run's result, when the lost worker's run had ended: it died after committing the result
+   * and before storing the response. The response ends with it; nothing runs again.
+   */
+  ended?: SDKResultMessage;
 }
 
 /** What a stream's events say of the output: the items it finished, and those it began and never finished. */

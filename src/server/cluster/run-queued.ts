@@ -1,12 +1,13 @@
 import { context as otelContext } from "@opentelemetry/api";
 import { contextFromTraceparent } from "../../telemetry/index.js";
 import { errorMessage, GyreError, isGyreError } from "../../errors/index.js";
+import type { SDKMessage } from "../../protocol/index.js";
 import { toErrorResponse } from "../errors.js";
 import { earlierItems, planResponse, type PreparedResponse } from "../prepare-response.js";
 import type { QueuedRun, ResponseQueue } from "../queue/index.js";
 import { initialResponse, type ResponseObject } from "../response-object.js";
 import type { RunDependencies } from "../run-dependencies.js";
-import { hasEnded } from "../response-status.js";
+import { hasEnded, isTerminalEvent, terminalEvent } from "../response-status.js";
 import { runResponse } from "../run-response.js";
 import type { Takeover } from "../takeover.js";
 import { EventSink } from "./event-sink.js";
@@ -43,7 +44,7 @@ async function runJob(deps: RunDependencies, queue: ResponseQueue, run: QueuedRu
     // Deleted before it ran (a delete cancels it too): nothing to run, nobody to answer.
     if (!stored) return void sink.emit(errorEvent(`The response ${id} is no longer stored.`));
     // Its run ended and was stored; only its stream was left open.
-    if (hasEnded(stored.response)) return keepEvents(deps, stored.response, sink);
+    if (hasEnded(stored.response)) return endStream(deps, stored.response, sink);
   }
   deps.metrics.queueStarted(run.waitedMs, run.startsBefore > 0);
   const response = initialResponse(id, job.request, job.createdAt);
@@ -128,21 +129,23 @@ async function plan(deps: RunDependencies, job: ResponseJob, response: ResponseO
 
 /**
  * Where a lost worker left the run: its session goes on when it holds a turn past the seeded
- * conversation (the run's prompt at least); one the worker seeded and never added a turn to is
- * seeded again, from nothing.
+ * conversation (the run's prompt at least), or ends the response with the run's result when
+ * one follows its last turn (the worker died before storing the response); one the worker
+ * seeded and never added a turn to is seeded again, from nothing.
  */
 async function takeoverOf(deps: RunDependencies, prepared: PreparedResponse, sink: EventSink): Promise<Takeover> {
   const sessionId = `${prepared.response.id}-run`;
   const events = [...sink.events];
   if (!(await deps.sessions.getSession(sessionId))) return { events, continueRun: false, committed: [] };
   const messages = await deps.sessions.getSessionMessages(sessionId);
-  const turns = messages.filter(
-    (message) => (message.type === "user" || message.type === "assistant") && message.parent_tool_use_id === null,
-  );
+  const isTurn = (message: SDKMessage) =>
+    (message.type === "user" || message.type === "assistant") && message.parent_tool_use_id === null;
+  const turns = messages.filter(isTurn);
   const seeded = prepared.conversation.seed.length;
   if (turns.length > seeded) {
-    const runStart = messages.indexOf(turns[seeded]!);
-    return { events, continueRun: true, committed: messages.slice(runStart) };
+    const committed = messages.slice(messages.indexOf(turns[seeded]!));
+    const last = committed.findLast((message) => message.type === "result" || isTurn(message));
+    return { events, continueRun: true, committed, ...(last?.type === "result" && { ended: last }) };
   }
   await deps.sessions.deleteSession(sessionId);
   return { events, continueRun: false, committed: [] };
@@ -170,6 +173,16 @@ async function untilSessionFree(deps: RunDependencies, id: string, signal: Abort
     if (signal.aborted) return "free";
     await new Promise((resolve) => setTimeout(resolve, BUSY_POLL_MS));
   }
+}
+
+/**
+ * The stream of a response stored as ended, which its worker left open: it gets the last event
+ * it lacks (the worker died between storing the response and sending it), and is kept.
+ */
+async function endStream(deps: RunDependencies, response: ResponseObject, sink: EventSink): Promise<void> {
+  if (!sink.events.some((event) => isTerminalEvent(event.type)))
+    sink.emit({ type: terminalEvent(response), response: structuredClone(response) });
+  await keepEvents(deps, response, sink);
 }
 
 /** A background response's events stay with it in the store, for a late reader to replay. */
