@@ -1,6 +1,7 @@
 // Changes the CLI's bundles make to third-party code (scripts/bundle-cli.mjs), apart so that
 // test/bundle-patches.test.ts can check that each still finds the code it changes.
 import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 
 /**
  * Changes to the AI SDK's provider-utils (every copy of it): each patch returns the source
@@ -67,7 +68,7 @@ export const jsonEventStreamInOneStage = {
       "function parseJsonEventStream({ stream, schema }) {\n" +
       "  return stream.pipeThrough(__gyreJsonEventStream((text) => safeParseJSON({ text, schema })));\n" +
       "}";
-    const module = JSON.stringify(new URL("../src/model/ai-sdk/json-event-stream.ts", import.meta.url).pathname);
+    const module = JSON.stringify(fileURLToPath(new URL("../src/model/ai-sdk/json-event-stream.ts", import.meta.url)));
     return `import { jsonEventStream as __gyreJsonEventStream } from ${module};\n${source.replace(threeStages, oneStage)}`;
   },
 };

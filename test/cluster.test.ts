@@ -178,7 +178,6 @@ describe("gyre serve --queue with gyre worker", () => {
     await worker(c);
 
     const events = await following;
-    console.log("EVENTS", JSON.stringify(events.map((e) => [e.sequence_number, e.type])));
     expectWholeStream(events);
     const done = events.at(-1)!.response as { status: string; output: Array<{ type: string; status?: string }> };
     expect(done.status).toBe("completed");
